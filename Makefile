@@ -1,0 +1,28 @@
+# sbf: scalable Bloom filter type for PostgreSQL (PGXS build)
+
+EXTENSION = sbf
+MODULE_big = sbf
+DATA = $(wildcard sql/sbf--*.sql)
+PGFILEDESC = "sbf - scalable Bloom filter with an embedded HyperLogLog"
+
+CORE_SRCS = $(wildcard src/core/*.c)
+GLUE_SRCS = $(wildcard src/*.c)
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+
+# regress files: sql/<name>.sql against expected/<name>.out
+REGRESS = $(sort $(patsubst sql/%.sql,%,$(filter-out sql/sbf--%,$(wildcard sql/*.sql))))
+REGRESS_OPTS = --load-extension=sbf
+
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
+PG_CPPFLAGS = -I$(srcdir)/src/core
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-Wno-missing-field-initializers -Wno-cast-function-type
+ifneq ($(WERROR),)
+PG_CFLAGS += -Werror
+endif
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

@@ -1,0 +1,305 @@
+/*
+ * sbf_core.h
+ *	  Pure-C core of sbf: the scalable Bloom filter with an embedded
+ *	  HyperLogLog, its hash, and its on-disk format.  No PostgreSQL headers
+ *	  here: unit tests, sanitizer builds and fuzzers drive this layer directly.
+ *
+ *-------------------------------------------------------------------------
+ * FORMAT, VERSION 1
+ *
+ * A filter is a byte string (the "payload"; inside PostgreSQL it follows the
+ * 4-byte varlena header, so payload offset 4 is 8-byte aligned in memory).
+ * Every multi-byte field is little-endian; doubles are IEEE 754 binary64.
+ *
+ *	offset	size	field
+ *	0		1		version			1
+ *	1		1		flags			bit 0: HyperLogLog is dense; bits 1-7 must be 0
+ *	2		1		hash id			1 = XXH3_64bits, seed 0
+ *	3		1		hll_p			HyperLogLog precision, 4..14 (2^p registers)
+ *	4		2		growth s		1..16
+ *	6		2		nsegments		1..SBF_MAX_SEGMENTS
+ *	8		4		hll_bytes		length of the HyperLogLog area
+ *	12		8		error_rate		0 < e < 0.5
+ *	20		8		tightening r	0 < r <= 1
+ *	28		8		capacity		initial capacity requested, >= 1
+ *	36		32*n	segment directory, one 32-byte entry per segment i:
+ *			  +0  8	capacity		elements the segment is built for, >= 1
+ *			  +8  8	count			distinct inserts so far, <= capacity
+ *			  +16 8	nbits m			1..SBF_MAX_SEGMENT_BITS
+ *			  +24 2	k				hash functions, 1..SBF_MAX_K
+ *			  +26 2	tier t			segment error is P_t = e (1 - r) r^t (r < 1),
+ *									or e (r = 1)
+ *			  +28 4	reserved		must be 0
+ *	36+32n	...		bit arrays, segment 0 first: ceil(m/64) 64-bit words
+ *					each; bit j of a segment is bit (j % 64) of word (j / 64);
+ *					bits at j >= m in the last word must be 0
+ *	...		hll_bytes	HyperLogLog:
+ *					sparse (flag bit 0 clear): hll_bytes/4 entries, uint32
+ *					(index << 8) | rho, index strictly ascending, index <
+ *					2^p, 1 <= rho <= 65 - p; at most SBF_HLL_SPARSE_MAX(p)
+ *					entries (more is stored dense);
+ *					dense (flag bit 0 set): 2^p registers of 6 bits packed
+ *					LSB-first, register j at stream bits 6j..6j+5, exactly
+ *					ceil(6 * 2^p / 8) bytes, every register <= 65 - p,
+ *					unused trailing bits 0.
+ *	The total length equals exactly the sum above; trailing bytes are an
+ *	error.  The payload never exceeds SBF_MAX_BYTES.
+ *
+ * HASH (specified forever for hash id 1): h = XXH3_64bits(bytes) with seed 0
+ * over the element's canonical bytes (text: its bytes without terminator;
+ * bigint: 8 bytes little-endian; bytea: its bytes).  Bloom positions for a
+ * segment with m bits and k hashes use enhanced double hashing (Dillinger &
+ * Manolios 2004):
+ *		h2 = sbf_mix64(h) | 1
+ *		x = h mod m;  y = h2 mod m
+ *		for i in 0..k-1:  position_i = x;  x = (x + y) mod m;  y = (y + i + 1) mod m
+ * HyperLogLog: register index = h & (2^p - 1); w = h >> p;
+ *		rho = (w == 0) ? 65 - p : ctz(w) + 1.
+ *
+ * SIZING: segment i (tier t) gets P_t as above and capacity c * s^t; its
+ * bits m = ceil(-n ln P / ln^2 2), k = round(m / n * ln 2) clamped to
+ * 1..SBF_MAX_K (Almeida et al. 2007, "Scalable Bloom Filters").  With r < 1
+ * the compound false-positive rate stays <= sum P_t <= e.
+ *
+ * A reader must reject: short buffers, an unknown version, unknown flag bits,
+ * an unknown hash id, parameters outside their ranges, zero or too many
+ * segments, count > capacity, m or k out of range, nonzero reserved fields,
+ * set bits past m, malformed HyperLogLog areas, and any length mismatch.
+ *-------------------------------------------------------------------------
+ */
+#ifndef SBF_CORE_H
+#define SBF_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBF_FORMAT_VERSION		1
+#define SBF_HASH_XXH3			1
+#define SBF_FLAG_HLL_DENSE		0x01
+
+#define SBF_HEADER_BYTES		36
+#define SBF_SEGDIR_BYTES		32
+/* payload limit: payload + 4-byte varlena header stays under 1 GB */
+#define SBF_MAX_BYTES			((size_t) 0x3FFFFFFF - 4)
+#define SBF_MAX_SEGMENTS		4096
+#define SBF_MAX_SEGMENT_BITS	((uint64_t) SBF_MAX_BYTES * 8)
+#define SBF_MAX_K				64
+#define SBF_MAX_GROWTH			16
+
+#define SBF_HLL_P_MIN			4
+#define SBF_HLL_P_MAX			14
+#define SBF_HLL_P_DEFAULT		9
+#define SBF_HLL_DENSE_BYTES(p)	((((size_t) 6) << (p)) / 8)
+/* sparse while its 4-byte entries take no more room than the dense form */
+#define SBF_HLL_SPARSE_MAX(p)	(SBF_HLL_DENSE_BYTES(p) / 4)
+
+#define SBF_DEFAULT_CAPACITY	1000
+#define SBF_DEFAULT_ERROR_RATE	0.01
+#define SBF_DEFAULT_GROWTH		2
+#define SBF_DEFAULT_TIGHTENING	0.9
+
+typedef enum SbfStatus
+{
+	SBF_OK = 0,
+	SBF_E_TRUNCATED,			/* buffer shorter than its header says */
+	SBF_E_VERSION,				/* unknown format version */
+	SBF_E_FLAGS,				/* unknown flag bits or reserved field set */
+	SBF_E_HASH,					/* unknown hash id */
+	SBF_E_PARAM,				/* error_rate/growth/tightening/capacity/hll_p
+								 * out of range or not finite */
+	SBF_E_SEGMENT,				/* bad segment directory entry */
+	SBF_E_BITS,					/* bits set past m */
+	SBF_E_HLL,					/* malformed HyperLogLog area */
+	SBF_E_LENGTH,				/* total length disagrees with contents */
+	SBF_E_TOO_LARGE,			/* result would exceed SBF_MAX_BYTES */
+	SBF_E_TOO_MANY_SEGMENTS,	/* result would exceed SBF_MAX_SEGMENTS */
+	SBF_E_INCOMPATIBLE,			/* union of filters with different
+								 * parameters */
+	SBF_E_NOMEM					/* allocator returned NULL */
+} SbfStatus;
+
+/* A lowercase, period-free sentence fragment describing a status. */
+extern const char *sbf_status_message(SbfStatus st);
+
+/* Parameters a filter is created with. */
+typedef struct SbfParams
+{
+	uint64_t	capacity;
+	double		error_rate;
+	double		tightening;
+	uint16_t	growth;
+	uint8_t		hll_p;
+} SbfParams;
+
+/* Checks ranges and finiteness; SBF_OK or SBF_E_PARAM. */
+extern SbfStatus sbf_params_check(const SbfParams *p);
+
+/* One decoded directory entry. */
+typedef struct SbfSegment
+{
+	uint64_t	capacity;
+	uint64_t	count;
+	uint64_t	nbits;
+	uint32_t	k;
+	uint32_t	tier;
+	size_t		words_offset;	/* payload offset of its first word */
+} SbfSegment;
+
+/*
+ * A read-only view of a payload.  Filled by sbf_validate (whole buffer) or
+ * sbf_parse_prefix (header and directory only, for partial reads).
+ */
+typedef struct SbfView
+{
+	const uint8_t *buf;
+	size_t		len;			/* total payload length */
+	uint8_t		version;
+	uint8_t		flags;
+	uint8_t		hash_id;
+	uint8_t		hll_p;
+	uint16_t	growth;
+	uint16_t	nsegments;
+	uint32_t	hll_bytes;
+	double		error_rate;
+	double		tightening;
+	uint64_t	capacity;
+	size_t		bits_offset;	/* payload offset of segment 0's words */
+	size_t		hll_offset;		/* payload offset of the HyperLogLog area */
+} SbfView;
+
+/* ---- hashing ---- */
+
+/* XXH3_64bits, seed 0: the element hash of hash id 1. */
+extern uint64_t sbf_hash(const void *data, size_t len);
+/* Canonical bigint hash: 8 bytes little-endian. */
+extern uint64_t sbf_hash_int64(int64_t v);
+/* The fixed 64-bit finalizer (splitmix64's) used to derive h2. */
+extern uint64_t sbf_mix64(uint64_t x);
+/* Fills pos[0..k-1] with the Bloom positions of h in a segment of m bits. */
+extern void sbf_positions(uint64_t h, uint64_t m, uint32_t k, uint64_t *pos);
+
+/* ---- sizing ---- */
+
+/* Error rate of tier t: e(1-r)r^t, or e when r = 1. */
+extern double sbf_tier_error(double error_rate, double tightening, uint32_t tier);
+/* Bits and hashes for n elements at error p; false if m would exceed max_bits. */
+extern bool sbf_segment_geometry(uint64_t n, double p, uint64_t max_bits,
+								 uint64_t *m, uint32_t *k);
+/* Bytes of a payload with the given segment bit counts and hll bytes. */
+extern size_t sbf_payload_size(uint32_t nseg, const uint64_t *nbits, size_t hll_bytes);
+
+/* ---- reading ---- */
+
+/*
+ * The one validator: every byte string that enters from outside (text input,
+ * binary receive, bytea cast, aggregate deserialize) passes here first.
+ */
+extern SbfStatus sbf_validate(const uint8_t *buf, size_t len, SbfView *v);
+
+/*
+ * Parses and checks the header and directory from the first avail bytes of a
+ * payload whose total length is total_len, without touching bits or the
+ * HyperLogLog.  avail must be >= sbf_prefix_size(nsegments); call first with
+ * SBF_HEADER_BYTES to learn nsegments.  Returns SBF_E_TRUNCATED if avail is
+ * too short.  For values already validated when stored.
+ */
+extern SbfStatus sbf_parse_prefix(const uint8_t *buf, size_t avail, size_t total_len,
+								  SbfView *v);
+extern size_t sbf_prefix_size(uint32_t nsegments);
+
+extern void sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg);
+
+/* Membership by hash: false = definitely absent. */
+extern bool sbf_contains_hash(const SbfView *v, uint64_t h);
+
+/* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
+extern double sbf_cardinality(const SbfView *v);
+
+/* Fraction of set bits of a segment. */
+extern double sbf_segment_fill(const SbfView *v, uint32_t i);
+/* Estimated current false-positive rate: 1 - prod(1 - fill_i^k_i). */
+extern double sbf_current_fpr(const SbfView *v);
+/* Upper bound of the false-positive rate when every segment is full: sum P_t. */
+extern double sbf_fpr_bound(const SbfView *v);
+
+/* ---- writing ---- */
+
+/*
+ * A mutable filter: the payload lives at base + prefix (prefix bytes are left
+ * for the caller, e.g. a varlena header), len bytes used, cap allocated after
+ * prefix.  All memory comes from the allocator; nothing is allocated before
+ * the new size is known to be within SBF_MAX_BYTES.
+ */
+typedef struct SbfAllocator
+{
+	void	   *(*alloc) (size_t size, void *ctx);
+	void	   *(*realloc) (void *ptr, size_t size, void *ctx);
+	void		(*free) (void *ptr, void *ctx);
+	void	   *ctx;
+} SbfAllocator;
+
+typedef struct SbfFilter
+{
+	uint8_t    *base;
+	size_t		prefix;
+	size_t		len;
+	size_t		cap;
+	const SbfAllocator *a;
+} SbfFilter;
+
+#define SBF_PAYLOAD(f)	((f)->base + (f)->prefix)
+
+/* New empty filter: one empty segment of capacity p->capacity, sparse HLL. */
+extern SbfStatus sbf_create(SbfFilter *f, const SbfParams *p, size_t prefix,
+							const SbfAllocator *a);
+/*
+ * New empty filter whose first segment is right-sized for n elements
+ * (n >= 1) at tier 0; later segments follow from p->capacity... as usual.
+ */
+extern SbfStatus sbf_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n,
+								  size_t prefix, const SbfAllocator *a);
+/* Copy of a validated view into a new mutable filter with extra room. */
+extern SbfStatus sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix,
+						  size_t extra, const SbfAllocator *a);
+
+/*
+ * Adds an element by hash.  If it is already probably present nothing but the
+ * HyperLogLog changes (*inserted = false); otherwise its bits go into the last
+ * segment, first appending a new segment (tier + 1, capacity * s) when that one
+ * is full.
+ */
+extern SbfStatus sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted);
+
+/* Updates only the HyperLogLog. */
+extern SbfStatus sbf_hll_add_hash(SbfFilter *f, uint64_t h);
+
+/*
+ * dst := dst UNION src.  Requires equal error_rate, tightening, growth, hash
+ * id and version (else SBF_E_INCOMPATIBLE); a differing hll_p folds to the
+ * smaller one.  Segments of src whose (nbits, k) equal a dst segment and whose
+ * combined counts fit its capacity are OR-ed into it; the others are appended.
+ * No false negatives either way.
+ */
+extern SbfStatus sbf_union(SbfFilter *dst, const SbfView *src);
+
+extern void sbf_filter_free(SbfFilter *f);
+
+/* Builds a view over a mutable filter's current payload (no validation). */
+extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
+
+/* ---- text form ---- */
+
+/* "sbf1:" followed by standard base64 (with padding) of the payload. */
+#define SBF_TEXT_PREFIX "sbf1:"
+extern size_t sbf_text_size(size_t payload_len);	/* without the NUL */
+extern void sbf_text_encode(const uint8_t *payload, size_t len, char *out);
+/*
+ * Decodes into out (room for sbf_text_decoded_max(text_len) bytes); checks
+ * prefix and base64 strictly.  Returns false on malformed text.
+ */
+extern size_t sbf_text_decoded_max(size_t text_len);
+extern bool sbf_text_decode(const char *text, size_t text_len, uint8_t *out,
+							size_t *out_len);
+
+#endif							/* SBF_CORE_H */
