@@ -41,7 +41,9 @@
  *					dense (flag bit 0 set): 2^p registers of 6 bits packed
  *					LSB-first, register j at stream bits 6j..6j+5, exactly
  *					ceil(6 * 2^p / 8) bytes, every register <= 65 - p,
- *					unused trailing bits 0.
+ *					unused trailing bits 0; used only when more than
+					SBF_HLL_SPARSE_MAX(p) registers are nonzero, so the
+					representation is canonical.
  *	The total length equals exactly the sum above; trailing bytes are an
  *	error.  The payload never exceeds SBF_MAX_BYTES.
  *
@@ -293,6 +295,7 @@ extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
 /* "sbf1:" followed by standard base64 (with padding) of the payload. */
 #define SBF_TEXT_PREFIX "sbf1:"
 extern size_t sbf_text_size(size_t payload_len);	/* without the NUL */
+/* Writes sbf_text_size(len) characters and a NUL: out needs one more byte. */
 extern void sbf_text_encode(const uint8_t *payload, size_t len, char *out);
 /*
  * Decodes into out (room for sbf_text_decoded_max(text_len) bytes); checks

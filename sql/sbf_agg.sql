@@ -1,0 +1,269 @@
+-- sbf_agg: the aggregates sbf_agg and sbf_union_agg
+
+-- error helper: runs a statement and shows SQLSTATE, message, detail, hint
+CREATE FUNCTION pg_temp.try(stmt text, OUT code text, OUT message text,
+							OUT detail text, OUT hint text)
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+	code := '00000';
+	message := 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+END $$;
+
+-- the one-by-one path: sbf_add row after row, starting from NULL (a default filter)
+CREATE AGGREGATE pg_temp.add_one_by_one(text) (SFUNC = sbf_add, STYPE = scalablebloom);
+
+-- an interaction log: 60 users over 3 days, user u has 5u rows a day drawn
+-- from a pool of 10u + 5 objects (so with repeats), plus one NULL row each
+CREATE TABLE agg_log AS
+SELECT u AS user_id, d AS day,
+	   (ARRAY['sku:', 'brand:', 'voucher:'])[1 + i % 3] ||
+	   ((u * 7919 + d * 31 + i * 104729) % (10 * u + 5)) AS object
+FROM generate_series(1, 60) u, generate_series(1, 3) d, generate_series(1, 5 * u) i
+UNION ALL
+SELECT u, 1, NULL FROM generate_series(1, 60) u;
+
+-- aggregates exist for text, bigint and bytea, with and without error_rate;
+-- all parallel safe with combine, serialize and deserialize, and a final
+-- function that only reads the state
+SELECT a.aggfnoid::regprocedure, a.aggkind, a.aggcombinefn, a.aggserialfn,
+	   a.aggdeserialfn, a.aggfinalmodify, a.aggtransspace, p.proparallel
+FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+WHERE p.proname IN ('sbf_agg', 'sbf_union_agg')
+ORDER BY 1::text;
+
+-- every aggregate has a comment
+SELECT p.oid::regprocedure, obj_description(p.oid, 'pg_proc') IS NOT NULL AS has_comment
+FROM pg_proc p WHERE p.proname IN ('sbf_agg', 'sbf_union_agg') ORDER BY 1::text;
+
+-- zero rows give NULL, as PostgreSQL's own aggregates (other than count) do
+SELECT sbf_agg(x::text) IS NULL AS text_null, sbf_agg(x::bigint) IS NULL AS bigint_null,
+	   sbf_agg(x::text::bytea) IS NULL AS bytea_null,
+	   sbf_agg(x::text, 0.001) IS NULL AS with_rate_null,
+	   sbf_union_agg(NULL::scalablebloom) IS NULL AS union_null
+FROM generate_series(1, 0) x;
+
+-- so do rows whose elements are all NULL
+SELECT sbf_agg(NULL::text) IS NULL AS text_null, sbf_agg(NULL::bigint) IS NULL AS bigint_null,
+	   sbf_union_agg(NULL::scalablebloom) IS NULL AS union_null
+FROM generate_series(1, 5);
+
+-- coalesce turns the NULL into an empty filter
+SELECT sbf_cardinality(coalesce(sbf_agg(x::text), sbf_empty())) AS n
+FROM generate_series(1, 0) x;
+
+-- NULL elements are skipped: the same bytes as without them
+SELECT (SELECT sbf_agg(x)::bytea FROM unnest(ARRAY['a', NULL, 'b', NULL]) x) =
+	   (SELECT sbf_agg(x)::bytea FROM unnest(ARRAY['a', 'b']) x) AS nulls_skipped;
+
+-- a NULL error_rate means the default 0.01
+SELECT (SELECT sbf_agg(x, NULL)::bytea FROM unnest(ARRAY['a', 'b']) x) =
+	   (SELECT sbf_agg(x)::bytea FROM unnest(ARRAY['a', 'b']) x) AS null_rate_default;
+
+-- duplicates do not count: the same bytes as the distinct elements
+SELECT (SELECT sbf_agg(x)::bytea FROM unnest(ARRAY['a', 'b', 'a', 'a', 'b']) x) =
+	   (SELECT sbf_agg(x)::bytea FROM unnest(ARRAY['b', 'a']) x) AS order_and_duplicates_ignored;
+
+-- one element: one segment of capacity 1, and the header dominates the bytes
+SELECT i->>'bytes' AS bytes, i->'segments'->0->>'capacity' AS capacity,
+	   i->'segments'->0->>'bits' AS bits, i->'segments'->0->>'count' AS count,
+	   i->>'error_rate' AS error_rate, i->>'cardinality' AS cardinality
+FROM (SELECT sbf_info(sbf_agg('sku:1'::text)) AS i) s;
+
+-- the error_rate argument is the filter's error_rate
+SELECT sbf_info(sbf_agg(x::text, 0.001))->>'error_rate' AS error_rate
+FROM generate_series(1, 100) x;
+
+-- integers hash as the equal bigint: int4 and int8 columns give the same filter
+SELECT (SELECT sbf_agg(x)::bytea FROM generate_series(1, 500) x) =
+	   (SELECT sbf_agg(x::bigint)::bytea FROM generate_series(1, 500) x) AS int4_is_int8;
+
+-- bigint and bytea elements are found
+SELECT bool_and(sbf_contains(f, x)) AS all_bigints_found
+FROM (SELECT sbf_agg(x) AS f FROM generate_series(-1000, 1000) x) s,
+	 generate_series(-1000, 1000) x;
+SELECT bool_and(sbf_contains(f, ('\x' || lpad(to_hex(x), 6, '0'))::bytea)) AS all_byteas_found
+FROM (SELECT sbf_agg(('\x' || lpad(to_hex(x), 6, '0'))::bytea) AS f
+	  FROM generate_series(0, 999) x) s,
+	 generate_series(0, 999) x;
+
+-- GROUP BY: zero false negatives for every logged (user, object)
+WITH f AS (SELECT user_id, sbf_agg(object) AS seen FROM agg_log GROUP BY user_id)
+SELECT count(*) AS rows_checked,
+	   count(*) FILTER (WHERE NOT sbf_contains(f.seen, l.object)) AS false_negatives
+FROM agg_log l JOIN f USING (user_id)
+WHERE l.object IS NOT NULL;
+
+-- and few false positives: 10000 absent objects against the largest user
+SELECT count(*) FILTER (WHERE sbf_contains(f, 'absent:' || x::text)) < 100 AS fpr_below_1_percent
+FROM (SELECT sbf_agg(object) AS f FROM agg_log WHERE user_id = 60) s,
+	 generate_series(1, 10000) x;
+
+-- aggregate vs one-by-one ||: both contain every inserted element, and the
+-- HyperLogLogs agree (same cardinality for every user)
+WITH a AS (
+	SELECT user_id, sbf_agg(object) AS agg, pg_temp.add_one_by_one(object) AS one
+	FROM agg_log GROUP BY user_id
+)
+SELECT count(*) AS users,
+	   count(*) FILTER (WHERE sbf_cardinality(agg) = sbf_cardinality(one)) AS same_cardinality,
+	   count(*) FILTER (WHERE sbf_cardinality(agg) = # one) AS same_via_operator
+FROM a;
+WITH a AS (
+	SELECT user_id, sbf_agg(object) AS agg, pg_temp.add_one_by_one(object) AS one
+	FROM agg_log GROUP BY user_id
+)
+SELECT count(*) FILTER (WHERE NOT sbf_contains(agg, object)) AS agg_misses,
+	   count(*) FILTER (WHERE NOT sbf_contains(one, object)) AS one_by_one_misses
+FROM a JOIN agg_log l USING (user_id)
+WHERE l.object IS NOT NULL;
+
+-- the aggregate's filter keeps growing with || and still finds everything
+WITH f AS (SELECT sbf_agg(x::text) AS f FROM generate_series(1, 100) x),
+	 g AS (SELECT f || ARRAY(SELECT 'more:' || x::text FROM generate_series(1, 1000) x) AS g FROM f)
+SELECT jsonb_array_length(sbf_info(g)->'segments') > 1 AS grew,
+	   (sbf_info(g)->>'fpr_bound')::float8 <= 0.01 AS fpr_bound_kept,
+	   (SELECT bool_and(sbf_contains(g, x::text)) FROM generate_series(1, 100) x) AND
+	   (SELECT bool_and(sbf_contains(g, 'more:' || x::text)) FROM generate_series(1, 1000) x)
+		   AS all_found
+FROM g;
+
+-- right-sized: for n distinct elements one segment with
+-- m = ceil(-n ln P / ln^2 2) bits at P = error_rate * (1 - tightening)
+SELECT n, jsonb_array_length(i->'segments') AS segments,
+	   (i->'segments'->0->>'capacity')::bigint = n AS capacity_is_n,
+	   abs((i->'segments'->0->>'bits')::float8 -
+		   ceil(-n * ln((i->>'error_rate')::float8 * (1 - (i->>'tightening')::float8)) / ln(2)^2)) <= 1
+		   AS bits_optimal,
+	   (i->'segments'->0->>'bits')::float8 <=
+		   1.05 * -n * ln((i->>'error_rate')::float8 * (1 - (i->>'tightening')::float8)) / ln(2)^2
+		   AS within_5_percent
+FROM (SELECT n, (SELECT sbf_info(sbf_agg(x)) FROM generate_series(1, n) x) AS i
+	  FROM unnest(ARRAY[1, 10, 1000, 100000]) n) s
+ORDER BY n;
+
+-- as a window aggregate the final function runs once per row on the same state
+SELECT x, sbf_cardinality(sbf_agg(x::text) OVER (ORDER BY x)) AS running,
+	   sbf_contains(sbf_agg(x::text) OVER (ORDER BY x), '3') AS has_3
+FROM generate_series(1, 5) x;
+
+-- sbf_union_agg of per-day filters contains every element of every day
+WITH per_day AS (SELECT user_id, day, sbf_agg(object) AS f FROM agg_log GROUP BY user_id, day),
+	 u AS (SELECT user_id, sbf_union_agg(f) AS f FROM per_day GROUP BY user_id)
+SELECT count(*) AS rows_checked,
+	   count(*) FILTER (WHERE NOT sbf_contains(u.f, l.object)) AS false_negatives
+FROM agg_log l JOIN u USING (user_id)
+WHERE l.object IS NOT NULL;
+
+-- its HyperLogLog is the union's: the same cardinality as one sbf_agg over all days
+WITH per_day AS (SELECT user_id, day, sbf_agg(object) AS f FROM agg_log GROUP BY user_id, day),
+	 u AS (SELECT user_id, sbf_union_agg(f) AS f FROM per_day GROUP BY user_id),
+	 a AS (SELECT user_id, sbf_agg(object) AS f FROM agg_log GROUP BY user_id)
+SELECT count(*) FILTER (WHERE sbf_cardinality(u.f) = sbf_cardinality(a.f)) AS same_cardinality
+FROM u JOIN a USING (user_id);
+
+-- sbf_union_agg skips NULL filters and equals the sbf_union of the others
+SELECT (SELECT sbf_union_agg(f)::bytea
+		FROM (VALUES (NULL::scalablebloom), (sbf_empty() || 'a'), (NULL), (sbf_empty() || 'b')) v(f)) =
+	   (sbf_union(sbf_empty() || 'a', sbf_empty() || 'b'))::bytea AS same_as_sbf_union;
+
+-- errors: error_rate must be in (0, 0.5)
+SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::text, 'NaN') FROM generate_series(1, 3) x$$);
+SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::text, 0) FROM generate_series(1, 3) x$$);
+SELECT * FROM pg_temp.try($$SELECT sbf_agg(x, 0.5) FROM generate_series(1, 3) x$$);
+SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::text::bytea, -1) FROM generate_series(1, 3) x$$);
+
+-- errors: the error_rate must be the same in every row
+SELECT * FROM pg_temp.try($$SELECT sbf_agg(x, 0.01 * x) FROM generate_series(1, 3) x$$);
+
+-- errors: sbf_union_agg of filters with different parameters
+SELECT * FROM pg_temp.try($$
+	SELECT sbf_union_agg(f) FROM (
+		SELECT sbf_agg(x::text, 0.01) FROM generate_series(1, 10) x
+		UNION ALL
+		SELECT sbf_agg(x::text, 0.001) FROM generate_series(1, 10) x) s(f)$$);
+SELECT * FROM pg_temp.try($$
+	SELECT sbf_union_agg(f) FROM (VALUES (sbf_empty()), (sbf_empty(growth => 4))) v(f)$$);
+
+-- a forced parallel plan: 200,000 rows, two workers
+CREATE TABLE agg_big AS
+SELECT i AS id, i % 10 AS g, 'sku:' || ((i * 7) % 50021)::text AS object
+FROM generate_series(1, 200000) i;
+ALTER TABLE agg_big SET (parallel_workers = 2);
+ANALYZE agg_big;
+
+-- shows whether a plan has a partial aggregate and launched workers
+CREATE FUNCTION pg_temp.parallel_plan(query text, OUT partial boolean, OUT workers_launched boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	partial := false;
+	workers_launched := false;
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query
+	LOOP
+		IF line ~ 'Partial (Hash|Group)?Aggregate' THEN
+			partial := true;
+		END IF;
+		IF line ~ 'Workers Launched: [1-9]' THEN
+			workers_launched := true;
+		END IF;
+	END LOOP;
+END $$;
+
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+
+EXPLAIN (COSTS OFF) SELECT sbf_agg(object) FROM agg_big;
+SELECT * FROM pg_temp.parallel_plan('SELECT sbf_agg(object) FROM agg_big');
+SELECT * FROM pg_temp.parallel_plan('SELECT g, sbf_agg(object) FROM agg_big GROUP BY g');
+SELECT * FROM pg_temp.parallel_plan('SELECT sbf_agg(id) FROM agg_big');
+
+SELECT md5(sbf_agg(object)::bytea) AS par_all FROM agg_big \gset
+SELECT md5(string_agg(md5(f::bytea), ',' ORDER BY g)) AS par_grouped
+FROM (SELECT g, sbf_agg(object) AS f FROM agg_big GROUP BY g) s \gset
+SELECT md5(sbf_agg(id, 0.001)::bytea) AS par_ids FROM agg_big \gset
+
+-- the parallel result equals the serial one byte for byte (the combine is an
+-- exact union of hash sets)
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.parallel_plan('SELECT sbf_agg(object) FROM agg_big');
+SELECT md5(sbf_agg(object)::bytea) = :'par_all' AS same_bytes FROM agg_big;
+SELECT md5(string_agg(md5(f::bytea), ',' ORDER BY g)) = :'par_grouped' AS same_bytes_grouped
+FROM (SELECT g, sbf_agg(object) AS f FROM agg_big GROUP BY g) s;
+SELECT md5(sbf_agg(id, 0.001)::bytea) = :'par_ids' AS same_bytes_bigint FROM agg_big;
+
+-- and has no false negatives and one right-sized segment
+SELECT (SELECT bool_and(sbf_contains(f, object)) FROM agg_big) AS all_found,
+	   jsonb_array_length(sbf_info(f)->'segments') AS segments,
+	   (sbf_info(f)->'segments'->0->>'capacity')::bigint =
+		   (SELECT count(DISTINCT object) FROM agg_big) AS capacity_is_distinct_count
+FROM (SELECT sbf_agg(object) AS f FROM agg_big) s;
+
+-- sbf_union_agg in parallel: 20 per-group filters, the same answers as serial
+CREATE TABLE agg_filters AS
+SELECT id % 20 AS part, sbf_agg(object) AS f FROM agg_big GROUP BY id % 20;
+ALTER TABLE agg_filters SET (parallel_workers = 2);
+ANALYZE agg_filters;
+SET max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.parallel_plan('SELECT sbf_union_agg(f) FROM agg_filters');
+SELECT sbf_cardinality(u) AS par_card,
+	   (SELECT bool_and(sbf_contains(u, object)) FROM agg_big) AS all_found
+FROM (SELECT sbf_union_agg(f) AS u FROM agg_filters) s \gset
+SELECT :'all_found' AS all_found_parallel;
+SET max_parallel_workers_per_gather = 0;
+SELECT sbf_cardinality(u) = :par_card AS same_cardinality,
+	   (SELECT bool_and(sbf_contains(u, object)) FROM agg_big) AS all_found
+FROM (SELECT sbf_union_agg(f) AS u FROM agg_filters) s;
+
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+DROP TABLE agg_log, agg_big, agg_filters;

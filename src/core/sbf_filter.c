@@ -1,0 +1,537 @@
+/*
+ * sbf_filter.c
+ *	  Writing side of the format: creating, copying, adding to and merging
+ *	  mutable filters.
+ *
+ * Every operation first computes the exact payload size it will need, checks
+ * it against SBF_MAX_BYTES and reserves it; only then does it touch the
+ * payload, so an error (too large, too many segments, allocator failure)
+ * leaves the filter exactly as it was.
+ */
+#include "sbf_internal.h"
+
+/* Scratch space of sbf_union, allocated once per call. */
+typedef struct UnionScratch
+{
+	uint64_t	counts[SBF_MAX_SEGMENTS];	/* dst counts after planned merges */
+	uint64_t	offsets[SBF_MAX_SEGMENTS];	/* dst words offsets, from bits start */
+	int32_t		target[SBF_MAX_SEGMENTS];	/* dst segment of each src one, or -1 */
+	uint8_t		regs_a[SBF_HLL_REGISTERS(SBF_HLL_P_MAX)];
+	uint8_t		regs_b[SBF_HLL_REGISTERS(SBF_HLL_P_MAX)];
+	uint8_t		merged[SBF_HLL_REGISTERS(SBF_HLL_P_MAX)];
+	uint8_t		hll[SBF_HLL_DENSE_BYTES(SBF_HLL_P_MAX)];
+} UnionScratch;
+
+/*
+ * Makes room for needed payload bytes.  Some slack (up to the largest
+ * HyperLogLog area) is added so that a growing sparse HyperLogLog does not
+ * reallocate on every add; big segments are not over-allocated.
+ */
+static SbfStatus
+filter_reserve(SbfFilter *f, size_t needed)
+{
+	size_t		slack;
+	size_t		newcap;
+	uint8_t    *p;
+
+	if (needed > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	if (needed <= f->cap)
+		return SBF_OK;
+	slack = needed / 2;
+	if (slack > SBF_HLL_DENSE_BYTES(SBF_HLL_P_MAX))
+		slack = SBF_HLL_DENSE_BYTES(SBF_HLL_P_MAX);
+	newcap = needed + slack;
+	if (newcap > SBF_MAX_BYTES)
+		newcap = SBF_MAX_BYTES;
+	p = f->a->realloc(f->base, f->prefix + newcap, f->a->ctx);
+	if (p == NULL)
+		return SBF_E_NOMEM;
+	f->base = p;
+	f->cap = newcap;
+	return SBF_OK;
+}
+
+/* Writes a directory entry. */
+static void
+write_segment(uint8_t *e, uint64_t capacity, uint64_t count, uint64_t nbits,
+			  uint32_t k, uint32_t tier)
+{
+	sbf_store64(e + SBF_SEG_CAPACITY, capacity);
+	sbf_store64(e + SBF_SEG_COUNT, count);
+	sbf_store64(e + SBF_SEG_NBITS, nbits);
+	sbf_store16(e + SBF_SEG_K, (uint16_t) k);
+	sbf_store16(e + SBF_SEG_TIER, (uint16_t) tier);
+	sbf_store32(e + SBF_SEG_RESERVED, 0);
+}
+
+/* Creates a filter whose only segment is tier 0 built for n elements. */
+static SbfStatus
+create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
+			  const SbfAllocator *a)
+{
+	uint64_t	m;
+	uint32_t	k;
+	size_t		size;
+	uint8_t    *base;
+	uint8_t    *buf;
+	SbfStatus	st;
+
+	f->base = NULL;
+	f->prefix = prefix;
+	f->len = 0;
+	f->cap = 0;
+	f->a = a;
+
+	st = sbf_params_check(p);
+	if (st != SBF_OK)
+		return st;
+	if (n < 1)
+		return SBF_E_PARAM;
+	if (!sbf_segment_geometry(n, sbf_tier_error(p->error_rate, p->tightening, 0),
+							  SBF_MAX_SEGMENT_BITS, &m, &k))
+		return SBF_E_TOO_LARGE;
+	size = sbf_payload_size(1, &m, 0);
+	if (size > SBF_MAX_BYTES || prefix > SIZE_MAX - size)
+		return SBF_E_TOO_LARGE;
+
+	base = a->alloc(prefix + size, a->ctx);
+	if (base == NULL)
+		return SBF_E_NOMEM;
+	memset(base, 0, prefix + size);
+	buf = base + prefix;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	buf[SBF_OFF_FLAGS] = 0;
+	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
+	buf[SBF_OFF_HLL_P] = p->hll_p;
+	sbf_store16(buf + SBF_OFF_GROWTH, p->growth);
+	sbf_store16(buf + SBF_OFF_NSEGMENTS, 1);
+	sbf_store32(buf + SBF_OFF_HLL_BYTES, 0);
+	sbf_store_double(buf + SBF_OFF_ERROR_RATE, p->error_rate);
+	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
+	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
+	write_segment(buf + SBF_SEGDIR_OFFSET(0), n, 0, m, k, 0);
+
+	f->base = base;
+	f->len = size;
+	f->cap = size;
+	return SBF_OK;
+}
+
+/* New empty filter: one empty segment of capacity p->capacity, sparse HLL. */
+SbfStatus
+sbf_create(SbfFilter *f, const SbfParams *p, size_t prefix, const SbfAllocator *a)
+{
+	return create_filter(f, p, p->capacity, prefix, a);
+}
+
+/* New empty filter whose first segment is right-sized for n elements. */
+SbfStatus
+sbf_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
+				 const SbfAllocator *a)
+{
+	return create_filter(f, p, n, prefix, a);
+}
+
+/* Copy of a validated view into a new mutable filter with extra room. */
+SbfStatus
+sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix, size_t extra,
+		 const SbfAllocator *a)
+{
+	size_t		cap;
+	uint8_t    *base;
+
+	f->base = NULL;
+	f->prefix = prefix;
+	f->len = 0;
+	f->cap = 0;
+	f->a = a;
+
+	if (v->len > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	if (extra > SBF_MAX_BYTES - v->len)
+		extra = SBF_MAX_BYTES - v->len;
+	cap = v->len + extra;
+	if (prefix > SIZE_MAX - cap)
+		return SBF_E_TOO_LARGE;
+	base = a->alloc(prefix + cap, a->ctx);
+	if (base == NULL)
+		return SBF_E_NOMEM;
+	memset(base, 0, prefix);
+	memcpy(base + prefix, v->buf, v->len);
+	f->base = base;
+	f->len = v->len;
+	f->cap = cap;
+	return SBF_OK;
+}
+
+/*
+ * Geometry of the segment to append: capacity (largest so far) * s, tier
+ * (highest so far) + 1.
+ */
+static SbfStatus
+plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
+			 uint32_t *k, uint32_t *tier)
+{
+	uint64_t	maxcap = 0;
+	uint32_t	maxtier = 0;
+	uint32_t	i;
+
+	if (v->nsegments >= SBF_MAX_SEGMENTS)
+		return SBF_E_TOO_MANY_SEGMENTS;
+	for (i = 0; i < v->nsegments; i++)
+	{
+		SbfSegment	seg;
+
+		sbf_read_segment(v->buf, i, &seg);
+		if (seg.capacity > maxcap)
+			maxcap = seg.capacity;
+		if (seg.tier > maxtier)
+			maxtier = seg.tier;
+	}
+	if (maxtier >= UINT16_MAX)
+		return SBF_E_TOO_MANY_SEGMENTS;
+	*tier = maxtier + 1;
+	*capacity = maxcap > UINT64_MAX / v->growth ? UINT64_MAX : maxcap * v->growth;
+	if (!sbf_segment_geometry(*capacity,
+							  sbf_tier_error(v->error_rate, v->tightening, *tier),
+							  SBF_MAX_SEGMENT_BITS, nbits, k))
+		return SBF_E_TOO_LARGE;
+	return SBF_OK;
+}
+
+/*
+ * Appends an empty segment; room must be reserved.  The directory grows by
+ * one entry, so the bit arrays shift by SBF_SEGDIR_BYTES and the
+ * HyperLogLog moves behind the new words.
+ */
+static void
+append_segment(SbfFilter *f, const SbfView *v, uint64_t capacity,
+			   uint64_t nbits, uint32_t k, uint32_t tier)
+{
+	uint8_t    *buf = SBF_PAYLOAD(f);
+	size_t		b = v->bits_offset;
+	size_t		h = v->hll_offset;
+	size_t		w = (size_t) sbf_words_bytes(nbits);
+
+	memmove(buf + h + SBF_SEGDIR_BYTES + w, buf + h, v->hll_bytes);
+	memmove(buf + b + SBF_SEGDIR_BYTES, buf + b, h - b);
+	write_segment(buf + b, capacity, 0, nbits, k, tier);
+	memset(buf + h + SBF_SEGDIR_BYTES, 0, w);
+	sbf_store16(buf + SBF_OFF_NSEGMENTS, (uint16_t) (v->nsegments + 1));
+	f->len += SBF_SEGDIR_BYTES + w;
+}
+
+/* Adds h to the HyperLogLog in place; room must be reserved. */
+static void
+hll_apply(SbfFilter *f, uint64_t h)
+{
+	uint8_t    *buf = SBF_PAYLOAD(f);
+	SbfView		v;
+	bool		dense;
+	size_t		nbytes;
+
+	sbf_filter_view(f, &v);
+	dense = (v.flags & SBF_FLAG_HLL_DENSE) != 0;
+	nbytes = sbf_hll_apply_add(buf + v.hll_offset, v.hll_bytes, &dense,
+							   v.hll_p, h);
+	buf[SBF_OFF_FLAGS] = (uint8_t) ((v.flags & ~SBF_FLAG_HLL_DENSE) |
+									(dense ? SBF_FLAG_HLL_DENSE : 0));
+	sbf_store32(buf + SBF_OFF_HLL_BYTES, (uint32_t) nbytes);
+	f->len += nbytes - v.hll_bytes;
+}
+
+/* HyperLogLog area size of f after adding h. */
+static size_t
+hll_size_after(const SbfView *v, uint64_t h)
+{
+	return sbf_hll_size_after_add(v->buf + v->hll_offset, v->hll_bytes,
+								  (v->flags & SBF_FLAG_HLL_DENSE) != 0,
+								  v->hll_p, h);
+}
+
+/* Updates only the HyperLogLog. */
+SbfStatus
+sbf_hll_add_hash(SbfFilter *f, uint64_t h)
+{
+	SbfView		v;
+	SbfStatus	st;
+
+	sbf_filter_view(f, &v);
+	st = filter_reserve(f, f->len + (hll_size_after(&v, h) - v.hll_bytes));
+	if (st != SBF_OK)
+		return st;
+	hll_apply(f, h);
+	return SBF_OK;
+}
+
+/*
+ * Adds an element by hash: HyperLogLog only if probably present, else its
+ * bits go into the last segment, appended first when that one is full.
+ */
+SbfStatus
+sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
+{
+	SbfView		v;
+	SbfSegment	last;
+	uint64_t	capacity = 0;
+	uint64_t	nbits = 0;
+	uint32_t	k = 0;
+	uint32_t	tier = 0;
+	size_t		seg_bytes = 0;
+	size_t		words_offset;
+	uint8_t    *buf;
+	bool		append;
+	SbfPosIter	it;
+	uint32_t	i;
+	SbfStatus	st;
+
+	if (inserted)
+		*inserted = false;
+	sbf_filter_view(f, &v);
+	if (sbf_contains_hash(&v, h))
+		return sbf_hll_add_hash(f, h);
+
+	sbf_read_segment(v.buf, v.nsegments - 1u, &last);
+	append = last.count >= last.capacity;
+	if (append)
+	{
+		st = plan_segment(&v, &capacity, &nbits, &k, &tier);
+		if (st != SBF_OK)
+			return st;
+		seg_bytes = SBF_SEGDIR_BYTES + (size_t) sbf_words_bytes(nbits);
+		if (seg_bytes > SBF_MAX_BYTES - f->len)
+			return SBF_E_TOO_LARGE;
+	}
+	st = filter_reserve(f, f->len + seg_bytes +
+						(hll_size_after(&v, h) - v.hll_bytes));
+	if (st != SBF_OK)
+		return st;
+
+	if (append)
+	{
+		sbf_filter_view(f, &v);
+		append_segment(f, &v, capacity, nbits, k, tier);
+	}
+	sbf_filter_view(f, &v);
+	buf = SBF_PAYLOAD(f);
+	sbf_read_segment(buf, v.nsegments - 1u, &last);
+	words_offset = v.hll_offset - (size_t) sbf_words_bytes(last.nbits);
+	sbf_pos_start(&it, h, sbf_mix64(h) | 1, last.nbits);
+	for (i = 0; i < last.k; i++)
+		sbf_bit_set(buf + words_offset, sbf_pos_next(&it));
+	sbf_store64(buf + SBF_SEGDIR_OFFSET(v.nsegments - 1u) + SBF_SEG_COUNT,
+				last.count + 1);
+	hll_apply(f, h);
+	if (inserted)
+		*inserted = true;
+	return SBF_OK;
+}
+
+/* True when two doubles have the same bits. */
+static bool
+same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(double)) == 0;
+}
+
+/* Merges the HyperLogLogs of dst and src, folded to the smaller precision. */
+static void
+union_hll(const SbfView *dv, const SbfView *sv, UnionScratch *s, int *np,
+		  size_t *nbytes, bool *dense)
+{
+	uint32_t	j;
+
+	*np = dv->hll_p < sv->hll_p ? dv->hll_p : sv->hll_p;
+	sbf_hll_unpack(dv->buf + dv->hll_offset, dv->hll_bytes,
+				   (dv->flags & SBF_FLAG_HLL_DENSE) != 0, dv->hll_p, s->regs_a);
+	sbf_hll_fold(s->regs_a, dv->hll_p, *np, s->merged);
+	sbf_hll_unpack(sv->buf + sv->hll_offset, sv->hll_bytes,
+				   (sv->flags & SBF_FLAG_HLL_DENSE) != 0, sv->hll_p, s->regs_a);
+	sbf_hll_fold(s->regs_a, sv->hll_p, *np, s->regs_b);
+	for (j = 0; j < SBF_HLL_REGISTERS(*np); j++)
+		if (s->regs_b[j] > s->merged[j])
+			s->merged[j] = s->regs_b[j];
+	*nbytes = sbf_hll_encoded_size(s->merged, *np, dense);
+	sbf_hll_encode(s->merged, *np, *dense, s->hll);
+}
+
+/*
+ * dst := dst UNION src.  Each src segment is OR-ed into the first dst
+ * segment of equal geometry that can still take its count, else appended
+ * with its directory entry unchanged.  Bit-wise OR of equal-geometry Bloom
+ * filters is the filter of the union, so there are no false negatives.
+ */
+SbfStatus
+sbf_union(SbfFilter *dst, const SbfView *src)
+{
+	const SbfAllocator *a = dst->a;
+	SbfView		dv;
+	SbfView		sv = *src;
+	UnionScratch *s;
+	uint8_t    *srccopy = NULL;
+	uint8_t    *buf;
+	uint64_t	newlen;
+	size_t		hll_bytes;
+	size_t		dbits;
+	size_t		nbo;
+	size_t		soff;
+	size_t		tail;
+	uint32_t	dn;
+	uint32_t	na = 0;
+	uint32_t	i;
+	uint32_t	j;
+	int			np;
+	bool		dense;
+	SbfStatus	st = SBF_OK;
+
+	sbf_filter_view(dst, &dv);
+	if (sv.version != dv.version || sv.hash_id != dv.hash_id ||
+		sv.growth != dv.growth ||
+		!same_double(sv.error_rate, dv.error_rate) ||
+		!same_double(sv.tightening, dv.tightening))
+		return SBF_E_INCOMPATIBLE;
+	dn = dv.nsegments;
+
+	/* src may live inside dst's buffer (dst UNION dst): work on a copy */
+	if ((uintptr_t) sv.buf < (uintptr_t) dst->base + dst->prefix + dst->cap &&
+		(uintptr_t) sv.buf + sv.len > (uintptr_t) dst->base)
+	{
+		srccopy = a->alloc(sv.len, a->ctx);
+		if (srccopy == NULL)
+			return SBF_E_NOMEM;
+		memcpy(srccopy, sv.buf, sv.len);
+		sv.buf = srccopy;
+	}
+	s = a->alloc(sizeof(UnionScratch), a->ctx);
+	if (s == NULL)
+	{
+		st = SBF_E_NOMEM;
+		goto done;
+	}
+
+	union_hll(&dv, &sv, s, &np, &hll_bytes, &dense);
+
+	/* plan: which src segments merge into which dst segment */
+	soff = 0;
+	for (j = 0; j < dn; j++)
+	{
+		SbfSegment	seg;
+
+		sbf_read_segment(dv.buf, j, &seg);
+		s->counts[j] = seg.count;
+		s->offsets[j] = soff;
+		soff += (size_t) sbf_words_bytes(seg.nbits);
+	}
+	newlen = dv.hll_offset;
+	for (i = 0; i < sv.nsegments; i++)
+	{
+		SbfSegment	ss;
+
+		sbf_read_segment(sv.buf, i, &ss);
+		s->target[i] = -1;
+		for (j = 0; j < dn; j++)
+		{
+			SbfSegment	ds;
+
+			sbf_read_segment(dv.buf, j, &ds);
+			if (ds.nbits == ss.nbits && ds.k == ss.k &&
+				s->counts[j] <= ds.capacity &&
+				ss.count <= ds.capacity - s->counts[j])
+			{
+				s->target[i] = (int32_t) j;
+				s->counts[j] += ss.count;
+				break;
+			}
+		}
+		if (s->target[i] < 0)
+		{
+			na++;
+			newlen += SBF_SEGDIR_BYTES + sbf_words_bytes(ss.nbits);
+		}
+	}
+	if (dn + na > SBF_MAX_SEGMENTS)
+	{
+		st = SBF_E_TOO_MANY_SEGMENTS;
+		goto done;
+	}
+	newlen += hll_bytes;
+	if (newlen > SBF_MAX_BYTES)
+	{
+		st = SBF_E_TOO_LARGE;
+		goto done;
+	}
+	st = filter_reserve(dst, (size_t) newlen);
+	if (st != SBF_OK)
+		goto done;
+
+	/* from here on nothing can fail */
+	buf = SBF_PAYLOAD(dst);
+	dbits = dv.hll_offset - dv.bits_offset;
+	nbo = dv.bits_offset + (size_t) na * SBF_SEGDIR_BYTES;
+	memmove(buf + nbo, buf + dv.bits_offset, dbits);
+	tail = nbo + dbits;
+	soff = sv.bits_offset;
+	na = 0;
+	for (i = 0; i < sv.nsegments; i++)
+	{
+		SbfSegment	ss;
+		size_t		wb;
+
+		sbf_read_segment(sv.buf, i, &ss);
+		wb = (size_t) sbf_words_bytes(ss.nbits);
+		if (s->target[i] >= 0)
+		{
+			uint8_t    *d = buf + nbo + s->offsets[s->target[i]];
+			size_t		w;
+
+			/* OR does not care about byte order */
+			for (w = 0; w < wb; w += 8)
+			{
+				uint64_t	x;
+				uint64_t	y;
+
+				memcpy(&x, d + w, 8);
+				memcpy(&y, sv.buf + soff + w, 8);
+				x |= y;
+				memcpy(d + w, &x, 8);
+			}
+		}
+		else
+		{
+			memcpy(buf + SBF_SEGDIR_OFFSET(dn + na), sv.buf + SBF_SEGDIR_OFFSET(i),
+				   SBF_SEGDIR_BYTES);
+			memcpy(buf + tail, sv.buf + soff, wb);
+			tail += wb;
+			na++;
+		}
+		soff += wb;
+	}
+	for (j = 0; j < dn; j++)
+		sbf_store64(buf + SBF_SEGDIR_OFFSET(j) + SBF_SEG_COUNT, s->counts[j]);
+	memcpy(buf + tail, s->hll, hll_bytes);
+	buf[SBF_OFF_FLAGS] = (uint8_t) ((dv.flags & ~SBF_FLAG_HLL_DENSE) |
+									(dense ? SBF_FLAG_HLL_DENSE : 0));
+	buf[SBF_OFF_HLL_P] = (uint8_t) np;
+	sbf_store16(buf + SBF_OFF_NSEGMENTS, (uint16_t) (dn + na));
+	sbf_store32(buf + SBF_OFF_HLL_BYTES, (uint32_t) hll_bytes);
+	dst->len = tail + hll_bytes;
+
+done:
+	if (s != NULL)
+		a->free(s, a->ctx);
+	if (srccopy != NULL)
+		a->free(srccopy, a->ctx);
+	return st;
+}
+
+/* Releases a filter's memory. */
+void
+sbf_filter_free(SbfFilter *f)
+{
+	if (f->base != NULL)
+		f->a->free(f->base, f->a->ctx);
+	f->base = NULL;
+	f->len = 0;
+	f->cap = 0;
+}

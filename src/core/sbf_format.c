@@ -1,0 +1,405 @@
+/*
+ * sbf_format.c
+ *	  Reading side of the format described in sbf_core.h: parameter checks,
+ *	  segment sizing, the one validator, prefix parsing for partial reads,
+ *	  and the read-only queries (membership, cardinality, fill, FPR).
+ */
+#include <math.h>
+
+#include "sbf_internal.h"
+
+/* A lowercase, period-free sentence fragment describing a status. */
+const char *
+sbf_status_message(SbfStatus st)
+{
+	switch (st)
+	{
+		case SBF_OK:
+			return "no error";
+		case SBF_E_TRUNCATED:
+			return "value is truncated";
+		case SBF_E_VERSION:
+			return "unsupported format version";
+		case SBF_E_FLAGS:
+			return "unknown flag bits or nonzero reserved field";
+		case SBF_E_HASH:
+			return "unsupported hash function";
+		case SBF_E_PARAM:
+			return "parameter out of range";
+		case SBF_E_SEGMENT:
+			return "invalid segment directory entry";
+		case SBF_E_BITS:
+			return "bits set past the end of a segment";
+		case SBF_E_HLL:
+			return "malformed HyperLogLog area";
+		case SBF_E_LENGTH:
+			return "length does not match contents";
+		case SBF_E_TOO_LARGE:
+			return "filter would exceed the maximum size";
+		case SBF_E_TOO_MANY_SEGMENTS:
+			return "filter would exceed the maximum number of segments";
+		case SBF_E_INCOMPATIBLE:
+			return "filters have incompatible parameters";
+		case SBF_E_NOMEM:
+			return "out of memory";
+	}
+	return "unknown error";
+}
+
+/* Checks ranges and finiteness; SBF_OK or SBF_E_PARAM. */
+SbfStatus
+sbf_params_check(const SbfParams *p)
+{
+	/* comparisons written so that NaN fails them */
+	if (p->capacity < 1)
+		return SBF_E_PARAM;
+	if (!(p->error_rate > 0.0 && p->error_rate < 0.5))
+		return SBF_E_PARAM;
+	if (!(p->tightening > 0.0 && p->tightening <= 1.0))
+		return SBF_E_PARAM;
+	if (p->growth < 1 || p->growth > SBF_MAX_GROWTH)
+		return SBF_E_PARAM;
+	if (p->hll_p < SBF_HLL_P_MIN || p->hll_p > SBF_HLL_P_MAX)
+		return SBF_E_PARAM;
+	return SBF_OK;
+}
+
+/* Error rate of tier t: e(1-r)r^t, or e when r = 1 (Almeida et al. 2007). */
+double
+sbf_tier_error(double error_rate, double tightening, uint32_t tier)
+{
+	if (tightening >= 1.0)
+		return error_rate;
+	return error_rate * (1.0 - tightening) * pow(tightening, (double) tier);
+}
+
+/*
+ * Bits and hashes for n elements at error p: the Bloom optimum
+ * m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2) clamped to 1..SBF_MAX_K.
+ * False if m would exceed max_bits (or p underflowed to 0).
+ */
+bool
+sbf_segment_geometry(uint64_t n, double p, uint64_t max_bits,
+					 uint64_t *m, uint32_t *k)
+{
+	double		bits;
+	double		kk;
+
+	if (n == 0 || !(p > 0.0 && p < 1.0))
+		return false;
+	bits = ceil(-(double) n * log(p) / (SBF_LN2 * SBF_LN2));
+	if (!(bits <= (double) max_bits))
+		return false;
+	if (bits < 1.0)
+		bits = 1.0;
+	*m = (uint64_t) bits;
+	kk = round((double) *m / (double) n * SBF_LN2);
+	if (kk < 1.0)
+		kk = 1.0;
+	if (kk > SBF_MAX_K)
+		kk = SBF_MAX_K;
+	*k = (uint32_t) kk;
+	return true;
+}
+
+/* Bytes of a payload with the given segment bit counts and hll bytes. */
+size_t
+sbf_payload_size(uint32_t nseg, const uint64_t *nbits, size_t hll_bytes)
+{
+	uint64_t	total = SBF_HEADER_BYTES + (uint64_t) nseg * SBF_SEGDIR_BYTES;
+	uint32_t	i;
+
+	/* saturate to SIZE_MAX: any answer above SBF_MAX_BYTES is an error */
+	for (i = 0; i < nseg; i++)
+	{
+		if (nbits[i] > SBF_MAX_SEGMENT_BITS)
+			return SIZE_MAX;
+		total += sbf_words_bytes(nbits[i]);
+		if (total > SBF_MAX_BYTES)
+			return SIZE_MAX;
+	}
+	if (hll_bytes > SBF_MAX_BYTES || total + hll_bytes > SBF_MAX_BYTES)
+		return SIZE_MAX;
+	return (size_t) (total + hll_bytes);
+}
+
+/* Bytes of the header and directory of a payload with nsegments segments. */
+size_t
+sbf_prefix_size(uint32_t nsegments)
+{
+	return SBF_HEADER_BYTES + (size_t) nsegments * SBF_SEGDIR_BYTES;
+}
+
+/* Fills the header fields of v from buf (at least SBF_HEADER_BYTES). */
+static void
+read_header(const uint8_t *buf, SbfView *v)
+{
+	v->buf = buf;
+	v->version = buf[SBF_OFF_VERSION];
+	v->flags = buf[SBF_OFF_FLAGS];
+	v->hash_id = buf[SBF_OFF_HASH];
+	v->hll_p = buf[SBF_OFF_HLL_P];
+	v->growth = sbf_load16(buf + SBF_OFF_GROWTH);
+	v->nsegments = sbf_load16(buf + SBF_OFF_NSEGMENTS);
+	v->hll_bytes = sbf_load32(buf + SBF_OFF_HLL_BYTES);
+	v->error_rate = sbf_load_double(buf + SBF_OFF_ERROR_RATE);
+	v->tightening = sbf_load_double(buf + SBF_OFF_TIGHTENING);
+	v->capacity = sbf_load64(buf + SBF_OFF_CAPACITY);
+	v->bits_offset = sbf_prefix_size(v->nsegments);
+}
+
+/*
+ * Checks the header and directory found in the first avail bytes and
+ * computes the total payload length they describe into *total.
+ */
+static SbfStatus
+check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
+{
+	SbfParams	params;
+	uint64_t	bits = 0;
+	uint32_t	i;
+	SbfStatus	st;
+
+	if (avail < SBF_HEADER_BYTES)
+		return SBF_E_TRUNCATED;
+	read_header(buf, v);
+	if (v->version != SBF_FORMAT_VERSION)
+		return SBF_E_VERSION;
+	if (v->flags & ~SBF_FLAG_HLL_DENSE)
+		return SBF_E_FLAGS;
+	if (v->hash_id != SBF_HASH_XXH3)
+		return SBF_E_HASH;
+	params.capacity = v->capacity;
+	params.error_rate = v->error_rate;
+	params.tightening = v->tightening;
+	params.growth = v->growth;
+	params.hll_p = v->hll_p;
+	st = sbf_params_check(&params);
+	if (st != SBF_OK)
+		return st;
+	if (v->nsegments < 1 || v->nsegments > SBF_MAX_SEGMENTS)
+		return SBF_E_SEGMENT;
+	if (avail < sbf_prefix_size(v->nsegments))
+		return SBF_E_TRUNCATED;
+
+	for (i = 0; i < v->nsegments; i++)
+	{
+		const uint8_t *e = buf + SBF_SEGDIR_OFFSET(i);
+		uint64_t	capacity = sbf_load64(e + SBF_SEG_CAPACITY);
+		uint64_t	count = sbf_load64(e + SBF_SEG_COUNT);
+		uint64_t	nbits = sbf_load64(e + SBF_SEG_NBITS);
+		uint16_t	k = sbf_load16(e + SBF_SEG_K);
+
+		if (sbf_load32(e + SBF_SEG_RESERVED) != 0)
+			return SBF_E_FLAGS;
+		if (capacity < 1 || count > capacity ||
+			nbits < 1 || nbits > SBF_MAX_SEGMENT_BITS ||
+			k < 1 || k > SBF_MAX_K)
+			return SBF_E_SEGMENT;
+		/* at most 4096 * 2^30 bytes: cannot overflow */
+		bits += sbf_words_bytes(nbits);
+	}
+
+	st = sbf_hll_check_size(v->hll_bytes, (v->flags & SBF_FLAG_HLL_DENSE) != 0,
+							v->hll_p);
+	if (st != SBF_OK)
+		return st;
+	*total = (uint64_t) v->bits_offset + bits + v->hll_bytes;
+	return SBF_OK;
+}
+
+/*
+ * The one validator: every byte string that enters from outside passes here
+ * first.  Linear in len and never reads past it.
+ */
+SbfStatus
+sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
+{
+	uint64_t	total;
+	size_t		off;
+	uint32_t	i;
+	SbfStatus	st;
+
+	if (len > SBF_MAX_BYTES)
+		return SBF_E_LENGTH;
+	st = check_prefix(buf, len, v, &total);
+	if (st != SBF_OK)
+		return st;
+	if (total > len)
+		return SBF_E_TRUNCATED;
+	if (total < len)
+		return SBF_E_LENGTH;
+	v->len = len;
+	v->hll_offset = len - v->hll_bytes;
+
+	/* no bit may be set at or past m in a segment's last word */
+	off = v->bits_offset;
+	for (i = 0; i < v->nsegments; i++)
+	{
+		uint64_t	nbits = sbf_load64(buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_NBITS);
+		uint64_t	wbytes = sbf_words_bytes(nbits);
+
+		if (nbits % 64 != 0)
+		{
+			uint64_t	last = sbf_load64(buf + off + wbytes - 8);
+
+			if (last >> (nbits % 64) != 0)
+				return SBF_E_BITS;
+		}
+		off += (size_t) wbytes;
+	}
+
+	return sbf_hll_check(buf + v->hll_offset, v->hll_bytes,
+						 (v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
+}
+
+/*
+ * Parses and checks the header and directory from the first avail bytes of a
+ * payload whose total length is total_len, without touching bits or the
+ * HyperLogLog.
+ */
+SbfStatus
+sbf_parse_prefix(const uint8_t *buf, size_t avail, size_t total_len, SbfView *v)
+{
+	uint64_t	total;
+	SbfStatus	st;
+
+	if (total_len > SBF_MAX_BYTES)
+		return SBF_E_LENGTH;
+	if (avail > total_len)
+		avail = total_len;
+	st = check_prefix(buf, avail, v, &total);
+	if (st != SBF_OK)
+		return st;
+	if (total != total_len)
+		return SBF_E_LENGTH;
+	v->len = total_len;
+	v->hll_offset = total_len - v->hll_bytes;
+	return SBF_OK;
+}
+
+/* Decodes directory entry i of a view, including where its words start. */
+void
+sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg)
+{
+	size_t		off = v->bits_offset;
+	uint32_t	j;
+
+	for (j = 0; j < i; j++)
+		off += (size_t) sbf_words_bytes(sbf_load64(v->buf + SBF_SEGDIR_OFFSET(j) +
+												   SBF_SEG_NBITS));
+	sbf_read_segment(v->buf, i, seg);
+	seg->words_offset = off;
+}
+
+/* Membership by hash: true when all k bits are set in some segment. */
+bool
+sbf_contains_hash(const SbfView *v, uint64_t h)
+{
+	uint64_t	h2 = sbf_mix64(h) | 1;
+	size_t		off = v->bits_offset;
+	uint32_t	i;
+
+	for (i = 0; i < v->nsegments; i++)
+	{
+		const uint8_t *e = v->buf + SBF_SEGDIR_OFFSET(i);
+		uint64_t	m = sbf_load64(e + SBF_SEG_NBITS);
+		uint32_t	k = sbf_load16(e + SBF_SEG_K);
+		const uint8_t *words = v->buf + off;
+		SbfPosIter	it;
+		uint32_t	j;
+
+		sbf_pos_start(&it, h, h2, m);
+		for (j = 0; j < k; j++)
+			if (!sbf_bit_test(words, sbf_pos_next(&it)))
+				break;
+		if (j == k)
+			return true;
+		off += (size_t) sbf_words_bytes(m);
+	}
+	return false;
+}
+
+/* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
+double
+sbf_cardinality(const SbfView *v)
+{
+	return sbf_hll_estimate(v->buf + v->hll_offset, v->hll_bytes,
+							(v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
+}
+
+/* Fraction of set bits of the m-bit array at payload offset off. */
+static double
+fill_at(const uint8_t *buf, size_t off, uint64_t m)
+{
+	uint64_t	nwords = sbf_words_bytes(m) / 8;
+	uint64_t	ones = 0;
+	uint64_t	w;
+
+	/* popcount does not care about byte order */
+	for (w = 0; w < nwords; w++)
+	{
+		uint64_t	word;
+
+		memcpy(&word, buf + off + w * 8, sizeof(word));
+		ones += (uint64_t) sbf_popcount64(word);
+	}
+	return (double) ones / (double) m;
+}
+
+/* Fraction of set bits of segment i. */
+double
+sbf_segment_fill(const SbfView *v, uint32_t i)
+{
+	SbfSegment	seg;
+
+	sbf_get_segment(v, i, &seg);
+	return fill_at(v->buf, seg.words_offset, seg.nbits);
+}
+
+/*
+ * Estimated current false-positive rate: a segment with fill f and k hashes
+ * reports a false positive with probability f^k, the filter when any does.
+ */
+double
+sbf_current_fpr(const SbfView *v)
+{
+	double		pass = 1.0;
+	size_t		off = v->bits_offset;
+	uint32_t	i;
+
+	for (i = 0; i < v->nsegments; i++)
+	{
+		SbfSegment	seg;
+
+		sbf_read_segment(v->buf, i, &seg);
+		pass *= 1.0 - pow(fill_at(v->buf, off, seg.nbits), (double) seg.k);
+		off += (size_t) sbf_words_bytes(seg.nbits);
+	}
+	return 1.0 - pass;
+}
+
+/* Upper bound of the false-positive rate when every segment is full: sum P_t. */
+double
+sbf_fpr_bound(const SbfView *v)
+{
+	double		sum = 0.0;
+	uint32_t	i;
+
+	for (i = 0; i < v->nsegments; i++)
+	{
+		uint32_t	tier = sbf_load16(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_TIER);
+
+		sum += sbf_tier_error(v->error_rate, v->tightening, tier);
+	}
+	return sum < 1.0 ? sum : 1.0;
+}
+
+/* Builds a view over a mutable filter's current payload (no validation). */
+void
+sbf_filter_view(const SbfFilter *f, SbfView *v)
+{
+	read_header(SBF_PAYLOAD(f), v);
+	v->len = f->len;
+	v->hll_offset = f->len - v->hll_bytes;
+}

@@ -1,0 +1,303 @@
+/*
+ * sbf_internal.h
+ *	  Helpers shared by the core's .c files: little-endian loads and stores,
+ *	  field offsets of the format described in sbf_core.h, the Bloom position
+ *	  iterator and the HyperLogLog area primitives.  Not installed; the
+ *	  PostgreSQL glue uses sbf_core.h only.
+ */
+#ifndef SBF_INTERNAL_H
+#define SBF_INTERNAL_H
+
+#include <string.h>
+
+#include "sbf_core.h"
+
+/* ln 2, spelled out because M_LN2 is not ISO C */
+#define SBF_LN2					0.693147180559945309417232121458176568
+
+/* keeps rarely used code with large stack frames out of hot callers */
+#if defined(__GNUC__) || defined(__clang__)
+#define SBF_NOINLINE __attribute__((noinline))
+#else
+#define SBF_NOINLINE
+#endif
+
+/* header field offsets */
+#define SBF_OFF_VERSION			0
+#define SBF_OFF_FLAGS			1
+#define SBF_OFF_HASH			2
+#define SBF_OFF_HLL_P			3
+#define SBF_OFF_GROWTH			4
+#define SBF_OFF_NSEGMENTS		6
+#define SBF_OFF_HLL_BYTES		8
+#define SBF_OFF_ERROR_RATE		12
+#define SBF_OFF_TIGHTENING		20
+#define SBF_OFF_CAPACITY		28
+
+/* directory entry field offsets */
+#define SBF_SEG_CAPACITY		0
+#define SBF_SEG_COUNT			8
+#define SBF_SEG_NBITS			16
+#define SBF_SEG_K				24
+#define SBF_SEG_TIER			26
+#define SBF_SEG_RESERVED		28
+
+/* payload offset of directory entry i */
+#define SBF_SEGDIR_OFFSET(i)	(SBF_HEADER_BYTES + (size_t) (i) * SBF_SEGDIR_BYTES)
+
+/* bytes of the bit array of a segment with m bits: ceil(m / 64) words */
+static inline uint64_t
+sbf_words_bytes(uint64_t m)
+{
+	return (m / 64 + (m % 64 != 0)) * 8;
+}
+
+/*
+ * Little-endian loads and stores.  On little-endian hosts they compile to a
+ * plain unaligned move; elsewhere the portable byte form is used.
+ */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SBF_HOST_LE 1
+#else
+#define SBF_HOST_LE 0
+#endif
+
+/* Loads a little-endian uint16. */
+static inline uint16_t
+sbf_load16(const uint8_t *p)
+{
+#if SBF_HOST_LE
+	uint16_t	v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
+	return (uint16_t) (p[0] | (p[1] << 8));
+#endif
+}
+
+/* Loads a little-endian uint32. */
+static inline uint32_t
+sbf_load32(const uint8_t *p)
+{
+#if SBF_HOST_LE
+	uint32_t	v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
+	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) |
+		((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
+#endif
+}
+
+/* Loads a little-endian uint64. */
+static inline uint64_t
+sbf_load64(const uint8_t *p)
+{
+#if SBF_HOST_LE
+	uint64_t	v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
+	return (uint64_t) sbf_load32(p) | ((uint64_t) sbf_load32(p + 4) << 32);
+#endif
+}
+
+/* Stores a little-endian uint16. */
+static inline void
+sbf_store16(uint8_t *p, uint16_t v)
+{
+#if SBF_HOST_LE
+	memcpy(p, &v, sizeof(v));
+#else
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+#endif
+}
+
+/* Stores a little-endian uint32. */
+static inline void
+sbf_store32(uint8_t *p, uint32_t v)
+{
+#if SBF_HOST_LE
+	memcpy(p, &v, sizeof(v));
+#else
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+	p[2] = (uint8_t) (v >> 16);
+	p[3] = (uint8_t) (v >> 24);
+#endif
+}
+
+/* Stores a little-endian uint64. */
+static inline void
+sbf_store64(uint8_t *p, uint64_t v)
+{
+#if SBF_HOST_LE
+	memcpy(p, &v, sizeof(v));
+#else
+	sbf_store32(p, (uint32_t) v);
+	sbf_store32(p + 4, (uint32_t) (v >> 32));
+#endif
+}
+
+/* Loads a little-endian IEEE 754 binary64. */
+static inline double
+sbf_load_double(const uint8_t *p)
+{
+	uint64_t	bits = sbf_load64(p);
+	double		d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+/* Stores a little-endian IEEE 754 binary64. */
+static inline void
+sbf_store_double(uint8_t *p, double d)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	sbf_store64(p, bits);
+}
+
+/* Number of trailing zero bits of a nonzero x. */
+static inline int
+sbf_ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_ctzll(x);
+#else
+	int			n = 0;
+
+	while ((x & 1) == 0)
+	{
+		x >>= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/* Number of set bits of x. */
+static inline int
+sbf_popcount64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_popcountll(x);
+#else
+	int			n = 0;
+
+	while (x)
+	{
+		x &= x - 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/*
+ * Enhanced double hashing (Dillinger & Manolios 2004) as an iterator, so that
+ * lookups can stop at the first clear bit.  sbf_positions() is the reference
+ * use; every (x + y) mod m is a conditional subtraction since x, y < m.
+ */
+typedef struct SbfPosIter
+{
+	uint64_t	x;
+	uint64_t	y;
+	uint64_t	m;
+	uint64_t	i;
+} SbfPosIter;
+
+/* Starts the position sequence of hash h (h2 = sbf_mix64(h) | 1) for m bits. */
+static inline void
+sbf_pos_start(SbfPosIter *it, uint64_t h, uint64_t h2, uint64_t m)
+{
+	it->x = h % m;
+	it->y = h2 % m;
+	it->m = m;
+	it->i = 0;
+}
+
+/* Returns the next position of the sequence. */
+static inline uint64_t
+sbf_pos_next(SbfPosIter *it)
+{
+	uint64_t	pos = it->x;
+	uint64_t	inc = ++it->i;
+
+	it->x += it->y;
+	if (it->x >= it->m)
+		it->x -= it->m;
+	if (inc >= it->m)
+		inc %= it->m;
+	it->y += inc;
+	if (it->y >= it->m)
+		it->y -= it->m;
+	return pos;
+}
+
+/* Decodes directory entry i of a payload, without its words offset. */
+static inline void
+sbf_read_segment(const uint8_t *buf, uint32_t i, SbfSegment *seg)
+{
+	const uint8_t *e = buf + SBF_SEGDIR_OFFSET(i);
+
+	seg->capacity = sbf_load64(e + SBF_SEG_CAPACITY);
+	seg->count = sbf_load64(e + SBF_SEG_COUNT);
+	seg->nbits = sbf_load64(e + SBF_SEG_NBITS);
+	seg->k = sbf_load16(e + SBF_SEG_K);
+	seg->tier = sbf_load16(e + SBF_SEG_TIER);
+	seg->words_offset = 0;
+}
+
+/* Tests bit j of a segment's bit array (bit j%64 of LE word j/64). */
+static inline bool
+sbf_bit_test(const uint8_t *words, uint64_t j)
+{
+	return (words[j >> 3] >> (j & 7)) & 1;
+}
+
+/* Sets bit j of a segment's bit array. */
+static inline void
+sbf_bit_set(uint8_t *words, uint64_t j)
+{
+	words[j >> 3] |= (uint8_t) (1u << (j & 7));
+}
+
+/* ---- HyperLogLog area (sbf_hll.c) ---- */
+
+#define SBF_HLL_REGISTERS(p)	((uint32_t) 1 << (p))
+#define SBF_HLL_MAX_RHO(p)		(65 - (p))
+
+/* Checks only the length of an area against its representation. */
+extern SbfStatus sbf_hll_check_size(size_t bytes, bool dense, int p);
+/* Checks the whole area: ranges, order, canonical representation. */
+extern SbfStatus sbf_hll_check(const uint8_t *area, size_t bytes, bool dense, int p);
+/* Expands an area into one byte per register (regs has 2^p entries). */
+extern void sbf_hll_unpack(const uint8_t *area, size_t bytes, bool dense, int p,
+						   uint8_t *regs);
+/* Folds registers from precision p to np <= p exactly. */
+extern void sbf_hll_fold(const uint8_t *regs, int p, int np, uint8_t *out);
+/* Size of the canonical encoding of regs; *dense tells the representation. */
+extern size_t sbf_hll_encoded_size(const uint8_t *regs, int p, bool *dense);
+/* Writes the canonical encoding chosen by sbf_hll_encoded_size. */
+extern void sbf_hll_encode(const uint8_t *regs, int p, bool dense, uint8_t *out);
+/* Area size after adding hash h (never smaller than bytes). */
+extern size_t sbf_hll_size_after_add(const uint8_t *area, size_t bytes, bool dense,
+									 int p, uint64_t h);
+/*
+ * Adds hash h in place; the area must have room for sbf_hll_size_after_add
+ * bytes.  Returns the new size and updates *dense.
+ */
+extern size_t sbf_hll_apply_add(uint8_t *area, size_t bytes, bool *dense, int p,
+								uint64_t h);
+/* Ertl's improved raw estimate of the area's cardinality. */
+extern double sbf_hll_estimate(const uint8_t *area, size_t bytes, bool dense, int p);
+
+#endif							/* SBF_INTERNAL_H */

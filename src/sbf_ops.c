@@ -1,0 +1,674 @@
+/*
+ * sbf_ops.c
+ *	  SQL functions of the scalablebloom type: creating, adding, membership,
+ *	  hit counts, cardinality, union and the sbf_info() report.
+ *
+ * Functions that return a changed filter never touch their input datum:
+ * they copy it into a new core SbfFilter (with room for a varlena header in
+ * front), change the copy and wrap it as the result.  Lookups build a view
+ * over the detoasted value with sbf_view_of(), which checks only header and
+ * directory: the full validator ran when the value entered the database.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type_d.h"
+#include "common/shortest_dec.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/arrayaccess.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+
+#include "sbf.h"
+
+/*
+ * Extra room given to a copy that receives one element: enough for the
+ * sparse HyperLogLog to grow by an entry without reallocating.
+ */
+#define SBF_ADD_EXTRA		64
+
+/* What sbf_concat_any does with its right-hand argument's type. */
+typedef enum SbfAnyKind
+{
+	SBF_ANY_UNION,				/* another scalablebloom */
+	SBF_ANY_TEXT,				/* text or varchar */
+	SBF_ANY_INT8,
+	SBF_ANY_INT4,
+	SBF_ANY_INT2,
+	SBF_ANY_BYTEA,
+	SBF_ANY_TEXT_ARRAY,			/* text[] or varchar[] */
+	SBF_ANY_INT8_ARRAY,
+	SBF_ANY_INT4_ARRAY,
+	SBF_ANY_INT2_ARRAY
+} SbfAnyKind;
+
+/* The kind cached in fn_extra, with the type it was resolved for. */
+typedef struct SbfAnyCache
+{
+	Oid			argtype;
+	SbfAnyKind	kind;
+} SbfAnyCache;
+
+PG_FUNCTION_INFO_V1(sbf_empty);
+PG_FUNCTION_INFO_V1(sbf_add_text);
+PG_FUNCTION_INFO_V1(sbf_add_int8);
+PG_FUNCTION_INFO_V1(sbf_add_int4);
+PG_FUNCTION_INFO_V1(sbf_add_int2);
+PG_FUNCTION_INFO_V1(sbf_add_bytea);
+PG_FUNCTION_INFO_V1(sbf_add_text_array);
+PG_FUNCTION_INFO_V1(sbf_add_int8_array);
+PG_FUNCTION_INFO_V1(sbf_concat_any);
+PG_FUNCTION_INFO_V1(sbf_contains_text);
+PG_FUNCTION_INFO_V1(sbf_contains_int8);
+PG_FUNCTION_INFO_V1(sbf_contains_bytea);
+PG_FUNCTION_INFO_V1(sbf_contained_text);
+PG_FUNCTION_INFO_V1(sbf_contained_int8);
+PG_FUNCTION_INFO_V1(sbf_contained_bytea);
+PG_FUNCTION_INFO_V1(sbf_matches_text);
+PG_FUNCTION_INFO_V1(sbf_matches_int8);
+PG_FUNCTION_INFO_V1(sbf_cardinality_pg);
+PG_FUNCTION_INFO_V1(sbf_union_pg);
+PG_FUNCTION_INFO_V1(sbf_info);
+
+/* ---- creating and adding ---- */
+
+/* A new empty filter with the default parameters. */
+static ScalableBloom *
+sbf_new_default(void)
+{
+	SbfParams	p;
+	SbfFilter	nf;
+	SbfStatus	st;
+
+	sbf_default_params(&p);
+	st = sbf_create(&nf, &p, VARHDRSZ, &sbf_palloc_allocator);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	return sbf_filter_finish(&nf);
+}
+
+/* sbf_empty(capacity, error_rate, growth, tightening): an empty filter. */
+Datum
+sbf_empty(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	float8		error_rate = PG_GETARG_FLOAT8(1);
+	int32		growth = PG_GETARG_INT32(2);
+	float8		tightening = PG_GETARG_FLOAT8(3);
+	SbfParams	p;
+	SbfFilter	nf;
+	SbfStatus	st;
+
+	sbf_params_from_sql(capacity, error_rate, growth, tightening, &p);
+
+	/* the core sizes the first segment before it allocates anything */
+	st = sbf_create(&nf, &p, VARHDRSZ, &sbf_palloc_allocator);
+	if (st == SBF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("scalablebloom capacity " INT64_FORMAT " is too large for error_rate %s",
+						capacity, float8out_internal(error_rate)),
+				 errdetail("The first segment would exceed the maximum value size of %zu bytes.",
+						   (size_t) SBF_MAX_BYTES),
+				 errhint("Use a smaller capacity; the filter grows beyond it by itself.")));
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
+}
+
+/*
+ * Starts the result of an add: a copy of argument 0 with extra bytes of
+ * room, or a new default filter when argument 0 is NULL.
+ */
+static void
+sbf_start_result(FunctionCallInfo fcinfo, size_t extra, SbfFilter *nf)
+{
+	SbfStatus	st;
+
+	if (PG_ARGISNULL(0))
+	{
+		SbfParams	p;
+
+		sbf_default_params(&p);
+		st = sbf_create(nf, &p, VARHDRSZ, &sbf_palloc_allocator);
+	}
+	else
+	{
+		ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
+		SbfView		v;
+
+		sbf_view_of(f, &v);
+		st = sbf_copy(nf, &v, VARHDRSZ, extra, &sbf_palloc_allocator);
+		PG_FREE_IF_COPY(f, 0);
+	}
+	if (st != SBF_OK)
+		sbf_report_status(st);
+}
+
+/*
+ * The result of adding a NULL element: the filter argument as it is, or an
+ * empty default filter if that is NULL too (a filter is never lost to NULL).
+ */
+static Datum
+sbf_add_null(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_SCALABLEBLOOM_P(sbf_new_default());
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/* Adds one element hash to a copy of argument 0. */
+static Datum
+sbf_add_one(FunctionCallInfo fcinfo, uint64 h)
+{
+	SbfFilter	nf;
+	SbfStatus	st;
+
+	sbf_start_result(fcinfo, SBF_ADD_EXTRA, &nf);
+	st = sbf_add_hash(&nf, h, NULL);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
+}
+
+/*
+ * Storage layout of the array element types we hash.  Fixed here so that no
+ * call needs a catalog lookup; any array that reaches a text[] parameter
+ * holds text-compatible varlenas (varchar[] arrives relabeled).
+ */
+static void
+sbf_elem_layout(Oid elemtype, int16 *elmlen, bool *elmbyval, char *elmalign)
+{
+	switch (elemtype)
+	{
+		case TEXTOID:
+			*elmlen = -1;
+			*elmbyval = false;
+			*elmalign = TYPALIGN_INT;
+			break;
+		case INT8OID:
+			*elmlen = sizeof(int64);
+			*elmbyval = FLOAT8PASSBYVAL;
+			*elmalign = TYPALIGN_DOUBLE;
+			break;
+		case INT4OID:
+			*elmlen = sizeof(int32);
+			*elmbyval = true;
+			*elmalign = TYPALIGN_INT;
+			break;
+		case INT2OID:
+			*elmlen = sizeof(int16);
+			*elmbyval = true;
+			*elmalign = TYPALIGN_SHORT;
+			break;
+		default:
+			elog(ERROR, "unsupported scalablebloom array element type %u", elemtype);
+	}
+}
+
+/* Adds every non-NULL element of array argument 1 to argument 0. */
+static Datum
+sbf_add_array(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	array_iter	it;
+	SbfFilter	nf;
+	int			i;
+
+	sbf_elem_layout(elemtype, &elmlen, &elmbyval, &elmalign);
+	sbf_start_result(fcinfo, SBF_ADD_EXTRA, &nf);
+	array_iter_setup(&it, (AnyArrayType *) arr);
+	for (i = 0; i < nitems; i++)
+	{
+		bool		isnull;
+		Datum		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
+		SbfStatus	st;
+
+		if (isnull)
+			continue;
+		st = sbf_add_hash(&nf, sbf_hash_datum(d, elemtype), NULL);
+		if (st != SBF_OK)
+			sbf_report_status(st);
+	}
+	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
+}
+
+/* sbf_add(scalablebloom, text) */
+Datum
+sbf_add_text(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_hash_text(PG_GETARG_TEXT_PP(1)));
+}
+
+/* sbf_add(scalablebloom, bigint) */
+Datum
+sbf_add_int8(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_hash_int64(PG_GETARG_INT64(1)));
+}
+
+/* sbf_add(scalablebloom, integer): hashes as the equal bigint. */
+Datum
+sbf_add_int4(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_hash_int64((int64) PG_GETARG_INT32(1)));
+}
+
+/* sbf_add(scalablebloom, smallint): hashes as the equal bigint. */
+Datum
+sbf_add_int2(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_hash_int64((int64) PG_GETARG_INT16(1)));
+}
+
+/* sbf_add(scalablebloom, bytea) */
+Datum
+sbf_add_bytea(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_hash_bytea(PG_GETARG_BYTEA_PP(1)));
+}
+
+/* sbf_add(scalablebloom, text[]): NULL elements are skipped. */
+Datum
+sbf_add_text_array(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_array(fcinfo, TEXTOID);
+}
+
+/* sbf_add(scalablebloom, bigint[]): NULL elements are skipped. */
+Datum
+sbf_add_int8_array(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_array(fcinfo, INT8OID);
+}
+
+/* ---- union ---- */
+
+/*
+ * Union of arguments 0 and 1; a NULL side yields the other one, two NULLs
+ * yield NULL.
+ */
+static Datum
+sbf_union_args(FunctionCallInfo fcinfo)
+{
+	ScalableBloom *a;
+	ScalableBloom *b;
+	SbfView		va;
+	SbfView		vb;
+	SbfFilter	nf;
+	SbfStatus	st;
+
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(0))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(1));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	a = PG_GETARG_SCALABLEBLOOM_P(0);
+	b = PG_GETARG_SCALABLEBLOOM_P(1);
+	sbf_view_of(a, &va);
+	sbf_view_of(b, &vb);
+	sbf_check_union_compatible(&va, &vb);
+
+	/* the union holds at most both payloads; sbf_copy clamps the room */
+	st = sbf_copy(&nf, &va, VARHDRSZ, vb.len, &sbf_palloc_allocator);
+	if (st == SBF_OK)
+		st = sbf_union(&nf, &vb);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
+}
+
+/* sbf_union(scalablebloom, scalablebloom) */
+Datum
+sbf_union_pg(PG_FUNCTION_ARGS)
+{
+	return sbf_union_args(fcinfo);
+}
+
+/* Resolves what sbf_concat_any does with a right-hand type. */
+static SbfAnyKind
+sbf_any_kind(Oid sbftype, Oid argtype)
+{
+	/* domains are looked through, once per call site (the result is cached) */
+	Oid			types[2] = {argtype, getBaseType(argtype)};
+	Oid			sbfbase = getBaseType(sbftype);
+	int			i;
+
+	for (i = 0; i < 2; i++)
+	{
+		Oid			t = types[i];
+
+		if (t == sbfbase)
+			return SBF_ANY_UNION;
+		switch (t)
+		{
+			case TEXTOID:
+			case VARCHAROID:
+				return SBF_ANY_TEXT;
+			case INT8OID:
+				return SBF_ANY_INT8;
+			case INT4OID:
+				return SBF_ANY_INT4;
+			case INT2OID:
+				return SBF_ANY_INT2;
+			case BYTEAOID:
+				return SBF_ANY_BYTEA;
+			case TEXTARRAYOID:
+			case VARCHARARRAYOID:
+				return SBF_ANY_TEXT_ARRAY;
+			case INT8ARRAYOID:
+				return SBF_ANY_INT8_ARRAY;
+			case INT4ARRAYOID:
+				return SBF_ANY_INT4_ARRAY;
+			case INT2ARRAYOID:
+				return SBF_ANY_INT2_ARRAY;
+			default:
+				break;
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("cannot add a value of type %s to a scalablebloom",
+					format_type_be(argtype)),
+			 errhint("Elements are text, bigint, integer, smallint (the integers hash alike) or bytea values, or arrays of text or integers; || with a scalablebloom forms the union.  Cast other values to one of these types.")));
+	return SBF_ANY_UNION;		/* keep compiler quiet */
+}
+
+/*
+ * scalablebloom || anyelement: the union when the right side is a
+ * scalablebloom, else an add of that element.
+ *
+ * Why this exists instead of ||(scalablebloom, scalablebloom) and of ||
+ * operators for bigint, integer, smallint and text[]: PostgreSQL resolves an
+ * unknown literal to the other argument's type, and prefers an operator that
+ * matches the known argument exactly.  ||(scalablebloom, scalablebloom) would
+ * make  seen || 'sku:42'  parse the literal as a filter; ||(scalablebloom,
+ * integer) would make  'sku:' || 42  do the same anywhere in the database.
+ * A polymorphic right argument never wins those contests, so the literal
+ * resolves to text, and filters and integers arrive here.
+ */
+Datum
+sbf_concat_any(PG_FUNCTION_ARGS)
+{
+	SbfAnyCache *cache = (SbfAnyCache *) fcinfo->flinfo->fn_extra;
+	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
+
+	if (!OidIsValid(argtype))
+		elog(ERROR, "could not determine the type of the value added to a scalablebloom");
+	if (cache == NULL || cache->argtype != argtype)
+	{
+		SbfAnyKind	kind = sbf_any_kind(get_fn_expr_argtype(fcinfo->flinfo, 0),
+										argtype);
+
+		if (cache == NULL)
+		{
+			cache = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(SbfAnyCache));
+			fcinfo->flinfo->fn_extra = cache;
+		}
+		cache->argtype = argtype;
+		cache->kind = kind;
+	}
+
+	switch (cache->kind)
+	{
+		case SBF_ANY_UNION:
+			return sbf_union_args(fcinfo);
+		case SBF_ANY_TEXT:
+			return sbf_add_text(fcinfo);
+		case SBF_ANY_INT8:
+			return sbf_add_int8(fcinfo);
+		case SBF_ANY_INT4:
+			return sbf_add_int4(fcinfo);
+		case SBF_ANY_INT2:
+			return sbf_add_int2(fcinfo);
+		case SBF_ANY_BYTEA:
+			return sbf_add_bytea(fcinfo);
+		case SBF_ANY_TEXT_ARRAY:
+			return sbf_add_text_array(fcinfo);
+		case SBF_ANY_INT8_ARRAY:
+			return sbf_add_int8_array(fcinfo);
+		case SBF_ANY_INT4_ARRAY:
+			if (PG_ARGISNULL(1))
+				return sbf_add_null(fcinfo);
+			return sbf_add_array(fcinfo, INT4OID);
+		case SBF_ANY_INT2_ARRAY:
+			if (PG_ARGISNULL(1))
+				return sbf_add_null(fcinfo);
+			return sbf_add_array(fcinfo, INT2OID);
+	}
+	elog(ERROR, "unexpected scalablebloom concatenation kind %d", (int) cache->kind);
+	PG_RETURN_NULL();			/* keep compiler quiet */
+}
+
+/* ---- lookups ---- */
+
+/* Membership of one element hash in filter argument fpos. */
+static bool
+sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
+{
+	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(fpos);
+	SbfView		v;
+	bool		result;
+
+	sbf_view_of(f, &v);
+	result = sbf_contains_hash(&v, h);
+	PG_FREE_IF_COPY(f, fpos);
+	return result;
+}
+
+/* sbf_contains(scalablebloom, text) */
+Datum
+sbf_contains_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
+									sbf_hash_text(PG_GETARG_TEXT_PP(1))));
+}
+
+/* sbf_contains(scalablebloom, bigint) */
+Datum
+sbf_contains_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
+									sbf_hash_int64(PG_GETARG_INT64(1))));
+}
+
+/* sbf_contains(scalablebloom, bytea) */
+Datum
+sbf_contains_bytea(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
+									sbf_hash_bytea(PG_GETARG_BYTEA_PP(1))));
+}
+
+/* text <@ scalablebloom: sbf_contains with the arguments swapped. */
+Datum
+sbf_contained_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
+									sbf_hash_text(PG_GETARG_TEXT_PP(0))));
+}
+
+/* bigint <@ scalablebloom */
+Datum
+sbf_contained_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
+									sbf_hash_int64(PG_GETARG_INT64(0))));
+}
+
+/* bytea <@ scalablebloom */
+Datum
+sbf_contained_bytea(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
+									sbf_hash_bytea(PG_GETARG_BYTEA_PP(0))));
+}
+
+/*
+ * Counts the non-NULL elements of argument 1 that are probably in filter
+ * argument 0.  The filter is detoasted once; elements are hashed in place
+ * (no allocation per element).  Duplicates count each time.
+ */
+static int32
+sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	array_iter	it;
+	SbfView		v;
+	int32		hits = 0;
+	int			i;
+
+	sbf_elem_layout(elemtype, &elmlen, &elmbyval, &elmalign);
+	sbf_view_of(f, &v);
+	array_iter_setup(&it, (AnyArrayType *) arr);
+	for (i = 0; i < nitems; i++)
+	{
+		bool		isnull;
+		Datum		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
+
+		if (!isnull && sbf_contains_hash(&v, sbf_hash_datum(d, elemtype)))
+			hits++;
+	}
+	return hits;
+}
+
+/* sbf_matches(scalablebloom, text[]) */
+Datum
+sbf_matches_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(sbf_matches_array(fcinfo, TEXTOID));
+}
+
+/* sbf_matches(scalablebloom, bigint[]) */
+Datum
+sbf_matches_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(sbf_matches_array(fcinfo, INT8OID));
+}
+
+/* The HyperLogLog estimate rounded to a bigint. */
+static int64
+sbf_cardinality_rounded(const SbfView *v)
+{
+	double		est = sbf_cardinality(v);
+
+	if (!(est >= 0.0))
+		return 0;
+	if (est >= (double) PG_INT64_MAX)
+		return PG_INT64_MAX;
+	return (int64) llround(est);
+}
+
+/* sbf_cardinality(scalablebloom) and prefix operator # */
+Datum
+sbf_cardinality_pg(PG_FUNCTION_ARGS)
+{
+	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
+	SbfView		v;
+
+	sbf_view_of(f, &v);
+	PG_RETURN_INT64(sbf_cardinality_rounded(&v));
+}
+
+/* ---- sbf_info ---- */
+
+/* Appends a double as a JSON number in its shortest exact form. */
+static void
+sbf_append_json_float(StringInfo buf, double d)
+{
+	char		num[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+	if (!isfinite(d))
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	double_to_shortest_decimal_buf(d, num);
+	appendStringInfoString(buf, num);
+}
+
+/*
+ * sbf_info(scalablebloom) -> jsonb: format, parameters, HyperLogLog,
+ * estimates and one object per segment.  Linear in the value's size (it
+ * counts set bits for the fill figures).
+ */
+Datum
+sbf_info(PG_FUNCTION_ARGS)
+{
+	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
+	SbfView		v;
+	StringInfoData buf;
+	uint32		i;
+
+	sbf_view_of(f, &v);
+	initStringInfo(&buf);
+
+	appendStringInfo(&buf, "{\"version\": %u, \"hash\": \"%s\", \"error_rate\": ",
+					 (unsigned) v.version,
+					 v.hash_id == SBF_HASH_XXH3 ? "xxh3_64" : "unknown");
+	sbf_append_json_float(&buf, v.error_rate);
+	appendStringInfo(&buf, ", \"growth\": %u, \"tightening\": ", (unsigned) v.growth);
+	sbf_append_json_float(&buf, v.tightening);
+	appendStringInfo(&buf, ", \"capacity\": " UINT64_FORMAT, (uint64) v.capacity);
+	appendStringInfo(&buf,
+					 ", \"hll\": {\"precision\": %u, \"form\": \"%s\", \"bytes\": %u}",
+					 (unsigned) v.hll_p,
+					 (v.flags & SBF_FLAG_HLL_DENSE) ? "dense" : "sparse",
+					 (unsigned) v.hll_bytes);
+	appendStringInfo(&buf, ", \"cardinality\": " INT64_FORMAT,
+					 sbf_cardinality_rounded(&v));
+	appendStringInfoString(&buf, ", \"fpr_bound\": ");
+	sbf_append_json_float(&buf, sbf_fpr_bound(&v));
+	appendStringInfoString(&buf, ", \"fpr_estimate\": ");
+	sbf_append_json_float(&buf, sbf_current_fpr(&v));
+	appendStringInfo(&buf, ", \"bytes\": %u, \"segments\": [", (unsigned) VARSIZE(f));
+
+	for (i = 0; i < v.nsegments; i++)
+	{
+		SbfSegment	seg;
+
+		sbf_get_segment(&v, i, &seg);
+		appendStringInfo(&buf,
+						 "%s{\"capacity\": " UINT64_FORMAT ", \"count\": " UINT64_FORMAT
+						 ", \"bits\": " UINT64_FORMAT ", \"hashes\": %u, \"tier\": %u, \"fill\": ",
+						 i > 0 ? ", " : "",
+						 (uint64) seg.capacity, (uint64) seg.count,
+						 (uint64) seg.nbits, (unsigned) seg.k, (unsigned) seg.tier);
+		sbf_append_json_float(&buf, sbf_segment_fill(&v, i));
+		appendStringInfoString(&buf, ", \"error_rate\": ");
+		sbf_append_json_float(&buf, sbf_tier_error(v.error_rate, v.tightening, seg.tier));
+		appendStringInfoChar(&buf, '}');
+	}
+	appendStringInfoString(&buf, "]}");
+
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}

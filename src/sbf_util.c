@@ -1,0 +1,379 @@
+/*
+ * sbf_util.c
+ *	  Helpers shared by the scalablebloom glue: the palloc allocator handed to
+ *	  the core, the validation wrappers, parameter checks, status reporting,
+ *	  and element hashing by SQL type.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type_d.h"
+#include "lib/stringinfo.h"
+#include "utils/float.h"
+#include "utils/memutils.h"
+
+#include "sbf.h"
+
+/* Allocates size bytes in ctx (or CurrentMemoryContext); NULL on failure. */
+static void *
+sbf_palloc(size_t size, void *ctx)
+{
+	MemoryContext mcxt = ctx ? (MemoryContext) ctx : CurrentMemoryContext;
+
+	if (!AllocSizeIsValid(size))
+		return NULL;
+	return MemoryContextAllocExtended(mcxt, size, MCXT_ALLOC_NO_OOM);
+}
+
+/* Resizes a chunk from sbf_palloc; NULL if the size is beyond palloc's limit. */
+static void *
+sbf_repalloc(void *ptr, size_t size, void *ctx)
+{
+	if (ptr == NULL)
+		return sbf_palloc(size, ctx);
+	if (!AllocSizeIsValid(size))
+		return NULL;
+	/* PostgreSQL 15 has no no-OOM repalloc: out of memory raises 53200 */
+	return repalloc(ptr, size);
+}
+
+/* Frees a chunk from sbf_palloc. */
+static void
+sbf_pfree(void *ptr, void *ctx)
+{
+	if (ptr != NULL)
+		pfree(ptr);
+}
+
+const SbfAllocator sbf_palloc_allocator = {
+	sbf_palloc,
+	sbf_repalloc,
+	sbf_pfree,
+	NULL
+};
+
+/* Formats a float8 the way float8out does, for messages. */
+static char *
+sbf_fmt_float(double d)
+{
+	return float8out_internal(d);
+}
+
+/* A full-sentence errdetail for a validator status on buf. */
+static int
+sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
+{
+	if (st == SBF_E_VERSION && len > 0)
+		return errdetail("The value has format version %u, but this build reads only version %d.",
+						 (unsigned) buf[0], SBF_FORMAT_VERSION);
+	if (st == SBF_E_HASH && len > 2)
+		return errdetail("The value uses hash function %u, but this build knows only %d (XXH3_64).",
+						 (unsigned) buf[2], SBF_HASH_XXH3);
+	return errdetail("Format check failed: %s.", sbf_status_message(st));
+}
+
+/* Validates an outside payload, raising sqlerrcode on a malformed one. */
+void
+sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v, int sqlerrcode)
+{
+	SbfStatus	st = sbf_validate(buf, len, v);
+
+	if (st == SBF_OK)
+		return;
+	if (sqlerrcode == ERRCODE_INVALID_TEXT_REPRESENTATION)
+		ereport(ERROR,
+				(errcode(sqlerrcode),
+				 errmsg("invalid input syntax for type scalablebloom"),
+				 sbf_status_errdetail(st, buf, len)));
+	ereport(ERROR,
+			(errcode(sqlerrcode),
+			 errmsg("invalid binary data for type scalablebloom"),
+			 sbf_status_errdetail(st, buf, len)));
+}
+
+/* Validates bytes from recv, the bytea cast or deserialize (22P03). */
+void
+sbf_check_payload(const uint8 *buf, size_t len, SbfView *v)
+{
+	sbf_check_payload_code(buf, len, v, ERRCODE_INVALID_BINARY_REPRESENTATION);
+}
+
+/*
+ * View over a detoasted value that was validated when it entered.
+ *
+ * Only the header and segment directory are checked (O(segments), not
+ * O(bytes)), which is enough for every later read to stay inside the value:
+ * the directory must describe exactly the value's length.  This is the hot
+ * path of every lookup and the single place where a cache can go later.
+ */
+void
+sbf_view_of(const ScalableBloom *f, SbfView *v)
+{
+	size_t		len = SBF_PAYLOAD_LEN(f);
+	SbfStatus	st;
+
+	st = sbf_parse_prefix(SBF_PAYLOAD_PTR(f), len, len, v);
+	if (st != SBF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("scalablebloom value is corrupted"),
+				 sbf_status_errdetail(st, SBF_PAYLOAD_PTR(f), len)));
+}
+
+/* Raises the error matching a non-OK status from a write operation. */
+void
+sbf_report_status(SbfStatus st)
+{
+	switch (st)
+	{
+		case SBF_E_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("scalablebloom value would be too large"),
+					 errdetail("A scalablebloom value is limited to %zu bytes.",
+							   (size_t) SBF_MAX_BYTES),
+					 errhint("Split the elements over several filters, or use a larger error_rate.")));
+			break;
+		case SBF_E_TOO_MANY_SEGMENTS:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("scalablebloom value would have too many segments"),
+					 errdetail("A scalablebloom value is limited to %d segments.",
+							   SBF_MAX_SEGMENTS),
+					 errhint("Build the filter with a larger capacity or growth.")));
+			break;
+		case SBF_E_INCOMPATIBLE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot union scalablebloom values with different parameters"),
+					 errhint("Build both filters with the same error_rate, growth and tightening.")));
+			break;
+		case SBF_E_PARAM:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid scalablebloom parameters"),
+					 errdetail("Format check failed: %s.", sbf_status_message(st))));
+			break;
+		case SBF_E_NOMEM:
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("The scalablebloom value could not be allocated.")));
+			break;
+		case SBF_OK:
+			elog(ERROR, "sbf_report_status called without an error");
+			break;
+		default:
+			/* a write found a stored value the prefix check let through */
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("scalablebloom value is corrupted"),
+					 errdetail("Format check failed: %s.", sbf_status_message(st))));
+			break;
+	}
+	pg_unreachable();
+}
+
+/* Raises 22023 for an error_rate outside (0, 0.5). */
+static void
+sbf_check_error_rate(double error_rate)
+{
+	/* written so that NaN fails */
+	if (!(error_rate > 0.0 && error_rate < 0.5))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid scalablebloom error_rate: %s",
+						sbf_fmt_float(error_rate)),
+				 errdetail("The error rate must be greater than 0 and less than 0.5."),
+				 errhint("Typical values are 0.01 or 0.001.")));
+}
+
+/* Raises 22023 for a tightening ratio outside (0, 1]. */
+static void
+sbf_check_tightening(double tightening)
+{
+	if (!(tightening > 0.0 && tightening <= 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid scalablebloom tightening: %s",
+						sbf_fmt_float(tightening)),
+				 errdetail("The tightening ratio must be greater than 0 and at most 1."),
+				 errhint("Use %s (the default); 1 keeps every segment at the requested error_rate.",
+						 sbf_fmt_float(SBF_DEFAULT_TIGHTENING))));
+}
+
+/* Raises 22023 for a growth factor outside 1..SBF_MAX_GROWTH. */
+static void
+sbf_check_growth(int64 growth)
+{
+	if (growth < 1 || growth > SBF_MAX_GROWTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid scalablebloom growth: " INT64_FORMAT, growth),
+				 errdetail("The growth factor must be between 1 and %d.",
+						   SBF_MAX_GROWTH),
+				 errhint("Use %d (the default) to make each new segment %d times larger, or 1 for equal segments.",
+						 SBF_DEFAULT_GROWTH, SBF_DEFAULT_GROWTH)));
+}
+
+/* Raises 22023 for a capacity below 1. */
+static void
+sbf_check_capacity(int64 capacity)
+{
+	if (capacity < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid scalablebloom capacity: " INT64_FORMAT, capacity),
+				 errdetail("The capacity must be at least 1."),
+				 errhint("Pass the number of elements the first segment should hold; the filter grows beyond it by itself.")));
+}
+
+/* Checks user-supplied parameters, raising 22023 with a hint on failure. */
+void
+sbf_check_params(const SbfParams *p)
+{
+	if (p->capacity < 1)
+		sbf_check_capacity(0);
+	sbf_check_error_rate(p->error_rate);
+	sbf_check_growth(p->growth);
+	sbf_check_tightening(p->tightening);
+	if (sbf_params_check(p) != SBF_OK)
+		sbf_report_status(SBF_E_PARAM);
+}
+
+/* Checks SQL-level parameters and fills *p. */
+void
+sbf_params_from_sql(int64 capacity, float8 error_rate, int32 growth,
+					float8 tightening, SbfParams *p)
+{
+	/* range checks first: narrowing must not turn a bad value into a good one */
+	sbf_check_capacity(capacity);
+	sbf_check_error_rate(error_rate);
+	sbf_check_growth(growth);
+	sbf_check_tightening(tightening);
+
+	p->capacity = (uint64) capacity;
+	p->error_rate = error_rate;
+	p->growth = (uint16) growth;
+	p->tightening = tightening;
+	p->hll_p = SBF_HLL_P_DEFAULT;
+	sbf_check_params(p);
+}
+
+/* Default parameters (used when a NULL filter starts a new one). */
+void
+sbf_default_params(SbfParams *p)
+{
+	p->capacity = SBF_DEFAULT_CAPACITY;
+	p->error_rate = SBF_DEFAULT_ERROR_RATE;
+	p->growth = SBF_DEFAULT_GROWTH;
+	p->tightening = SBF_DEFAULT_TIGHTENING;
+	p->hll_p = SBF_HLL_P_DEFAULT;
+}
+
+/* Raises 22023 naming the differing parameters unless a and b can unite. */
+void
+sbf_check_union_compatible(const SbfView *a, const SbfView *b)
+{
+	StringInfoData left;
+	StringInfoData right;
+	const char *sep = "";
+
+	if (a->error_rate == b->error_rate && a->growth == b->growth &&
+		a->tightening == b->tightening && a->hash_id == b->hash_id &&
+		a->version == b->version)
+		return;
+
+	initStringInfo(&left);
+	initStringInfo(&right);
+	if (a->error_rate != b->error_rate)
+	{
+		appendStringInfo(&left, "error_rate %s", sbf_fmt_float(a->error_rate));
+		appendStringInfo(&right, "error_rate %s", sbf_fmt_float(b->error_rate));
+		sep = ", ";
+	}
+	if (a->growth != b->growth)
+	{
+		appendStringInfo(&left, "%sgrowth %u", sep, (unsigned) a->growth);
+		appendStringInfo(&right, "%sgrowth %u", sep, (unsigned) b->growth);
+		sep = ", ";
+	}
+	if (a->tightening != b->tightening)
+	{
+		appendStringInfo(&left, "%stightening %s", sep, sbf_fmt_float(a->tightening));
+		appendStringInfo(&right, "%stightening %s", sep, sbf_fmt_float(b->tightening));
+		sep = ", ";
+	}
+	if (a->hash_id != b->hash_id || a->version != b->version)
+	{
+		appendStringInfo(&left, "%sformat %u hash %u", sep,
+						 (unsigned) a->version, (unsigned) a->hash_id);
+		appendStringInfo(&right, "%sformat %u hash %u", sep,
+						 (unsigned) b->version, (unsigned) b->hash_id);
+	}
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot union scalablebloom values with different parameters"),
+			 errdetail("The first filter has %s; the second has %s.",
+					   left.data, right.data),
+			 errhint("Build both filters with the same error_rate, growth and tightening.")));
+}
+
+/* Wraps a mutable core filter (created with prefix VARHDRSZ) as a varlena. */
+ScalableBloom *
+sbf_filter_finish(SbfFilter *f)
+{
+	if (f->prefix != VARHDRSZ)
+		elog(ERROR, "scalablebloom filter built with prefix %zu", f->prefix);
+	/* the core keeps len <= SBF_MAX_BYTES, so the total fits a varlena */
+	SET_VARSIZE(f->base, VARHDRSZ + f->len);
+	return (ScalableBloom *) f->base;
+}
+
+/* Hash of a text element: its bytes without header or terminator. */
+uint64
+sbf_hash_text(text *t)
+{
+	return sbf_hash(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+}
+
+/* Hash of a bytea element: its bytes. */
+uint64
+sbf_hash_bytea(bytea *b)
+{
+	return sbf_hash(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+}
+
+/* Hash of an element datum of a supported type. */
+uint64
+sbf_hash_datum(Datum d, Oid typid)
+{
+	switch (typid)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+			{
+				struct varlena *p = (struct varlena *) DatumGetPointer(d);
+				uint64		h;
+
+				if (!VARATT_IS_EXTENDED(p) || VARATT_IS_SHORT(p))
+					return sbf_hash(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+				p = pg_detoast_datum_packed(p);
+				h = sbf_hash(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+				pfree(p);
+				return h;
+			}
+		case INT8OID:
+			return sbf_hash_int64(DatumGetInt64(d));
+		case INT4OID:
+			return sbf_hash_int64((int64) DatumGetInt32(d));
+		case INT2OID:
+			return sbf_hash_int64((int64) DatumGetInt16(d));
+		default:
+			elog(ERROR, "unsupported scalablebloom element type %u", typid);
+	}
+	return 0;					/* keep compiler quiet */
+}

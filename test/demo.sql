@@ -1,0 +1,59 @@
+-- sbf demo: build per-user filters from an interaction log, then score
+-- candidate posts for one user, as a feed-ranking service would.
+\set ON_ERROR_STOP on
+\pset footer off
+SELECT setseed(0.42);
+CREATE EXTENSION sbf;
+
+\echo '--- 1. a sample interaction log: 2,000 users, 200,000 interactions'
+CREATE TABLE interactions AS
+SELECT 1 + (random() ^ 2 * 1999)::int AS user_id,
+       (ARRAY['sku:', 'brand:', 'voucher:'])[1 + (random() * 2)::int]
+         || (random() ^ 3 * 20000)::int AS object
+FROM generate_series(1, 200000);
+
+\echo '--- 2. one filter per user, in one statement'
+CREATE TABLE user_filters AS
+  SELECT user_id, sbf_agg(object) AS seen FROM interactions GROUP BY user_id;
+SELECT count(*) AS users,
+       pg_size_pretty(sum(pg_column_size(seen))) AS filter_bytes,
+       pg_size_pretty(sum(pg_column_size(seen)) / count(*)) AS per_user
+FROM user_filters;
+
+\echo '--- 3. candidate posts carry 1-5 objects each'
+CREATE TABLE posts AS
+SELECT post_id,
+       ARRAY(SELECT (ARRAY['sku:', 'brand:', 'voucher:'])[1 + (random() * 2)::int]
+                    || (random() ^ 3 * 20000)::int
+             FROM generate_series(1, 1 + (post_id % 5))) AS objects
+FROM generate_series(1, 5000) AS post_id;
+
+\echo '--- 4. score 120 candidates for the heaviest user (top 10 shown)'
+SELECT user_id AS heavy_user FROM interactions
+GROUP BY user_id ORDER BY count(*) DESC LIMIT 1 \gset
+SELECT p.post_id, p.objects, sbf_matches(f.seen, p.objects) AS hits
+FROM posts p, user_filters f
+WHERE f.user_id = :heavy_user AND p.post_id BETWEEN 1 AND 120
+ORDER BY hits DESC, post_id LIMIT 10;
+
+\echo '--- 5. the filter against the exact answer for those 120 candidates'
+WITH scored AS (
+  SELECT p.post_id, o AS object, f.seen @> o AS probably,
+         EXISTS (SELECT 1 FROM interactions i
+                 WHERE i.user_id = :heavy_user AND i.object = o) AS exact
+  FROM posts p CROSS JOIN LATERAL unnest(p.objects) AS o, user_filters f
+  WHERE f.user_id = :heavy_user AND p.post_id BETWEEN 1 AND 120)
+SELECT count(*) AS checks,
+       count(*) FILTER (WHERE exact) AS truly_seen,
+       count(*) FILTER (WHERE exact AND NOT probably) AS false_negatives,
+       count(*) FILTER (WHERE probably AND NOT exact) AS false_positives
+FROM scored;
+
+\echo '--- 6. keep it current, and look inside'
+UPDATE user_filters SET seen = seen || 'sku:42' WHERE user_id = :heavy_user;
+SELECT seen @> 'sku:42' AS has_sku_42, # seen AS distinct_objects,
+       (SELECT count(DISTINCT object) FROM interactions
+         WHERE user_id = :heavy_user) + 1 AS exact_at_most
+FROM user_filters WHERE user_id = :heavy_user;
+SELECT jsonb_pretty(sbf_info(seen)) AS info
+FROM user_filters WHERE user_id = :heavy_user;

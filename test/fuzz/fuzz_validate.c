@@ -1,0 +1,171 @@
+/*
+ * fuzz_validate.c
+ *	  libFuzzer target for sbf_validate.  Inputs that validate are then driven
+ *	  through every read and write operation, checking the invariants: the
+ *	  results validate again, errors leave filters unchanged, there are no
+ *	  false negatives, and the text form round-trips.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+
+#define NPROBES		16
+
+/* Checks that a mutable filter's payload validates; returns its view. */
+static void
+check_filter(const SbfFilter *f, SbfView *v)
+{
+	SbfStatus	st = sbf_validate(SBF_PAYLOAD(f), f->len, v);
+
+	if (st != SBF_OK)
+		fprintf(stderr, "filter does not validate: %s\n", sbf_status_message(st));
+	FUZZ_ASSERT(st == SBF_OK);
+}
+
+/* Checks the read-only queries of a valid view. */
+static void
+check_queries(const SbfView *v)
+{
+	double		c = sbf_cardinality(v);
+	double		fpr = sbf_current_fpr(v);
+	double		bound = sbf_fpr_bound(v);
+	uint32_t	i;
+
+	FUZZ_ASSERT(c >= 0.0 && !isnan(c));
+	FUZZ_ASSERT(fpr >= 0.0 && fpr <= 1.0);
+	/* P_t of a huge tier underflows to 0 */
+	FUZZ_ASSERT(bound >= 0.0 && bound <= 1.0);
+	for (i = 0; i < v->nsegments; i++)
+	{
+		SbfSegment	seg;
+		double		fill = sbf_segment_fill(v, i);
+
+		sbf_get_segment(v, i, &seg);
+		FUZZ_ASSERT(seg.words_offset >= v->bits_offset);
+		FUZZ_ASSERT(seg.words_offset < v->hll_offset);
+		FUZZ_ASSERT(fill >= 0.0 && fill <= 1.0);
+	}
+}
+
+/* Runs an operation's aftermath: valid, and unchanged if it failed. */
+static void
+check_after(const SbfFilter *f, SbfStatus st, const uint8_t *before, size_t blen)
+{
+	SbfView		v;
+
+	check_filter(f, &v);
+	if (st != SBF_OK)
+	{
+		FUZZ_ASSERT(st == SBF_E_TOO_LARGE || st == SBF_E_TOO_MANY_SEGMENTS ||
+					st == SBF_E_NOMEM);
+		FUZZ_ASSERT(f->len == blen && memcmp(SBF_PAYLOAD(f), before, blen) == 0);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	SbfView		v;
+	SbfView		pv;
+	SbfView		fv;
+	SbfFilter	f;
+	SbfStatus	st;
+	uint64_t	probes[NPROBES];
+	bool		present[NPROBES];
+	bool		added[NPROBES];
+	uint8_t    *snap;
+	char	   *text;
+	uint8_t    *decoded;
+	size_t		dlen;
+	int			i;
+
+	st = sbf_validate(data, size, &v);
+	if (size >= SBF_HEADER_BYTES)
+	{
+		/* prefix parsing must not crash either, and agree when valid */
+		SbfStatus	pst = sbf_parse_prefix(data, size, size, &pv);
+
+		if (st == SBF_OK)
+			FUZZ_ASSERT(pst == SBF_OK);
+	}
+	if (st != SBF_OK)
+		return 0;
+
+	FUZZ_ASSERT(sbf_parse_prefix(data, sbf_prefix_size(v.nsegments), size, &pv) == SBF_OK);
+	FUZZ_ASSERT(pv.bits_offset == v.bits_offset && pv.hll_offset == v.hll_offset);
+	check_queries(&v);
+
+	for (i = 0; i < NPROBES; i++)
+	{
+		probes[i] = sbf_hash(data, (size_t) i * size / NPROBES) ^ (uint64_t) i;
+		present[i] = sbf_contains_hash(&v, probes[i]);
+		added[i] = false;
+	}
+
+	/* text form round trip */
+	text = malloc(sbf_text_size(size) + 1);
+	sbf_text_encode(data, size, text);
+	FUZZ_ASSERT(strlen(text) == sbf_text_size(size));
+	decoded = malloc(sbf_text_decoded_max(strlen(text)) + 1);
+	FUZZ_ASSERT(sbf_text_decode(text, strlen(text), decoded, &dlen));
+	FUZZ_ASSERT(dlen == size && memcmp(decoded, data, size) == 0);
+	free(decoded);
+	free(text);
+
+	/* copy, then add */
+	st = sbf_copy(&f, &v, 4, 64, &fuzz_allocator);
+	if (st != SBF_OK)
+	{
+		FUZZ_ASSERT(st == SBF_E_NOMEM);
+		return 0;
+	}
+	FUZZ_ASSERT(f.len == size && memcmp(SBF_PAYLOAD(&f), data, size) == 0);
+	for (i = 0; i < NPROBES; i++)
+	{
+		size_t		blen = f.len;
+		bool		inserted = false;
+
+		snap = malloc(blen);
+		memcpy(snap, SBF_PAYLOAD(&f), blen);
+		if (i % 4 == 3)
+			st = sbf_hll_add_hash(&f, probes[i]);
+		else
+			st = sbf_add_hash(&f, probes[i], &inserted);
+		check_after(&f, st, snap, blen);
+		free(snap);
+		if (st == SBF_OK && i % 4 != 3)
+		{
+			added[i] = true;
+			sbf_filter_view(&f, &fv);
+			FUZZ_ASSERT(sbf_contains_hash(&fv, probes[i]));
+		}
+	}
+
+	/* union with the original, then with itself through its own buffer */
+	for (i = 0; i < 2; i++)
+	{
+		size_t		blen = f.len;
+		int			j;
+
+		snap = malloc(blen);
+		memcpy(snap, SBF_PAYLOAD(&f), blen);
+		if (i == 0)
+			st = sbf_union(&f, &v);
+		else
+		{
+			sbf_filter_view(&f, &fv);
+			st = sbf_union(&f, &fv);
+		}
+		check_after(&f, st, snap, blen);
+		free(snap);
+		sbf_filter_view(&f, &fv);
+		check_queries(&fv);
+		for (j = 0; j < NPROBES; j++)
+			if (added[j] || present[j])
+				FUZZ_ASSERT(sbf_contains_hash(&fv, probes[j]));
+	}
+	sbf_filter_free(&f);
+	FUZZ_ASSERT(fuzz_live == 0);
+	return 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * gen_corpus.c
+ *	  Writes the small seed corpus of the fuzz targets: valid filters of
+ *	  various shapes (raw payloads for fuzz_validate, their text form for
+ *	  fuzz_text).  Run by "make corpus"; deterministic.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sbf_core.h"
+
+static void *
+gen_alloc(size_t size, void *ctx)
+{
+	(void) ctx;
+	return malloc(size);
+}
+
+static void *
+gen_realloc(void *ptr, size_t size, void *ctx)
+{
+	(void) ctx;
+	return realloc(ptr, size);
+}
+
+static void
+gen_free(void *ptr, void *ctx)
+{
+	(void) ctx;
+	free(ptr);
+}
+
+static const SbfAllocator gen_allocator = {gen_alloc, gen_realloc, gen_free, NULL};
+
+/* Writes len bytes to dir/name. */
+static void
+write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	char		path[512];
+	FILE	   *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "wb");
+	if (fp == NULL || fwrite(data, 1, len, fp) != len || fclose(fp) != 0)
+	{
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+/* Builds one filter and writes it in both forms. */
+static void
+emit(const char *root, const char *name, uint64_t capacity, double e,
+	 uint16_t growth, double r, uint8_t p, uint64_t nkeys, uint64_t nhll)
+{
+	SbfParams	params;
+	SbfFilter	f;
+	SbfView		v;
+	char		dir[512];
+	char	   *text;
+	uint64_t	i;
+
+	params.capacity = capacity;
+	params.error_rate = e;
+	params.growth = growth;
+	params.tightening = r;
+	params.hll_p = p;
+	if (sbf_create(&f, &params, 0, &gen_allocator) != SBF_OK)
+		exit(1);
+	for (i = 0; i < nkeys; i++)
+		if (sbf_add_hash(&f, sbf_hash_int64((int64_t) i), NULL) != SBF_OK)
+			exit(1);
+	for (i = 0; i < nhll; i++)
+		if (sbf_hll_add_hash(&f, sbf_hash_int64((int64_t) (i + 1000000))) != SBF_OK)
+			exit(1);
+	if (sbf_validate(SBF_PAYLOAD(&f), f.len, &v) != SBF_OK)
+		exit(1);
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_validate", root);
+	write_file(dir, name, SBF_PAYLOAD(&f), f.len);
+	text = malloc(sbf_text_size(f.len) + 1);
+	sbf_text_encode(SBF_PAYLOAD(&f), f.len, text);
+	snprintf(dir, sizeof(dir), "%s/fuzz_text", root);
+	write_file(dir, name, text, strlen(text));
+	free(text);
+	sbf_filter_free(&f);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *root = argc > 1 ? argv[1] : "corpus";
+	char		dir[512];
+
+	mkdir(root, 0777);
+	snprintf(dir, sizeof(dir), "%s/fuzz_validate", root);
+	mkdir(dir, 0777);
+	snprintf(dir, sizeof(dir), "%s/fuzz_text", root);
+	mkdir(dir, 0777);
+
+	emit(root, "empty", 1, 0.01, 2, 0.9, 4, 0, 0);
+	emit(root, "one", 10, 0.01, 2, 0.9, 9, 1, 0);
+	emit(root, "sparse-p14", 8, 0.1, 2, 0.5, 14, 20, 0);
+	emit(root, "dense-p4", 4, 0.1, 2, 0.5, 4, 30, 0);
+	emit(root, "dense-p6-hll-only", 16, 0.05, 4, 0.8, 6, 0, 200);
+	emit(root, "seed000", 8, 0.2, 1, 1.0, 5, 40, 0);
+	emit(root, "growth16", 2, 0.3, 16, 0.99, 7, 50, 0);
+	emit(root, "many-segments", 1, 0.4, 1, 0.9, 4, 120, 0);
+	emit(root, "tight", 20, 0.001, 3, 0.1, 8, 100, 30);
+	emit(root, "medium", 200, 0.01, 2, 0.9, 10, 600, 0);
+	return 0;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The complete test suite: core unit tests (ASan/UBSan), fuzz smoke runs,
+# pg_regress and TAP tests.  Installs what it needs first (test/setup.sh).
+# Ends with one line "N passed, N failed" over every suite; exits non-zero if
+# anything failed.
+#   SBF_FUZZ_SECONDS   seconds per fuzz target (default 20)
+#   SBF_SKIP           space-separated suites to skip: unit fuzz regress tap
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+logdir=$root/test/log
+rm -rf "$logdir"; mkdir -p "$logdir"
+
+total_pass=0
+total_fail=0
+summary=()
+
+# Adds one suite's counts to the totals.
+tally() {
+	local name=$1 pass=$2 fail=$3
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+	summary+=("$(printf '  %-10s %5d passed, %d failed' "$name" "$pass" "$fail")")
+}
+
+skip() { [[ " ${SBF_SKIP:-} " == *" $1 "* ]]; }
+
+echo "== setup"
+if ! bash test/setup.sh; then
+	echo "setup failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+if ! skip unit; then
+	echo "== core unit tests (ASan + UBSan)"
+	make -s -C test/unit check 2>&1 | tee "$logdir/unit.log"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logdir/unit.log" | tail -1)
+	if [ -n "$line" ]; then
+		tally unit "$(echo "$line" | cut -d' ' -f1)" "$(echo "$line" | cut -d' ' -f3)"
+	else
+		tally unit 0 1
+	fi
+fi
+
+if ! skip fuzz; then
+	echo "== fuzz smoke runs (${SBF_FUZZ_SECONDS:-20} s per target)"
+	make -s -C test/fuzz smoke FUZZ_SECONDS="${SBF_FUZZ_SECONDS:-20}" 2>&1 | tee "$logdir/fuzz.log" |
+		grep -E '^fuzz '
+	tally fuzz "$(grep -cE '^fuzz [a-z_]+: ok' "$logdir/fuzz.log")" \
+		"$(grep -cE '^fuzz [a-z_]+: FAIL' "$logdir/fuzz.log")"
+fi
+
+if ! skip regress; then
+	echo "== pg_regress"
+	pg_virtualenv -v 15 make -s installcheck 2>&1 | tee "$logdir/regress.log" |
+		grep -E '\.\.\. |tests (passed|failed)|^ERROR|FATAL' 
+	pass=$(grep -cE '\.\.\. ok' "$logdir/regress.log")
+	fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed' "$logdir/regress.log")
+	[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
+	tally regress "$pass" "$fail"
+	[ -f regression.diffs ] && cp regression.diffs "$logdir/"
+fi
+
+if ! skip tap; then
+	echo "== TAP (PostgreSQL::Test::Cluster, run as user postgres)"
+	# initdb refuses to run as root: run the TAP suite from a copy owned by postgres
+	tapdir=$(mktemp -d /tmp/sbf-tap.XXXXXX)
+	cp -a Makefile sbf.control src sql expected test "$tapdir"/
+	rm -rf "$tapdir/test/log"
+	chown -R postgres: "$tapdir"
+	runuser -u postgres -- make -s -C "$tapdir" prove_installcheck \
+		PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config PROVE_FLAGS=-v 2>&1 |
+		tee "$logdir/tap.log" | grep -E '^(ok|not ok|t/|test/|Result|Files=)'
+	pass=$(grep -cE '^ok [0-9]+' "$logdir/tap.log")
+	fail=$(grep -cE '^not ok [0-9]+' "$logdir/tap.log")
+	grep -qE '^Result: PASS' "$logdir/tap.log" || [ "$fail" -gt 0 ] || fail=1
+	tally tap "$pass" "$fail"
+	cp -a "$tapdir"/tmp_check/log "$logdir/tap_server_logs" 2>/dev/null
+	rm -rf "$tapdir"
+fi
+
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what sbf needs on a fresh Debian 12 machine (as root), then builds
+# and installs the extension into the local PostgreSQL 15.
+#   SBF_EXTRA_PACKAGES  more Debian packages to install (benchmarks, study)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(make gcc clang libclang-rt-14-dev postgresql-15 postgresql-server-dev-15
+          postgresql-common libxxhash-dev libipc-run-perl perl ${SBF_EXTRA_PACKAGES:-})
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing packages ${missing[*]}; run as root to install them" >&2
+		exit 1
+	fi
+	echo "setup: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+make -s PG_CONFIG="$PG_CONFIG" WERROR=${WERROR:-1} >/dev/null
+make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+echo "setup: sbf built and installed into $("$PG_CONFIG" --pkglibdir)"
