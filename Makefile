@@ -26,3 +26,9 @@ endif
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# TAP tests alone (PGXS runs them inside installcheck when TAP_TESTS is set;
+# test/run_all.sh runs pg_regress with TAP_TESTS= and this target as postgres)
+prove_installcheck:
+	$(prove_installcheck)
+.PHONY: prove_installcheck

@@ -35,7 +35,13 @@ CREATE TYPE scalablebloom (
 	SEND = scalablebloom_send,
 	INTERNALLENGTH = VARIABLE,
 	ALIGNMENT = double,
-	STORAGE = external
+	STORAGE = external,
+	-- Hashing ignores collation.  The type is collatable only because
+	-- postgres_fdw (PostgreSQL 15) ships a condition such as
+	-- seen @> 'sku:1' to a remote server only when the collation of its text
+	-- operand can be traced to a column of the foreign table; a collatable
+	-- filter column provides that, so membership tests run on the shards.
+	COLLATABLE = true
 );
 
 COMMENT ON TYPE scalablebloom IS

@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash test/setup.sh
-pg_virtualenv -v 15 psql -X -q -f test/demo.sql
+pg_virtualenv -t -v 15 psql -X -q -f test/demo.sql

@@ -53,7 +53,7 @@ fi
 
 if ! skip regress; then
 	echo "== pg_regress"
-	pg_virtualenv -v 15 make -s installcheck 2>&1 | tee "$logdir/regress.log" |
+	pg_virtualenv -t -v 15 make -s installcheck TAP_TESTS= 2>&1 | tee "$logdir/regress.log" |
 		grep -E '\.\.\. |tests (passed|failed)|^ERROR|FATAL' 
 	pass=$(grep -cE '\.\.\. ok' "$logdir/regress.log")
 	fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed' "$logdir/regress.log")

@@ -33,27 +33,33 @@ S=$build/sbf_study
 #    seed 1, 100,000 absent probes per point).  Growth 1 stops at 1e5-1e6:
 #    a thousand segments of 1,000 is already seed 000's regime.
 step "grow: FPR and bytes/element"
+# bytes at 40 points per decade, the FPR probed at every 4th (10 per decade)
+fine="grid=40 every=4"
 {
-	$S grow header=1 label=defaults nmax=1e7
+	$S grow header=1 label=defaults nmax=1e7 $fine
 	$S fixed label=fixed-bloom nmax=1e7
-	$S grow label=seed000 s=1 r=1 nmax=1e6 decades=1
+	$S grow label=seed000 s=1 r=1 nmax=1e6 grid=10 every=10
 	for r in 0.5 0.9; do
-		$S grow label=s1-r$r s=1 r=$r nmax=1e5 decades=1
+		$S grow label=s1-r$r s=1 r=$r nmax=1e5 grid=10 every=10
 	done
-	for r in 0.5 0.7 0.8 0.85 0.95; do
-		$S grow label=s2-r$r s=2 r=$r nmax=1e6
+	# the two candidate tightenings, explicitly, up to 1e7
+	for r in 0.85 0.9; do
+		$S grow label=s2-r$r s=2 r=$r nmax=1e7 $fine
+	done
+	for r in 0.5 0.7 0.8 0.95; do
+		$S grow label=s2-r$r s=2 r=$r nmax=1e6 $fine
 	done
 	for r in 0.8 0.85; do
-		$S grow label=s3-r$r s=3 r=$r nmax=1e6
+		$S grow label=s3-r$r s=3 r=$r nmax=1e6 $fine
 	done
 	for r in 0.5 0.7 0.8 0.9; do
-		$S grow label=s4-r$r s=4 r=$r nmax=1e6
+		$S grow label=s4-r$r s=4 r=$r nmax=1e6 $fine
 	done
 	for c in 100 10000; do
-		$S grow label=c$c c=$c nmax=1e6
+		$S grow label=c$c c=$c nmax=1e6 $fine
 	done
 	# built by the aggregate (first segment right-sized), then grown by ||
-	$S grow label=agg1e5 sized=100000 nmax=1e6
+	$S grow label=agg1e5 sized=100000 nmax=1e6 $fine
 	# the sizing table: other error rates, grown and right-sized
 	for e in 0.001 0.05; do
 		$S grow label=e$e e=$e nmax=1e7 grid=1
@@ -70,8 +76,9 @@ step "grow: word list"
 {
 	$S grow header=1 label=defaults words="$WORDS"
 	$S fixed label=fixed-bloom words="$WORDS"
-	$S grow label=seed000 s=1 r=1 decades=1 words="$WORDS"
+	$S grow label=seed000 s=1 r=1 grid=10 every=10 words="$WORDS"
 	$S grow label=s2-r0.5 r=0.5 words="$WORDS"
+	$S grow label=s2-r0.85 r=0.85 words="$WORDS"
 	$S grow label=agg s=2 sized=174227 words="$WORDS"
 } > "$out/words.tsv"
 
@@ -114,7 +121,8 @@ $S analytic > "$out/analytic.tsv"
 step "summaries"
 awk -f "$here/summarize.awk" -v what=card "$out/card.tsv" > "$out/card_summary.tsv"
 awk -f "$here/summarize.awk" -v what=policy "$out/policy.tsv" > "$out/policy_summary.tsv"
-awk -f "$here/summarize.awk" -v what=key "$out/grow.tsv" > "$out/key_numbers.tsv"
+awk -f "$here/summarize.awk" -v what=key "$out/grow.tsv" "$out/words.tsv" > "$out/key_numbers.tsv"
+awk -f "$here/summarize.awk" -v what=configs "$out/grow.tsv" > "$out/configs.tsv"
 
 step "plots"
 (cd "$here" && gnuplot plot.gp)

@@ -6,7 +6,7 @@
  * an index, hashed exactly as the SQL glue hashes text, so a row printed here
  * is what the same sequence of `f || key` calls would give in SQL.
  *
- *	sbf_study grow     label=... s= r= c= e= p= nmax= probes= seed= grid= decades= [sized=N] [words=FILE]
+ *	sbf_study grow     label=... s= r= c= e= p= nmax= probes= seed= grid= every= [sized=N] [words=FILE]
  *		one filter grown one element at a time through the core (its first
  *		segment right-sized for N, as the aggregate builds it, when sized= is
  *		given); at log-spaced checkpoints: measured FPR on absent keys, bytes,
@@ -168,11 +168,12 @@ probe_hashes(const Words *w, unsigned seed, uint64_t *nprobes)
 /*
  * Checkpoints from 10 up to nmax (and nmax itself): `grid` log-spaced points
  * per decade, or the 1-2-5 series when grid is 0.  probe[i] tells where the
- * false-positive rate is measured: everywhere, or at the powers of ten only
- * when decades is set (probing a filter of a thousand segments is slow).
+ * false-positive rate is measured: on every `every`-th point of a decade
+ * (every = grid: at the powers of ten only; probing a filter of a thousand
+ * segments is slow); the others record bytes only.
  */
 static int
-checkpoints(uint64_t nmax, int grid, bool decades, uint64_t *pts, bool *probe)
+checkpoints(uint64_t nmax, int grid, int every, uint64_t *pts, bool *probe)
 {
 	static const double f125[] = {1.0, 2.0, 5.0};
 	int			per = grid > 0 ? grid : 3;
@@ -194,7 +195,7 @@ checkpoints(uint64_t nmax, int grid, bool decades, uint64_t *pts, bool *probe)
 			if (np > 0 && n <= pts[np - 1])
 				continue;
 			pts[np] = n;
-			probe[np] = !decades || j == 0;
+			probe[np] = every <= 1 || j % every == 0;
 			np++;
 		}
 	}
@@ -289,7 +290,7 @@ cmd_grow(const Args *a)
 	uint64_t	nprobes = (uint64_t) arg_num(a, "probes", 100000);
 	unsigned	seed = (unsigned) arg_num(a, "seed", 1);
 	int			grid = (int) arg_num(a, "grid", 10);
-	bool		decades = arg_num(a, "decades", 0) != 0;
+	int			every = (int) arg_num(a, "every", 1);
 	Words		words;
 	Words	   *w = NULL;
 	uint64_t   *probes;
@@ -314,7 +315,7 @@ cmd_grow(const Args *a)
 			nmax = w->nins;
 	}
 	probes = probe_hashes(w, seed, &nprobes);
-	np = checkpoints(nmax, grid, decades, pts, dofpr);
+	np = checkpoints(nmax, grid, every, pts, dofpr);
 	if (sized > 0)
 		check(sbf_create_sized(&f, &p, sized, 0, &std_allocator), "create");
 	else
@@ -396,7 +397,7 @@ cmd_fixed(const Args *a)
 	uint64_t	nprobes = (uint64_t) arg_num(a, "probes", 100000);
 	unsigned	seed = (unsigned) arg_num(a, "seed", 1);
 	int			grid = (int) arg_num(a, "grid", 10);
-	bool		decades = arg_num(a, "decades", 0) != 0;
+	int			every = (int) arg_num(a, "every", 1);
 	Words		words;
 	Words	   *w = NULL;
 	uint64_t   *probes;
@@ -417,7 +418,7 @@ cmd_fixed(const Args *a)
 			nmax = w->nins;
 	}
 	probes = probe_hashes(w, seed, &nprobes);
-	np = checkpoints(nmax, grid, decades, pts, dofpr);
+	np = checkpoints(nmax, grid, every, pts, dofpr);
 	if (!sbf_segment_geometry(c, e, SBF_MAX_SEGMENT_BITS, &m, &k))
 		return 1;
 	bits = calloc(sbf_words_bytes(m), 1);
@@ -488,7 +489,7 @@ cmd_card(const Args *a)
 	for (seed = 1; seed <= seeds; seed++)
 	{
 		uint64_t	top = seed <= bigseeds ? bignmax : nmax;
-		int			np = checkpoints(top, 0, false, pts, dummy);
+		int			np = checkpoints(top, 0, 1, pts, dummy);
 		int			ci = 0;
 		uint64_t	i;
 		SbfFilter	f;
@@ -631,7 +632,7 @@ cmd_policy(const Args *a)
 	{
 		uint64_t	pts[MAX_POINTS];
 		bool		dofpr[MAX_POINTS];
-		int			np = checkpoints(nmax, 0, false, pts, dofpr);
+		int			np = checkpoints(nmax, 0, 1, pts, dofpr);
 		int			ci = 0;
 		uint64_t   *probes = probe_hashes(NULL, (unsigned) seed, &nprobes);
 		uint8_t		regs[1 << SBF_HLL_P_MAX];

@@ -7,7 +7,7 @@ BEGIN { FS = OFS = "\t" }
 function abs(x) { return x < 0 ? -x : x }
 
 # card: relative error (estimate - n) / n over the seeds, per configuration and n
-what == "card" && NR > 1 {
+what == "card" && FNR > 1 {
 	key = $1 OFS $2 OFS $4
 	rel = ($5 - $4) / $4
 	if ($3 == "words") {
@@ -25,7 +25,7 @@ what == "card" && NR > 1 {
 }
 
 # policy: FPR against its bound over the seeds
-what == "policy" && NR > 1 {
+what == "policy" && FNR > 1 {
 	key = $1 OFS $2 OFS $3 OFS $4 OFS $6 OFS $8
 	if (!(key in cnt))
 		order[++nk] = key
@@ -51,12 +51,12 @@ what == "key" && NR == 1 {
 		"fpr", "fpr_bound", "nsegments", "bytes", "bits_per_elem",
 		"x_bloom_opt", "x_floor", "hll_share"
 }
-what == "key" && NR > 1 && $9 > 0 && $2 == "synthetic" &&
+what == "key" && FNR > 1 && $9 > 0 && $2 == "synthetic" &&
 	($8 ~ /^10*$/ || $1 ~ /^sized/) {
 	print $1, $2, $3, $4, $5, $6, $8, $11, $13, $14, $16, $19, $20, $21, $22
 }
 # the word list: its last row per label (all its elements inserted)
-what == "key" && NR > 1 && $9 > 0 && $2 == "words" {
+what == "key" && FNR > 1 && $9 > 0 && $2 == "words" {
 	if (!($1 in wrow))
 		worder[++nw] = $1
 	wrow[$1] = $1 OFS $2 OFS $3 OFS $4 OFS $5 OFS $6 OFS $8 OFS $11 OFS $13 OFS \
@@ -94,7 +94,7 @@ END {
 }
 
 # configs: one line per configuration, to choose the defaults from
-what == "configs" && NR > 1 && $2 == "synthetic" && $1 !~ /^(sized|e0)/ {
+what == "configs" && FNR > 1 && $2 == "synthetic" && $1 !~ /^(sized|e0)/ {
 	l = $1
 	if (!(l in seen)) {
 		seen[l] = 1
