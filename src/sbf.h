@@ -57,6 +57,14 @@ extern void sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v,
 /* View over a detoasted value that was validated when it entered. */
 extern void sbf_view_of(const ScalableBloom *f, SbfView *v);
 
+/*
+ * View of the header and directory of a stored value from its first avail
+ * of len payload bytes; raises XX001 if they are inconsistent.  Returns false
+ * when avail is too short: then it needs sbf_prefix_size(v->nsegments) bytes.
+ */
+extern bool sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len,
+							   SbfView *v);
+
 /* Raises the error matching a non-OK status from a write operation. */
 extern void sbf_report_status(SbfStatus st) pg_attribute_noreturn();
 
@@ -92,5 +100,42 @@ extern ScalableBloom *sbf_filter_finish(SbfFilter *f);
 extern uint64 sbf_hash_text(text *t);
 extern uint64 sbf_hash_bytea(bytea *b);
 extern uint64 sbf_hash_datum(Datum d, Oid typid);
+
+/* ---- sbf_cache.c ---- */
+
+/* A large out-of-line value read by slices (opaque). */
+typedef struct SbfSliced SbfSliced;
+
+/*
+ * A filter argument opened for lookups: a view over the whole value (cached
+ * in fn_extra, or read in place), or a reader that fetches only the TOAST
+ * chunks its probes touch.
+ */
+typedef struct SbfProbe
+{
+	const SbfView *view;		/* NULL when sliced */
+	SbfSliced  *sliced;
+	SbfView		local;			/* the view when it is not cached */
+	void	   *tofree;			/* a per-call copy */
+} SbfProbe;
+
+/*
+ * Opens filter argument argno for about nelems lookups.  Uses fn_extra of
+ * the call's FmgrInfo: a function that calls it must not use fn_extra
+ * otherwise.
+ */
+extern void sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems,
+						   SbfProbe *p);
+extern bool sbf_sliced_contains(SbfSliced *s, uint64 h);
+extern void sbf_probe_close(SbfProbe *p);
+
+/* Membership by hash in an opened filter: false = definitely absent. */
+static inline bool
+sbf_probe_contains(SbfProbe *p, uint64 h)
+{
+	if (likely(p->view != NULL))
+		return sbf_contains_hash(p->view, h);
+	return sbf_sliced_contains(p->sliced, h);
+}
 
 #endif							/* SBF_H */

@@ -23,7 +23,7 @@
  * Slot 0 marks an empty slot; the hash 0 is remembered in a flag.
  *
  * Memory: a state starts at 128 bytes with eight inline slots and doubles at
- * load 0.8 (8 to 20 bytes per distinct element, resized in place with
+ * load 0.8 (10 to 20 bytes per distinct element, resized in place with
  * repalloc).  Past SBF_AGG_STREAM_THRESHOLD distinct hashes (10 Mi, a table
  * of 105 MB) it stops collecting: the hashes seen so far go into a real
  * filter whose first segment is sized for them, and every later row is added
@@ -42,7 +42,6 @@
 #include <string.h>
 
 #include "fmgr.h"
-#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/memutils.h"
 

@@ -8,6 +8,9 @@
  * front), change the copy and wrap it as the result.  Lookups build a view
  * over the detoasted value with sbf_view_of(), which checks only header and
  * directory: the full validator ran when the value entered the database.
+ * Membership tests and hit counts go through sbf_probe_open() (sbf_cache.c),
+ * which reuses the detoasted value across the calls of one call site and
+ * reads only the needed chunks of a large value for a single lookup.
  */
 #include "postgres.h"
 
@@ -466,17 +469,20 @@ sbf_concat_any(PG_FUNCTION_ARGS)
 
 /* ---- lookups ---- */
 
-/* Membership of one element hash in filter argument fpos. */
+/*
+ * Membership of one element hash in filter argument fpos.  The filter is
+ * read through sbf_probe_open: cached across calls at this call site, or by
+ * slices for a single lookup on a large value.
+ */
 static bool
 sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
 {
-	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(fpos);
-	SbfView		v;
+	SbfProbe	p;
 	bool		result;
 
-	sbf_view_of(f, &v);
-	result = sbf_contains_hash(&v, h);
-	PG_FREE_IF_COPY(f, fpos);
+	sbf_probe_open(fcinfo, fpos, 1, &p);
+	result = sbf_probe_contains(&p, h);
+	sbf_probe_close(&p);
 	return result;
 }
 
@@ -530,34 +536,37 @@ sbf_contained_bytea(PG_FUNCTION_ARGS)
 
 /*
  * Counts the non-NULL elements of argument 1 that are probably in filter
- * argument 0.  The filter is detoasted once; elements are hashed in place
- * (no allocation per element).  Duplicates count each time.
+ * argument 0.  The filter is opened once per call (and cached across calls,
+ * see sbf_probe_open); elements are hashed in place, with no allocation per
+ * element.  Duplicates count each time.
  */
 static int32
 sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 {
-	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	int16		elmlen;
 	bool		elmbyval;
 	char		elmalign;
 	array_iter	it;
-	SbfView		v;
+	SbfProbe	p;
 	int32		hits = 0;
 	int			i;
 
+	if (nitems == 0)
+		return 0;
 	sbf_elem_layout(elemtype, &elmlen, &elmbyval, &elmalign);
-	sbf_view_of(f, &v);
+	sbf_probe_open(fcinfo, 0, (uint32) nitems, &p);
 	array_iter_setup(&it, (AnyArrayType *) arr);
 	for (i = 0; i < nitems; i++)
 	{
 		bool		isnull;
 		Datum		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
 
-		if (!isnull && sbf_contains_hash(&v, sbf_hash_datum(d, elemtype)))
+		if (!isnull && sbf_probe_contains(&p, sbf_hash_datum(d, elemtype)))
 			hits++;
 	}
+	sbf_probe_close(&p);
 	return hits;
 }
 

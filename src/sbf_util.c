@@ -100,25 +100,40 @@ sbf_check_payload(const uint8 *buf, size_t len, SbfView *v)
 }
 
 /*
- * View over a detoasted value that was validated when it entered.
+ * View of the header and directory of a stored value from its first avail of
+ * len payload bytes.
  *
  * Only the header and segment directory are checked (O(segments), not
  * O(bytes)), which is enough for every later read to stay inside the value:
- * the directory must describe exactly the value's length.  This is the hot
- * path of every lookup and the single place where a cache can go later.
+ * the directory must describe exactly the value's length.  The full
+ * validator ran when the value entered the database.  Returns false, with
+ * v->nsegments set, when avail < len is too short for the directory.
  */
+bool
+sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
+{
+	SbfStatus	st = sbf_parse_prefix(buf, avail, len, v);
+
+	if (st == SBF_OK)
+		return true;
+	/* a short prefix of a longer value: the header says how much is needed */
+	if (st == SBF_E_TRUNCATED && avail >= SBF_HEADER_BYTES && avail < len &&
+		sbf_prefix_size(v->nsegments) > avail)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("scalablebloom value is corrupted"),
+			 sbf_status_errdetail(st, buf, avail)));
+	pg_unreachable();
+}
+
+/* View over a detoasted value that was validated when it entered. */
 void
 sbf_view_of(const ScalableBloom *f, SbfView *v)
 {
 	size_t		len = SBF_PAYLOAD_LEN(f);
-	SbfStatus	st;
 
-	st = sbf_parse_prefix(SBF_PAYLOAD_PTR(f), len, len, v);
-	if (st != SBF_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("scalablebloom value is corrupted"),
-				 sbf_status_errdetail(st, SBF_PAYLOAD_PTR(f), len)));
+	(void) sbf_view_of_prefix(SBF_PAYLOAD_PTR(f), len, len, v);
 }
 
 /* Raises the error matching a non-OK status from a write operation. */

@@ -10,17 +10,60 @@
  */
 #include "sbf_internal.h"
 
-/* Scratch space of sbf_union, allocated once per call. */
+/* Scratch space of sbf_union: one allocation sized for the operands. */
 typedef struct UnionScratch
 {
-	uint64_t	counts[SBF_MAX_SEGMENTS];	/* dst counts after planned merges */
-	uint64_t	offsets[SBF_MAX_SEGMENTS];	/* dst words offsets, from bits start */
-	int32_t		target[SBF_MAX_SEGMENTS];	/* dst segment of each src one, or -1 */
-	uint8_t		regs_a[SBF_HLL_REGISTERS(SBF_HLL_P_MAX)];
-	uint8_t		regs_b[SBF_HLL_REGISTERS(SBF_HLL_P_MAX)];
-	uint8_t		merged[SBF_HLL_REGISTERS(SBF_HLL_P_MAX)];
-	uint8_t		hll[SBF_HLL_DENSE_BYTES(SBF_HLL_P_MAX)];
+	uint64_t   *counts;			/* dst counts after planned merges */
+	uint64_t   *capacity;		/* dst capacities */
+	uint64_t   *nbits;			/* dst bit counts */
+	uint64_t   *offsets;		/* dst words offsets, from bits start */
+	uint32_t   *k;				/* dst hash counts */
+	int32_t    *target;			/* dst segment of each src one, or -1 */
+	uint8_t    *regs_a;			/* 2^max(p) registers */
+	uint8_t    *regs_b;			/* 2^min(p) registers */
+	uint8_t    *merged;			/* 2^min(p) registers */
+	uint8_t    *hll;			/* encoded result, up to the dense size */
+	void	   *mem;
 } UnionScratch;
+
+/* Allocates union scratch for dn dst and sn src segments; false if no memory. */
+static bool
+union_scratch_alloc(UnionScratch *s, const SbfAllocator *a, uint32_t dn,
+					uint32_t sn, int maxp, int minp)
+{
+	size_t		regs_hi = SBF_HLL_REGISTERS(maxp);
+	size_t		regs_lo = SBF_HLL_REGISTERS(minp);
+	size_t		size;
+	uint8_t    *p;
+
+	/* at most 4096 segments and 2^14 registers: no overflow */
+	size = (size_t) dn * 36 + (size_t) sn * 4 + regs_hi + 2 * regs_lo +
+		SBF_HLL_DENSE_BYTES(minp);
+	p = a->alloc(size, a->ctx);
+	if (p == NULL)
+		return false;
+	s->mem = p;
+	s->counts = (uint64_t *) p;
+	p += (size_t) dn * 8;
+	s->capacity = (uint64_t *) p;
+	p += (size_t) dn * 8;
+	s->nbits = (uint64_t *) p;
+	p += (size_t) dn * 8;
+	s->offsets = (uint64_t *) p;
+	p += (size_t) dn * 8;
+	s->k = (uint32_t *) p;
+	p += (size_t) dn * 4;
+	s->target = (int32_t *) p;
+	p += (size_t) sn * 4;
+	s->regs_a = p;
+	p += regs_hi;
+	s->regs_b = p;
+	p += regs_lo;
+	s->merged = p;
+	p += regs_lo;
+	s->hll = p;
+	return true;
+}
 
 /*
  * Makes room for needed payload bytes.  Some slack (up to the largest
@@ -368,7 +411,8 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 	const SbfAllocator *a = dst->a;
 	SbfView		dv;
 	SbfView		sv = *src;
-	UnionScratch *s;
+	UnionScratch scratch;
+	UnionScratch *s = &scratch;
 	uint8_t    *srccopy = NULL;
 	uint8_t    *buf;
 	uint64_t	newlen;
@@ -403,8 +447,10 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 		memcpy(srccopy, sv.buf, sv.len);
 		sv.buf = srccopy;
 	}
-	s = a->alloc(sizeof(UnionScratch), a->ctx);
-	if (s == NULL)
+	s->mem = NULL;
+	if (!union_scratch_alloc(s, a, dn, sv.nsegments,
+							 dv.hll_p > sv.hll_p ? dv.hll_p : sv.hll_p,
+							 dv.hll_p < sv.hll_p ? dv.hll_p : sv.hll_p))
 	{
 		st = SBF_E_NOMEM;
 		goto done;
@@ -420,6 +466,9 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 
 		sbf_read_segment(dv.buf, j, &seg);
 		s->counts[j] = seg.count;
+		s->capacity[j] = seg.capacity;
+		s->nbits[j] = seg.nbits;
+		s->k[j] = seg.k;
 		s->offsets[j] = soff;
 		soff += (size_t) sbf_words_bytes(seg.nbits);
 	}
@@ -432,12 +481,9 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 		s->target[i] = -1;
 		for (j = 0; j < dn; j++)
 		{
-			SbfSegment	ds;
-
-			sbf_read_segment(dv.buf, j, &ds);
-			if (ds.nbits == ss.nbits && ds.k == ss.k &&
-				s->counts[j] <= ds.capacity &&
-				ss.count <= ds.capacity - s->counts[j])
+			if (s->nbits[j] == ss.nbits && s->k[j] == ss.k &&
+				s->counts[j] <= s->capacity[j] &&
+				ss.count <= s->capacity[j] - s->counts[j])
 			{
 				s->target[i] = (int32_t) j;
 				s->counts[j] += ss.count;
@@ -518,8 +564,8 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 	dst->len = tail + hll_bytes;
 
 done:
-	if (s != NULL)
-		a->free(s, a->ctx);
+	if (s->mem != NULL)
+		a->free(s->mem, a->ctx);
 	if (srccopy != NULL)
 		a->free(srccopy, a->ctx);
 	return st;

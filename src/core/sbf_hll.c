@@ -7,7 +7,7 @@
  * registers are nonzero, dense otherwise, so equal register states always
  * encode to equal bytes.  Since 4 * SBF_HLL_SPARSE_MAX(p) equals the dense
  * size for every allowed p, switching to dense never needs more room than the
- * largest sparse area plus nothing.
+ * largest sparse area.
  */
 #include <math.h>
 

@@ -54,10 +54,11 @@ sbf_words_bytes(uint64_t m)
 
 /*
  * Little-endian loads and stores.  On little-endian hosts they compile to a
- * plain unaligned move; elsewhere the portable byte form is used.
+ * plain unaligned move; elsewhere the portable byte form is used (the unit
+ * tests also run with SBF_PORTABLE_LOADS defined to cover that form).
  */
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
-	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(SBF_PORTABLE_LOADS)
 #define SBF_HOST_LE 1
 #else
 #define SBF_HOST_LE 0

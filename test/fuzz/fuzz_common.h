@@ -13,7 +13,7 @@
 #include "sbf_core.h"
 
 /* requests above this many bytes fail as if memory were exhausted */
-#define FUZZ_ALLOC_LIMIT	((size_t) 4 << 20)
+#define FUZZ_ALLOC_LIMIT	((size_t) 1 << 20)
 
 /* the unit test, which replays regressions through the targets, has its own */
 #ifndef FUZZ_ASSERT

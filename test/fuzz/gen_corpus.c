@@ -2,7 +2,8 @@
  * gen_corpus.c
  *	  Writes the small seed corpus of the fuzz targets: valid filters of
  *	  various shapes (raw payloads for fuzz_validate, their text form for
- *	  fuzz_text).  Run by "make corpus"; deterministic.
+ *	  fuzz_text) and a few operation scripts for fuzz_ops.  Run by
+ *	  "make corpus"; deterministic.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -100,6 +101,24 @@ main(int argc, char **argv)
 	mkdir(dir, 0777);
 	snprintf(dir, sizeof(dir), "%s/fuzz_text", root);
 	mkdir(dir, 0777);
+	snprintf(dir, sizeof(dir), "%s/fuzz_ops", root);
+	mkdir(dir, 0777);
+	{
+		/* two filters' parameters (5 bytes each), a compatibility byte, ops */
+		static const uint8_t adds_union[] = {
+			10, 2, 1, 1, 5, 16, 2, 1, 1, 7, 1,
+			0, 64, 1, 3, 128, 2, 12, 48, 5, 10, 11, 14, 8, 51, 0, 200, 4, 10};
+		static const uint8_t seed000[] = {
+			8, 1, 0, 0, 2, 8, 1, 0, 0, 2, 1,
+			0, 255, 0, 0, 255, 1, 0, 255, 2, 14, 14, 10};
+		static const uint8_t incompatible[] = {
+			4, 0, 3, 1, 9, 4, 4, 15, 2, 9, 0,
+			0, 20, 0, 1, 30, 0, 10, 11};
+
+		write_file(dir, "adds-union", adds_union, sizeof(adds_union));
+		write_file(dir, "seed000", seed000, sizeof(seed000));
+		write_file(dir, "incompatible", incompatible, sizeof(incompatible));
+	}
 
 	emit(root, "empty", 1, 0.01, 2, 0.9, 4, 0, 0);
 	emit(root, "one", 10, 0.01, 2, 0.9, 9, 1, 0);

@@ -1,4 +1,3 @@
-
 # Copyright (c) sbf contributors
 
 =pod

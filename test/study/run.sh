@@ -85,7 +85,7 @@ step "grow: word list"
 # 3. the two "segment full" rules, simulated side by side
 step "policy: distinct-insert count vs HyperLogLog estimate"
 {
-	$S policy header=1 policy=count verify=1 seeds=10
+	$S policy header=1 policy=count verify=3 seeds=10
 	$S policy policy=hll seeds=10
 	$S policy policy=hll seeds=10 p=14
 	$S policy policy=count workload=repeats seeds=10
@@ -103,6 +103,8 @@ step "cardinality: sbf"
 	for p in 8 9 10 11; do
 		$S card p=$p seeds=20 bigseeds=3 nmax=1e6 bignmax=1e7
 	done
+	# the default precision against its theory, 200 seeds
+	$S card tag=sbf-200seeds p=9 seeds=200 bigseeds=0 nmax=1e6
 	awk -F'\t' 'NR > 1 && $1 == "defaults" { n = $8; est = $23; hb = $18 }
 		END { printf "sbf\tp=9\twords\t%d\t%.3f\t%d\n", n, est, hb }' "$out/words.tsv"
 } > "$out/card.tsv"

@@ -13,10 +13,12 @@
  *		segments, HyperLogLog share and estimate
  *	sbf_study fixed    label=... c= e= nmax= probes= seed= grid= [words=FILE]
  *		a single Bloom filter sized for c elements, overfilled (the contrast)
- *	sbf_study card     p= seeds= bigseeds= nmax= bignmax=
+ *	sbf_study card     p= seeds= bigseeds= nmax= bignmax= [tag=sbf]
  *		cardinality estimates of the embedded HyperLogLog alone
- *	sbf_study policy   policy=count|hll workload=distinct|repeats s= r= c= e= p= nmax= probes= seeds=
- *		a simulated segment chain, to compare the two "segment full" rules
+ *	sbf_study policy   policy=count|hll workload=distinct|repeats s= r= c= e= p= nmax= probes= seeds= [verify=N]
+ *		a simulated segment chain, to compare the two "segment full" rules;
+ *		verify=N checks the count rule against the real core on the first N
+ *		seeds (same segments, same false positives)
  *	sbf_study analytic e= c=
  *		bytes/element predicted by the sizing formulas over (s, r)
  *
@@ -472,6 +474,7 @@ static int
 cmd_card(const Args *a)
 {
 	SbfParams	p;
+	const char *tag = arg_str(a, "tag", "sbf");
 	int			seeds = (int) arg_num(a, "seeds", 20);
 	int			bigseeds = (int) arg_num(a, "bigseeds", 5);
 	uint64_t	nmax = (uint64_t) arg_num(a, "nmax", 1e6);
@@ -507,7 +510,7 @@ cmd_card(const Args *a)
 				SbfView		v;
 
 				sbf_filter_view(&f, &v);
-				printf("sbf\tp=%u\t%d\t%llu\t%.3f\t%u\n", p.hll_p, seed,
+				printf("%s\tp=%u\t%d\t%llu\t%.3f\t%u\n", tag, p.hll_p, seed,
 					   (unsigned long long) i, sbf_cardinality(&v), v.hll_bytes);
 				ci++;
 			}
@@ -614,7 +617,7 @@ cmd_policy(const Args *a)
 	const char *workload = arg_str(a, "workload", "distinct");
 	bool		use_hll = strcmp(policy, "hll") == 0;
 	bool		repeats = strcmp(workload, "repeats") == 0;
-	bool		verify = arg_num(a, "verify", 0) != 0 && !use_hll;
+	int			verify_seeds = use_hll ? 0 : (int) arg_num(a, "verify", 0);
 	int			seeds = (int) arg_num(a, "seeds", 10);
 	uint64_t	nmax = (uint64_t) arg_num(a, "nmax", 1e6);
 	uint64_t	nprobes = (uint64_t) arg_num(a, "probes", 100000);
@@ -643,6 +646,7 @@ cmd_policy(const Args *a)
 		SbfFilter	hf;			/* HyperLogLog only (hll rule) */
 		SbfFilter	cf;			/* the real core filter (verify) */
 		uint32_t	i;
+		bool		verify = seed <= verify_seeds;
 
 		memset(&sim, 0, sizeof(sim));
 		memset(regs, 0, sizeof(regs));

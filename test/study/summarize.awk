@@ -22,6 +22,17 @@ what == "card" && FNR > 1 {
 	ssq[key] += rel * rel
 	sbias[key] += rel
 	sbytes[key] += $6
+	# all checkpoints from 1e4 to 1e6 pooled: steadier than one n
+	if ($4 >= 10000 && $4 <= 1000000) {
+		pk = $1 OFS $2 OFS "1e4..1e6"
+		if (!(pk in pcnt))
+			porder[++np] = pk
+		pcnt[pk]++
+		pabs[pk] += abs(rel)
+		psq[pk] += rel * rel
+		pbias[pk] += rel
+		pbytes[pk] += $6
+	}
 }
 
 # policy: FPR against its bound over the seeds
@@ -73,6 +84,11 @@ END {
 			k = order[i]
 			printf "%s\t%d\t%.5f\t%.5f\t%.5f\t%.0f\n", k, cnt[k], sabs[k] / cnt[k],
 				sqrt(ssq[k] / cnt[k]), sbias[k] / cnt[k], sbytes[k] / cnt[k]
+		}
+		for (i = 1; i <= np; i++) {
+			k = porder[i]
+			printf "%s\t%d\t%.5f\t%.5f\t%.5f\t%.0f\n", k, pcnt[k], pabs[k] / pcnt[k],
+				sqrt(psq[k] / pcnt[k]), pbias[k] / pcnt[k], pbytes[k] / pcnt[k]
 		}
 		for (k in words)
 			printf "%s\twords\t%.5f\t%.5f\t%.5f\t%d\n", k, abs(words[k]),

@@ -1,4 +1,3 @@
-
 # Copyright (c) sbf contributors
 
 # Nothing lost under contention: 8 pgbench clients add random objects to the

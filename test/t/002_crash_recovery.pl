@@ -1,4 +1,3 @@
-
 # Copyright (c) sbf contributors
 
 # Nothing lost in a crash: while 8 pgbench clients add objects to the hot
@@ -103,7 +102,7 @@ note("killing backend $victim with SIGKILL");
 ok(kill('KILL', $victim), 'SIGKILL sent to a busy backend');
 
 my $res = SbfLoad::finish($load);
-$node->poll_query_until('postgres', 'SELECT 1')
+$node->poll_query_until('postgres', 'SELECT true')
   or die 'the server did not come back after the backend crash';
 ok( $node->log_contains(
 		qr/server process \(PID $victim\) was terminated by signal 9/,

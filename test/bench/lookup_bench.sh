@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Benchmark of sbf lookups (never a pass/fail test).
+#
+# In a throwaway cluster (pg_virtualenv) it builds users, an interaction log
+# and candidate posts (lookup_data.sql), then runs the ranking request "score
+# 120 candidate posts for one user" with pgbench, 4 clients, for a typical
+# user and for the user with 1.1M interactions, five ways: the floor (no
+# membership test), exact EXISTS over a btree, exact text[] overlap, and sbf
+# (sbf_matches and @> ANY).  Then a single-lookup micro benchmark on a 10 kB
+# and a 10 MB filter.  Prints tps medians and ratios, writes a plot with
+# gnuplot.
+#
+# Run where sbf is built and installed (make install).  Output goes to stdout
+# and to test/bench/results/lookup_bench.txt; the plot to
+# test/bench/plots/lookup_tps.png.
+#   REPS      repetitions per request kind (default 3; medians are reported)
+#   DURATION  seconds per pgbench run (default 10)
+#   CLIENTS   pgbench clients (default 4, with 2 threads)
+set -euo pipefail
+cd "$(dirname "$0")"
+mkdir -p results plots
+export REPS=${REPS:-3} DURATION=${DURATION:-10} CLIENTS=${CLIENTS:-4}
+pg_virtualenv -t -v 15 -o shared_buffers=1GB -o jit=off -o max_connections=50 \
+	bash ./lookup_bench_run.sh 2>&1 | tee results/lookup_bench.txt

@@ -1,0 +1,142 @@
+# Copyright (c) sbf contributors
+
+# Long statements stop promptly when cancelled: a batch add of 4 million
+# elements into a small filter (one sbf_add call, about 7 s uninterrupted on
+# the reference machine), a sbf_union_agg over a thousand large filters and
+# an sbf_agg over 30 million rows (each longer than a minute uninterrupted)
+# are interrupted by statement_timeout = 200ms, and the batch add also by
+# pg_cancel_backend from another session.  Each must fail with SQLSTATE
+# 57014 (query_canceled) well within $bound seconds -- a hang detector, not
+# a timing benchmark -- and the server, and the cancelled session itself,
+# must keep answering.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+
+# Seconds a cancelled statement may take to stop: fifteen times the timeout,
+# and less than half of what the batch add needs uninterrupted.
+my $bound = 3;
+
+my $node = PostgreSQL::Test::Cluster->new('cancel');
+$node->init;
+$node->append_conf('postgresql.conf', 'log_statement = none');
+$node->start;
+
+# A 4-million-element text[] stored uncompressed (detoasting it takes a
+# fraction of the timeout) and a 0.9 MB filter.
+$node->safe_psql(
+	'postgres', q{
+	CREATE EXTENSION sbf;
+	CREATE UNLOGGED TABLE big_batch (a text[]);
+	ALTER TABLE big_batch ALTER COLUMN a SET STORAGE external;
+	INSERT INTO big_batch
+		SELECT ARRAY(SELECT 'obj:' || g::text FROM generate_series(1, 4000000) g);
+	CREATE TABLE big_filter AS SELECT sbf_agg(g) AS f FROM generate_series(1, 500000) g;
+});
+
+my %statements = (
+	'batch add of 4M elements' =>
+	  'SELECT pg_column_size(sbf_add(sbf_empty(10), a)) FROM big_batch',
+	'sbf_union_agg over 1000 filters of 0.9 MB' =>
+	  'SELECT # sbf_union_agg(f) FROM big_filter, generate_series(1, 1000)',
+	'sbf_agg over 30M rows' =>
+	  'SELECT # sbf_agg(x) FROM (SELECT generate_series(1, 30000000) AS x) s',);
+
+# Runs $stmt in a session with statement_timeout = 200ms, then asks the same
+# session a question; returns the seconds the whole psql run took.
+sub run_with_timeout
+{
+	my ($what, $stmt) = @_;
+	my ($stdout, $stderr, $timed_out);
+
+	my $start = time;
+	$node->psql(
+		'postgres', qq{
+		SET statement_timeout = '200ms';
+		$stmt;
+		RESET statement_timeout;
+		SELECT 'still answering';
+		},
+		stdout => \$stdout,
+		stderr => \$stderr,
+		on_error_stop => 0,
+		extra_params => [ '-v', 'VERBOSITY=verbose' ],
+		timeout => 10 * $bound,
+		timed_out => \$timed_out);
+	my $elapsed = time - $start;
+
+	note(sprintf('%s: stopped after %.3f s', $what, $elapsed));
+	ok(!$timed_out, "$what: the statement ends");
+	like($stderr,
+		qr/ERROR:\s+57014: canceling statement due to statement timeout/,
+		"$what: statement_timeout cancels it with SQLSTATE 57014");
+	cmp_ok($elapsed, '<', $bound, "$what: it stops within $bound s");
+	like($stdout, qr/still answering/,
+		"$what: the session answers after the cancel");
+	return;
+}
+
+foreach my $what (sort keys %statements)
+{
+	run_with_timeout($what, $statements{$what});
+}
+
+# pg_cancel_backend from another session, in the middle of the batch add.
+{
+	my $what = 'batch add cancelled by pg_cancel_backend';
+	my ($stdout, $stderr) = ('', '');
+	my $stmt = $statements{'batch add of 4M elements'};
+	my $victim = IPC::Run::start(
+		[
+			'psql', '-X', '-v', 'VERBOSITY=verbose',
+			'-d', $node->connstr('postgres')
+		],
+		'<',
+		\"$stmt;\nSELECT 'still answering';\n",
+		'>',
+		\$stdout,
+		'2>',
+		\$stderr,
+		IPC::Run::timeout(10 * $bound + 60));
+
+	$node->poll_query_until(
+		'postgres', q{
+		SELECT count(*) = 1 FROM pg_stat_activity
+		WHERE state = 'active' AND query LIKE '%FROM big_batch%'
+		  AND pid <> pg_backend_pid()})
+	  or die 'the batch add did not start';
+	# Let it get past detoasting, into the add loop.
+	usleep(500_000);
+	is( $node->safe_psql(
+			'postgres', q{
+			SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+			WHERE state = 'active' AND query LIKE '%FROM big_batch%'
+			  AND pid <> pg_backend_pid()}),
+		't',
+		"$what: the cancel request is sent");
+	my $start = time;
+	$victim->finish;
+	my $elapsed = time - $start;
+
+	note(sprintf('%s: stopped %.3f s after the request', $what, $elapsed));
+	like($stderr,
+		qr/ERROR:\s+57014: canceling statement due to user request/,
+		"$what: it fails with SQLSTATE 57014");
+	cmp_ok($elapsed, '<', $bound, "$what: it stops within $bound s");
+	like($stdout, qr/still answering/,
+		"$what: the session answers after the cancel");
+}
+
+is( $node->safe_psql(
+		'postgres', q{SELECT sbf_add(f, 'new'::text) @> 'new'::text FROM big_filter}),
+	't',
+	'the server keeps answering');
+ok(!$node->log_contains('terminated by signal'), 'no server process crashed');
+
+$node->stop;
+done_testing();
