@@ -7,9 +7,10 @@
  * way has to guess its size up front and, when the guess is low, becomes a
  * chain of growing segments.  Instead the transition state keeps the set of
  * distinct element hashes; the final function knows n, the number of
- * distinct elements, and builds one segment right-sized for n at the tier-0
- * error e(1 - r): m = ceil(-n ln P / ln^2 2) bits (Almeida et al. 2007), so
- * later || adds still have the tightening headroom of a scalable filter.
+ * distinct elements, and builds one segment right-sized for n at error
+ * e^1.04 (sbf_sized_error): m = ceil(-n ln p / ln^2 2) bits, 4% above the
+ * Bloom optimum at e, so that later || adds still have e - e^1.04 of the
+ * error budget to spend on new segments (Almeida et al. 2007).
  * The HyperLogLog receives every hash, so it equals the one the same
  * elements give when added one by one.
  *

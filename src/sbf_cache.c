@@ -55,12 +55,17 @@
 /*
  * Slice reads pay off only when they fetch far fewer chunks than the value
  * has: each detoast_attr_slice() is one TOAST index scan, which costs about
- * as much as fetching SBF_SLICE_SCAN_CHUNKS chunks in a full detoast (see
- * test/bench/lookup_bench.sh).  Values shorter than SBF_SLICE_MIN_BYTES are
+ * as much as fetching SBF_SLICE_SCAN_CHUNKS chunks in a full detoast
+ * (measured with test/bench/lookup_bench.sh: about 5 us per scan, 0.5 us per
+ * chunk).  A call reads by slices only when even its worst case (every
+ * element present: k fetches per segment) costs at most 1/SBF_SLICE_SHARE
+ * of a full detoast, so a call site that goes on to detoast the value on its
+ * second call has wasted little.  Values shorter than SBF_SLICE_MIN_BYTES are
  * always detoasted whole.
  */
 #define SBF_SLICE_MIN_BYTES		((Size) 64 * 1024)
 #define SBF_SLICE_SCAN_CHUNKS	8
+#define SBF_SLICE_SHARE			4
 
 /* Chunks a sliced reader keeps while it probes. */
 #define SBF_SLICE_KEEP			8
@@ -196,6 +201,8 @@ sbf_cache_fill(FunctionCallInfo fcinfo, SbfLookupCache *c,
 		slot->mcxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 										   "scalablebloom lookup cache",
 										   ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(slot->mcxt); /* left over from a failed fill */
 
 	/* whatever detoasting allocates goes away with the slot */
 	oldcxt = MemoryContextSwitchTo(slot->mcxt);
@@ -274,10 +281,7 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 		prefix = sbf_fetch_slice(raw, 0, avail);
 	}
 
-	/*
-	 * A present element costs up to k fetches per segment (an absent one
-	 * about two): slice only if even that stays well below a full detoast.
-	 */
+	/* a present element costs k fetches per segment, an absent one about 2 */
 	s->segs = palloc(sizeof(SbfSliceSeg) * s->view.nsegments);
 	for (i = 0; i < s->view.nsegments; i++)
 	{
@@ -289,7 +293,8 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 		s->segs[i].k = seg.k;
 		s->segs[i].words_offset = seg.words_offset;
 		fetches += seg.k;
-		if (fetches * nelems * SBF_SLICE_SCAN_CHUNKS > len / TOAST_MAX_CHUNK_SIZE)
+		if (fetches * nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE >
+			len / TOAST_MAX_CHUNK_SIZE)
 		{
 			pfree(prefix);
 			pfree(s->segs);
@@ -424,7 +429,8 @@ sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems, SbfProbe *p)
 
 		len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
 		if (!VARATT_EXTERNAL_IS_COMPRESSED(ext) && len >= SBF_SLICE_MIN_BYTES &&
-			(uint64) nelems * SBF_SLICE_SCAN_CHUNKS < len / TOAST_MAX_CHUNK_SIZE &&
+			(uint64) nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE <
+			len / TOAST_MAX_CHUNK_SIZE &&
 			!sbf_seen_recently(c, &ext))
 		{
 			p->sliced = sbf_sliced_open(raw, len, nelems);
@@ -442,15 +448,16 @@ sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems, SbfProbe *p)
 	if (!VARATT_IS_EXTENDED(raw))
 	{
 		/* in line with a 4-byte header: read in place */
-		sbf_view_of_prefix((const uint8 *) VARDATA(raw), VARSIZE(raw) - VARHDRSZ,
-						   VARSIZE(raw) - VARHDRSZ, &p->local);
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA(raw), VARSIZE(raw) - VARHDRSZ,
+								  VARSIZE(raw) - VARHDRSZ, &p->local);
 		return;
 	}
-	if (VARATT_IS_SHORT(raw))
+	if (VARATT_IS_SHORT(raw) && !VARATT_IS_EXTERNAL(raw))
 	{
 		/* in line with a 1-byte header: read in place, unaligned */
-		sbf_view_of_prefix((const uint8 *) VARDATA_SHORT(raw), VARSIZE_SHORT(raw) - VARHDRSZ_SHORT,
-						   VARSIZE_SHORT(raw) - VARHDRSZ_SHORT, &p->local);
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA_SHORT(raw),
+								  VARSIZE_SHORT(raw) - VARHDRSZ_SHORT,
+								  VARSIZE_SHORT(raw) - VARHDRSZ_SHORT, &p->local);
 		return;
 	}
 

@@ -668,13 +668,13 @@ sbf_info(PG_FUNCTION_ARGS)
 		sbf_get_segment(&v, i, &seg);
 		appendStringInfo(&buf,
 						 "%s{\"capacity\": " UINT64_FORMAT ", \"count\": " UINT64_FORMAT
-						 ", \"bits\": " UINT64_FORMAT ", \"hashes\": %u, \"tier\": %u, \"fill\": ",
+						 ", \"bits\": " UINT64_FORMAT ", \"hashes\": %u, \"fill\": ",
 						 i > 0 ? ", " : "",
 						 (uint64) seg.capacity, (uint64) seg.count,
-						 (uint64) seg.nbits, (unsigned) seg.k, (unsigned) seg.tier);
+						 (uint64) seg.nbits, (unsigned) seg.k);
 		sbf_append_json_float(&buf, sbf_segment_fill(&v, i));
 		appendStringInfoString(&buf, ", \"error_rate\": ");
-		sbf_append_json_float(&buf, sbf_tier_error(v.error_rate, v.tightening, seg.tier));
+		sbf_append_json_float(&buf, seg.error);
 		appendStringInfoChar(&buf, '}');
 	}
 	appendStringInfoString(&buf, "]}");

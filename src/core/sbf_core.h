@@ -22,15 +22,16 @@
  *	12		8		error_rate		0 < e < 0.5
  *	20		8		tightening r	0 < r <= 1
  *	28		8		capacity		initial capacity requested, >= 1
- *	36		32*n	segment directory, one 32-byte entry per segment i:
+ *	36		40*n	segment directory, one 40-byte entry per segment i:
  *			  +0  8	capacity		elements the segment is built for, >= 1
  *			  +8  8	count			distinct inserts so far, <= capacity
  *			  +16 8	nbits m			1..SBF_MAX_SEGMENT_BITS
- *			  +24 2	k				hash functions, 1..SBF_MAX_K
- *			  +26 2	tier t			segment error is P_t = e (1 - r) r^t (r < 1),
- *									or e (r = 1)
- *			  +28 4	reserved		must be 0
- *	36+32n	...		bit arrays, segment 0 first: ceil(m/64) 64-bit words
+ *			  +24 8	error p			false-positive rate the segment is built
+ *									for when full (double), 0 < p < 0.5
+ *			  +32 2	k				hash functions, 1..SBF_MAX_K
+ *			  +34 2	reserved		must be 0
+ *			  +36 4	reserved		must be 0
+ *	36+40n	...		bit arrays, segment 0 first: ceil(m/64) 64-bit words
  *					each; bit j of a segment is bit (j % 64) of word (j / 64);
  *					bits at j >= m in the last word must be 0
  *	...		hll_bytes	HyperLogLog:
@@ -58,10 +59,22 @@
  * HyperLogLog: register index = h & (2^p - 1); w = h >> p;
  *		rho = (w == 0) ? 65 - p : ctz(w) + 1.
  *
- * SIZING: segment i (tier t) gets P_t as above and capacity c * s^t; its
- * bits m = ceil(-n ln P / ln^2 2), k = round(m / n * ln 2) clamped to
- * 1..SBF_MAX_K (Almeida et al. 2007, "Scalable Bloom Filters").  With r < 1
- * the compound false-positive rate stays <= sum P_t <= e.
+ * SIZING: a segment built for n elements at error p has
+ * m = ceil(-n ln p / ln^2 2) bits and k = round(m / n * ln 2) hashes clamped
+ * to 1..SBF_MAX_K.  The compound false-positive rate of a filter is at most
+ * the sum of its segments' p (a probe is a false positive if any segment
+ * says yes), so e is a budget that segments draw from (Almeida et al. 2007,
+ * "Scalable Bloom Filters"):
+ *	- a new segment gets p = (1 - r) * (e - sum of existing p): the first
+ *	  e(1-r), the next e(1-r)r, ... -- Almeida's P0 r^i -- so the sum stays
+ *	  below e forever; with r = 1 every segment gets p = e (seed 000's equal
+ *	  segments, no bound); if unions already spent the budget, p = r * the
+ *	  smallest existing p;
+ *	- a first segment right-sized for n known elements (the aggregate) gets
+ *	  p = e^1.04: 4% more bits than the optimum at e, leaving e - e^1.04 of
+ *	  the budget for later growth;
+ *	- a new segment's capacity is min(largest capacity * s, c * s^nsegments),
+ *	  so growth continues geometrically from c after a right-sized segment.
  *
  * A reader must reject: short buffers, an unknown version, unknown flag bits,
  * an unknown hash id, parameters outside their ranges, zero or too many
@@ -81,7 +94,7 @@
 #define SBF_FLAG_HLL_DENSE		0x01
 
 #define SBF_HEADER_BYTES		36
-#define SBF_SEGDIR_BYTES		32
+#define SBF_SEGDIR_BYTES		40
 /* payload limit: payload + 4-byte varlena header stays under 1 GB */
 #define SBF_MAX_BYTES			((size_t) 0x3FFFFFFF - 4)
 #define SBF_MAX_SEGMENTS		4096
@@ -143,8 +156,8 @@ typedef struct SbfSegment
 	uint64_t	capacity;
 	uint64_t	count;
 	uint64_t	nbits;
+	double		error;			/* false-positive rate when full */
 	uint32_t	k;
-	uint32_t	tier;
 	size_t		words_offset;	/* payload offset of its first word */
 } SbfSegment;
 
@@ -183,8 +196,11 @@ extern void sbf_positions(uint64_t h, uint64_t m, uint32_t k, uint64_t *pos);
 
 /* ---- sizing ---- */
 
-/* Error rate of tier t: e(1-r)r^t, or e when r = 1. */
-extern double sbf_tier_error(double error_rate, double tightening, uint32_t tier);
+/* Error of the next segment given the errors already spent (see SIZING). */
+extern double sbf_next_error(double error_rate, double tightening,
+							 double spent, double smallest);
+/* Error of a first segment right-sized for a known element count: e^1.04. */
+extern double sbf_sized_error(double error_rate, double tightening);
 /* Bits and hashes for n elements at error p; false if m would exceed max_bits. */
 extern bool sbf_segment_geometry(uint64_t n, double p, uint64_t max_bits,
 								 uint64_t *m, uint32_t *k);
@@ -257,7 +273,7 @@ extern SbfStatus sbf_create(SbfFilter *f, const SbfParams *p, size_t prefix,
 							const SbfAllocator *a);
 /*
  * New empty filter whose first segment is right-sized for n elements
- * (n >= 1) at tier 0; later segments follow from p->capacity... as usual.
+ * (n >= 1) at error sbf_sized_error(); later segments grow from p->capacity.
  */
 extern SbfStatus sbf_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n,
 								  size_t prefix, const SbfAllocator *a);
@@ -268,8 +284,7 @@ extern SbfStatus sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix,
 /*
  * Adds an element by hash.  If it is already probably present nothing but the
  * HyperLogLog changes (*inserted = false); otherwise its bits go into the last
- * segment, first appending a new segment (tier + 1, capacity * s) when that one
- * is full.
+ * segment, first appending a new segment (see SIZING) when that one is full.
  */
 extern SbfStatus sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted);
 

@@ -98,20 +98,21 @@ filter_reserve(SbfFilter *f, size_t needed)
 /* Writes a directory entry. */
 static void
 write_segment(uint8_t *e, uint64_t capacity, uint64_t count, uint64_t nbits,
-			  uint32_t k, uint32_t tier)
+			  double error, uint32_t k)
 {
 	sbf_store64(e + SBF_SEG_CAPACITY, capacity);
 	sbf_store64(e + SBF_SEG_COUNT, count);
 	sbf_store64(e + SBF_SEG_NBITS, nbits);
+	sbf_store_double(e + SBF_SEG_ERROR, error);
 	sbf_store16(e + SBF_SEG_K, (uint16_t) k);
-	sbf_store16(e + SBF_SEG_TIER, (uint16_t) tier);
+	sbf_store16(e + SBF_SEG_RESERVED16, 0);
 	sbf_store32(e + SBF_SEG_RESERVED, 0);
 }
 
-/* Creates a filter whose only segment is tier 0 built for n elements. */
+/* Creates a filter whose only segment is built for n elements at error pe. */
 static SbfStatus
-create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
-			  const SbfAllocator *a)
+create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
+			  size_t prefix, const SbfAllocator *a)
 {
 	uint64_t	m;
 	uint32_t	k;
@@ -131,8 +132,7 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
 		return st;
 	if (n < 1)
 		return SBF_E_PARAM;
-	if (!sbf_segment_geometry(n, sbf_tier_error(p->error_rate, p->tightening, 0),
-							  SBF_MAX_SEGMENT_BITS, &m, &k))
+	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
 		return SBF_E_TOO_LARGE;
 	size = sbf_payload_size(1, &m, 0);
 	if (size > SBF_MAX_BYTES || prefix > SIZE_MAX - size)
@@ -153,7 +153,7 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
 	sbf_store_double(buf + SBF_OFF_ERROR_RATE, p->error_rate);
 	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
 	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
-	write_segment(buf + SBF_SEGDIR_OFFSET(0), n, 0, m, k, 0);
+	write_segment(buf + SBF_SEGDIR_OFFSET(0), n, 0, m, pe, k);
 
 	f->base = base;
 	f->len = size;
@@ -165,7 +165,9 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
 SbfStatus
 sbf_create(SbfFilter *f, const SbfParams *p, size_t prefix, const SbfAllocator *a)
 {
-	return create_filter(f, p, p->capacity, prefix, a);
+	return create_filter(f, p, p->capacity,
+						 sbf_next_error(p->error_rate, p->tightening, 0.0, 0.0),
+						 prefix, a);
 }
 
 /* New empty filter whose first segment is right-sized for n elements. */
@@ -173,7 +175,8 @@ SbfStatus
 sbf_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
 				 const SbfAllocator *a)
 {
-	return create_filter(f, p, n, prefix, a);
+	return create_filter(f, p, n, sbf_sized_error(p->error_rate, p->tightening),
+						 prefix, a);
 }
 
 /* Copy of a validated view into a new mutable filter with extra room. */
@@ -209,15 +212,17 @@ sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix, size_t extra,
 }
 
 /*
- * Geometry of the segment to append: capacity (largest so far) * s, tier
- * (highest so far) + 1.
+ * Geometry of the segment to append (sbf_core.h, SIZING): capacity
+ * min(largest * s, c * s^nsegments), error (1 - r) of the budget left.
  */
 static SbfStatus
 plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
-			 uint32_t *k, uint32_t *tier)
+			 uint32_t *k, double *error)
 {
 	uint64_t	maxcap = 0;
-	uint32_t	maxtier = 0;
+	uint64_t	geo = v->capacity;
+	double		spent = 0.0;
+	double		smallest = 0.5;
 	uint32_t	i;
 
 	if (v->nsegments >= SBF_MAX_SEGMENTS)
@@ -229,16 +234,16 @@ plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
 		sbf_read_segment(v->buf, i, &seg);
 		if (seg.capacity > maxcap)
 			maxcap = seg.capacity;
-		if (seg.tier > maxtier)
-			maxtier = seg.tier;
+		spent += seg.error;
+		if (seg.error < smallest)
+			smallest = seg.error;
+		geo = geo > UINT64_MAX / v->growth ? UINT64_MAX : geo * v->growth;
 	}
-	if (maxtier >= UINT16_MAX)
-		return SBF_E_TOO_MANY_SEGMENTS;
-	*tier = maxtier + 1;
 	*capacity = maxcap > UINT64_MAX / v->growth ? UINT64_MAX : maxcap * v->growth;
-	if (!sbf_segment_geometry(*capacity,
-							  sbf_tier_error(v->error_rate, v->tightening, *tier),
-							  SBF_MAX_SEGMENT_BITS, nbits, k))
+	if (geo < *capacity)
+		*capacity = geo;
+	*error = sbf_next_error(v->error_rate, v->tightening, spent, smallest);
+	if (!sbf_segment_geometry(*capacity, *error, SBF_MAX_SEGMENT_BITS, nbits, k))
 		return SBF_E_TOO_LARGE;
 	return SBF_OK;
 }
@@ -250,7 +255,7 @@ plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
  */
 static void
 append_segment(SbfFilter *f, const SbfView *v, uint64_t capacity,
-			   uint64_t nbits, uint32_t k, uint32_t tier)
+			   uint64_t nbits, uint32_t k, double error)
 {
 	uint8_t    *buf = SBF_PAYLOAD(f);
 	size_t		b = v->bits_offset;
@@ -259,7 +264,7 @@ append_segment(SbfFilter *f, const SbfView *v, uint64_t capacity,
 
 	memmove(buf + h + SBF_SEGDIR_BYTES + w, buf + h, v->hll_bytes);
 	memmove(buf + b + SBF_SEGDIR_BYTES, buf + b, h - b);
-	write_segment(buf + b, capacity, 0, nbits, k, tier);
+	write_segment(buf + b, capacity, 0, nbits, error, k);
 	memset(buf + h + SBF_SEGDIR_BYTES, 0, w);
 	sbf_store16(buf + SBF_OFF_NSEGMENTS, (uint16_t) (v->nsegments + 1));
 	f->len += SBF_SEGDIR_BYTES + w;
@@ -320,7 +325,7 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	uint64_t	capacity = 0;
 	uint64_t	nbits = 0;
 	uint32_t	k = 0;
-	uint32_t	tier = 0;
+	double		error = 0.0;
 	size_t		seg_bytes = 0;
 	size_t		words_offset;
 	uint8_t    *buf;
@@ -339,7 +344,7 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	append = last.count >= last.capacity;
 	if (append)
 	{
-		st = plan_segment(&v, &capacity, &nbits, &k, &tier);
+		st = plan_segment(&v, &capacity, &nbits, &k, &error);
 		if (st != SBF_OK)
 			return st;
 		seg_bytes = SBF_SEGDIR_BYTES + (size_t) sbf_words_bytes(nbits);
@@ -354,7 +359,7 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	if (append)
 	{
 		sbf_filter_view(f, &v);
-		append_segment(f, &v, capacity, nbits, k, tier);
+		append_segment(f, &v, capacity, nbits, k, error);
 	}
 	sbf_filter_view(f, &v);
 	buf = SBF_PAYLOAD(f);

@@ -64,13 +64,36 @@ sbf_params_check(const SbfParams *p)
 	return SBF_OK;
 }
 
-/* Error rate of tier t: e(1-r)r^t, or e when r = 1 (Almeida et al. 2007). */
+/*
+ * Error of the next segment: (1 - r) of what is left of the budget e after
+ * the segments so far spent `spent' (Almeida et al. 2007's P0 r^i when built
+ * one by one); e itself when r = 1 (seed 000's equal segments); r times the
+ * smallest existing error when unions overspent the budget.
+ */
 double
-sbf_tier_error(double error_rate, double tightening, uint32_t tier)
+sbf_next_error(double error_rate, double tightening, double spent,
+			   double smallest)
+{
+	double		left = error_rate - spent;
+
+	if (tightening >= 1.0)
+		return error_rate;
+	if (left > 0.0)
+		return left * (1.0 - tightening);
+	return smallest * tightening;
+}
+
+/*
+ * Error of a first segment right-sized for a known count: e^1.04 costs 4%
+ * more bits than the Bloom optimum at e (bits scale with -ln p) and leaves
+ * e - e^1.04 of the budget for later growth.
+ */
+double
+sbf_sized_error(double error_rate, double tightening)
 {
 	if (tightening >= 1.0)
 		return error_rate;
-	return error_rate * (1.0 - tightening) * pow(tightening, (double) tier);
+	return pow(error_rate, 1.04);
 }
 
 /*
@@ -188,10 +211,15 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 		uint64_t	capacity = sbf_load64(e + SBF_SEG_CAPACITY);
 		uint64_t	count = sbf_load64(e + SBF_SEG_COUNT);
 		uint64_t	nbits = sbf_load64(e + SBF_SEG_NBITS);
+		double		error = sbf_load_double(e + SBF_SEG_ERROR);
 		uint16_t	k = sbf_load16(e + SBF_SEG_K);
 
-		if (sbf_load32(e + SBF_SEG_RESERVED) != 0)
+		if (sbf_load32(e + SBF_SEG_RESERVED) != 0 ||
+			sbf_load16(e + SBF_SEG_RESERVED16) != 0)
 			return SBF_E_FLAGS;
+		/* written this way so that NaN fails too */
+		if (!(error > 0.0 && error < 0.5))
+			return SBF_E_SEGMENT;
 		if (capacity < 1 || count > capacity ||
 			nbits < 1 || nbits > SBF_MAX_SEGMENT_BITS ||
 			k < 1 || k > SBF_MAX_K)
@@ -379,7 +407,7 @@ sbf_current_fpr(const SbfView *v)
 	return 1.0 - pass;
 }
 
-/* Upper bound of the false-positive rate when every segment is full: sum P_t. */
+/* Upper bound of the false-positive rate when every segment is full: sum p. */
 double
 sbf_fpr_bound(const SbfView *v)
 {
@@ -387,11 +415,7 @@ sbf_fpr_bound(const SbfView *v)
 	uint32_t	i;
 
 	for (i = 0; i < v->nsegments; i++)
-	{
-		uint32_t	tier = sbf_load16(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_TIER);
-
-		sum += sbf_tier_error(v->error_rate, v->tightening, tier);
-	}
+		sum += sbf_load_double(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_ERROR);
 	return sum < 1.0 ? sum : 1.0;
 }
 

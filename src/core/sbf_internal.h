@@ -38,9 +38,10 @@
 #define SBF_SEG_CAPACITY		0
 #define SBF_SEG_COUNT			8
 #define SBF_SEG_NBITS			16
-#define SBF_SEG_K				24
-#define SBF_SEG_TIER			26
-#define SBF_SEG_RESERVED		28
+#define SBF_SEG_ERROR			24
+#define SBF_SEG_K				32
+#define SBF_SEG_RESERVED16		34
+#define SBF_SEG_RESERVED		36
 
 /* payload offset of directory entry i */
 #define SBF_SEGDIR_OFFSET(i)	(SBF_HEADER_BYTES + (size_t) (i) * SBF_SEGDIR_BYTES)
@@ -252,8 +253,8 @@ sbf_read_segment(const uint8_t *buf, uint32_t i, SbfSegment *seg)
 	seg->capacity = sbf_load64(e + SBF_SEG_CAPACITY);
 	seg->count = sbf_load64(e + SBF_SEG_COUNT);
 	seg->nbits = sbf_load64(e + SBF_SEG_NBITS);
+	seg->error = sbf_load_double(e + SBF_SEG_ERROR);
 	seg->k = sbf_load16(e + SBF_SEG_K);
-	seg->tier = sbf_load16(e + SBF_SEG_TIER);
 	seg->words_offset = 0;
 }
 

@@ -104,7 +104,7 @@ declare -A TPS
 echo "## ranking request: 120 candidates for one user (tps, $CLIENTS clients)"
 for class in typical heavy; do
 	for v in "${variants[@]}"; do	# warm-up
-		pgbench -n -M prepared -c "$CLIENTS" -j 2 -t 2 -D lo="${lo[$class]}" -D hi="${hi[$class]}" \
+		pgbench -n -M prepared -c "$CLIENTS" -j 2 -T 1 -D lo="${lo[$class]}" -D hi="${hi[$class]}" \
 			-f "$work/$v.sql" >/dev/null 2>&1
 	done
 	declare -A runs=()

@@ -34,7 +34,7 @@ check_queries(const SbfView *v)
 
 	FUZZ_ASSERT(c >= 0.0 && !isnan(c));
 	FUZZ_ASSERT(fpr >= 0.0 && fpr <= 1.0);
-	/* P_t of a huge tier underflows to 0 */
+	/* a tiny segment error may sum to 0 */
 	FUZZ_ASSERT(bound >= 0.0 && bound <= 1.0);
 	for (i = 0; i < v->nsegments; i++)
 	{

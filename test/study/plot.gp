@@ -38,7 +38,7 @@ unset logscale y
 set format y "%g"
 set yrange [0:4.5]
 set xrange [1000:1.2e7]
-set key top right
+set key bottom right
 plot 1 with lines dt 2 lw 2 lc rgb "black" title "Bloom optimum (9.6 bits)", \
 	log(2) with lines dt 3 lw 2 lc rgb "gray40" title "floor log2(1/e) (6.6 bits)", \
 	1.6 with lines dt 4 lc rgb "gray60" title "target 1.6x", \
@@ -52,12 +52,15 @@ plot 1 with lines dt 2 lw 2 lc rgb "black" title "Bloom optimum (9.6 bits)", \
 card(impl, params) = sprintf("< awk -F'\t' '$1 == \"%s\" && $2 == \"%s\" && $4 != \"words\" && $3 !~ /\\.\\./' results/card_summary.tsv", impl, params)
 set output "plots/cardinality_error.png"
 set title "Cardinality estimate: rms relative error over 20 seeds (3 at n = 10^7)"
-set ylabel "rms relative error"
-set yrange [0:0.08]
-set format y "%.0f%%"
+set xlabel "distinct elements n"
+set ylabel "rms relative error (%)"
+set xrange [10:1.2e7]
+set yrange [0:8]
+set format y "%g"
 set key top left
 plot 1.04 / sqrt(512) * 100 with lines dt 2 lc rgb "black" title "1.04/sqrt(512)", \
 	card("sbf", "p=9") using 3:($6 * 100) with linespoints pt 7 lw 2 lc rgb "#1f77b4" title "sbf p=9 (384 B, default)", \
+	card("sbf-200seeds", "p=9") using 3:($6 * 100) with lines lw 2 dt 3 lc rgb "#1f77b4" title "sbf p=9, 200 seeds", \
 	card("sbf", "p=11") using 3:($6 * 100) with linespoints pt 5 lc rgb "#17becf" title "sbf p=11 (1,536 B)", \
 	card("hll", "log2m=9,regwidth=5") using 3:($6 * 100) with linespoints pt 6 lc rgb "#d62728" title "postgresql-hll 9/5 (320 B)", \
 	card("hll", "log2m=10,regwidth=5") using 3:($6 * 100) with linespoints pt 4 lc rgb "#ff7f0e" title "postgresql-hll 10/5 (640 B)", \
@@ -66,17 +69,31 @@ plot 1.04 / sqrt(512) * 100 with lines dt 2 lc rgb "black" title "1.04/sqrt(512)
 # ---- 4. the two "segment full" rules ----
 pol(policy, workload, p) = sprintf("< awk -F'\t' '$1 == \"%s\" && $2 == \"%s\" && $3 == 2 && $5 == %d' results/policy_summary.tsv", policy, workload, p)
 set output "plots/segment_full_policy.png"
-set title "Segment full: distinct-insert count vs HyperLogLog estimate (growth 2, tightening 0.9, 10 seeds)"
-set ylabel "mean false-positive rate"
-set logscale y
-set format y "10^{%L}"
-set yrange [1e-4:0.2]
+set terminal pngcairo enhanced size 960,440 font "DejaVu Sans,10"
+set multiplot layout 1,2 title "When is a segment full? Distinct-insert count (sbf) vs HyperLogLog estimate (seed 000); growth 2, tightening 0.9, 10 seeds"
+set xlabel "distinct elements n"
 set xrange [1000:1.2e6]
-set key top left
-plot pol("count", "distinct", 9) using 6:10 with lines dt 2 lc rgb "black" title "bound (sum of segment errors)", \
-	0.01 with lines dt 4 lc rgb "gray60" title "requested 1%", \
-	pol("count", "distinct", 9) using 6:8 with linespoints pt 7 lw 2 lc rgb "#1f77b4" title "count distinct inserts (sbf)", \
-	pol("hll", "distinct", 9) using 6:8 with linespoints pt 6 lc rgb "#ff7f0e" title "HyperLogLog p=9 (seed 000)", \
-	pol("hll", "distinct", 14) using 6:8 with linespoints pt 4 lc rgb "#2ca02c" title "HyperLogLog p=14", \
-	pol("count", "repeats", 9) using 6:8 with linespoints pt 5 lc rgb "#17becf" title "count, half the adds repeated", \
-	pol("hll", "repeats", 9) using 6:8 with linespoints pt 8 lc rgb "#d62728" title "HyperLogLog p=9, half the adds repeated"
+set logscale y
+set format y "%g"
+set key center right
+set title "fullest segment / its capacity (max over seeds)"
+set ylabel "fill"
+set yrange [0.9:3]
+set ytics (1, 1.1, 1.2, 1.5, 2, 3)
+plot pol("count", "distinct", 9) using 6:13 with linespoints pt 7 lw 2 lc rgb "#1f77b4" title "count (sbf)", \
+	pol("count", "repeats", 9) using 6:13 with linespoints pt 5 lc rgb "#17becf" title "count, half the adds repeated", \
+	pol("hll", "distinct", 9) using 6:13 with linespoints pt 6 lc rgb "#ff7f0e" title "HyperLogLog p=9", \
+	pol("hll", "distinct", 14) using 6:13 with linespoints pt 4 lc rgb "#2ca02c" title "HyperLogLog p=14", \
+	pol("hll", "repeats", 9) using 6:13 with linespoints pt 8 lc rgb "#d62728" title "HyperLogLog p=9, half the adds repeated"
+unset key
+set title "false-positive rate / its bound (max over seeds)"
+set ylabel "FPR / sum of segment errors"
+set yrange [0.5:20]
+set ytics (0.5, 1, 1.2, 2, 5, 10, 20)
+plot 1 with lines dt 2 lc rgb "black" notitle, \
+	pol("count", "distinct", 9) using 6:11 with linespoints pt 7 lw 2 lc rgb "#1f77b4" notitle, \
+	pol("count", "repeats", 9) using 6:11 with linespoints pt 5 lc rgb "#17becf" notitle, \
+	pol("hll", "distinct", 9) using 6:11 with linespoints pt 6 lc rgb "#ff7f0e" notitle, \
+	pol("hll", "distinct", 14) using 6:11 with linespoints pt 4 lc rgb "#2ca02c" notitle, \
+	pol("hll", "repeats", 9) using 6:11 with linespoints pt 8 lc rgb "#d62728" notitle
+unset multiplot

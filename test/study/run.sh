@@ -1,7 +1,7 @@
 #!/bin/sh
 # test/study/run.sh: the accuracy and sizing study of sbf, in one command.
 #
-#   test/study/run.sh            # about 5 minutes on 2 cores
+#   test/study/run.sh            # about 6 minutes on 2 cores
 #
 # Builds the C driver against src/core (no server needed), runs the sweeps
 # with fixed seeds, asks postgresql-hll for its estimates on the same keys in
@@ -114,6 +114,11 @@ if [ "${SKIP_HLL:-0}" != 1 ]; then
 	pg_virtualenv -t -v 15 psql -X -q -v seeds=20 -v bigseeds=3 -v nmax=1000000 \
 		-v bignmax=10000000 -v words="$WORDS" -f "$here/hll_card.sql" |
 		grep '^hll	' >> "$out/card.tsv"
+	# a failed cluster leaves no rows; sh has no pipefail
+	if ! grep -q '^hll	' "$out/card.tsv"; then
+		echo "run.sh: no postgresql-hll rows (pg_virtualenv failed?)" >&2
+		exit 1
+	fi
 fi
 
 # 5. the sizing formulas alone, over (growth, tightening)

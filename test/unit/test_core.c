@@ -270,14 +270,20 @@ sizing(void)
 	CHECK(!sbf_segment_geometry(1000, 0.01, 9585, &m, &k));
 	CHECK(sbf_segment_geometry(1000, 0.01, 9586, &m, &k));
 
-	CHECK(sbf_tier_error(0.01, 1.0, 7) == 0.01);
-	CHECK(fabs(sbf_tier_error(0.01, 0.9, 0) - 0.001) < 1e-15);
-	CHECK(fabs(sbf_tier_error(0.01, 0.5, 2) - 0.00125) < 1e-15);
+	/* the error budget: (1 - r) of what is left, e when r = 1 */
+	CHECK(sbf_next_error(0.01, 1.0, 0.07, 0.01) == 0.01);
+	CHECK(fabs(sbf_next_error(0.01, 0.9, 0.0, 0.5) - 0.001) < 1e-15);
+	CHECK(fabs(sbf_next_error(0.01, 0.9, 0.001, 0.001) - 0.0009) < 1e-15);
+	CHECK(fabs(sbf_next_error(0.01, 0.5, 0.0075, 0.0025) - 0.00125) < 1e-15);
+	/* overspent by a union: r times the smallest */
+	CHECK(fabs(sbf_next_error(0.01, 0.5, 0.02, 0.001) - 0.0005) < 1e-15);
+	CHECK(fabs(sbf_sized_error(0.01, 0.9) - pow(0.01, 1.04)) < 1e-15);
+	CHECK(sbf_sized_error(0.01, 1.0) == 0.01);
 
 	{
 		uint64_t	nb[2] = {64, 65};
 
-		CHECK(sbf_payload_size(2, nb, 12) == 36 + 64 + 8 + 16 + 12);
+		CHECK(sbf_payload_size(2, nb, 12) == 36 + 80 + 8 + 16 + 12);
 		nb[1] = UINT64_MAX;
 		CHECK(sbf_payload_size(2, nb, 0) > SBF_MAX_BYTES);
 	}
@@ -324,8 +330,8 @@ golden_payload(void)
 	CHECK_ST(sbf_add_hash(&f, sbf_hash("a", 1), NULL), SBF_OK);
 	CHECK_ST(sbf_add_hash(&f, sbf_hash_int64(42), NULL), SBF_OK);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
-	CHECK(f.len == 36 + 32 + 8 * 3 + 8);
-	CHECK(sbf_hash(SBF_PAYLOAD(&f), f.len) == UINT64_C(0x37a70376d8f3a383));
+	CHECK(f.len == 36 + 40 + 8 * 3 + 8);
+	CHECK(sbf_hash(SBF_PAYLOAD(&f), f.len) == UINT64_C(0xd5ec27e209cbc51d));
 	sbf_filter_free(&f);
 }
 
@@ -409,9 +415,8 @@ seed000_mode(void)
 
 		sbf_get_segment(&v, i, &s);
 		CHECK(s.capacity == 1000 && s.nbits == s0.nbits && s.k == s0.k);
-		CHECK(s.tier == i);
 		CHECK(s.count <= s.capacity);
-		CHECK(sbf_tier_error(v.error_rate, v.tightening, s.tier) == 0.01);
+		CHECK(s.error == 0.01);
 		CHECK(s.words_offset == v.bits_offset + i * sbf_words_bytes(s0.nbits));
 	}
 	CHECK(fabs(sbf_fpr_bound(&v) - 0.05) < 1e-12);
@@ -433,8 +438,11 @@ create_sized(void)
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK(v.nsegments == 1 && v.capacity == 1000);
 	sbf_get_segment(&v, 0, &s);
-	CHECK(sbf_segment_geometry(12345, 0.001, SBF_MAX_SEGMENT_BITS, &m, &k));
-	CHECK(s.capacity == 12345 && s.nbits == m && s.k == k && s.tier == 0);
+	CHECK(sbf_segment_geometry(12345, pow(0.01, 1.04), SBF_MAX_SEGMENT_BITS, &m, &k));
+	CHECK(s.capacity == 12345 && s.nbits == m && s.k == k);
+	CHECK(s.error == sbf_sized_error(0.01, 0.9));
+	/* within 1.05x of the Bloom optimum at e itself */
+	CHECK(m <= 1.05 * (12345 * -log(0.01) / (SBF_LN2 * SBF_LN2)));
 	add_keys(&f, 0, 0, 12345);
 	sbf_filter_view(&f, &v);
 	CHECK(v.nsegments == 1);
@@ -442,7 +450,10 @@ create_sized(void)
 	sbf_filter_view(&f, &v);
 	CHECK(v.nsegments == 2);
 	sbf_get_segment(&v, 1, &s);
-	CHECK(s.capacity == 24690 && s.tier == 1);
+	/* growth restarts from c: min(12345 * 2, 1000 * 2^1) */
+	CHECK(s.capacity == 2000);
+	CHECK(fabs(s.error - (0.01 - pow(0.01, 1.04)) * 0.1) < 1e-15);
+	CHECK(sbf_fpr_bound(&v) < 0.01);
 	sbf_filter_free(&f);
 	CHECK_ST(sbf_create_sized(&f, &p, 0, 0, &g_alloc), SBF_E_PARAM);
 	CHECK(f.base == NULL);
@@ -503,7 +514,7 @@ validate_rejects(void)
 	CHECK(v.hll_bytes == 24);
 	sbf_get_segment(&v, 0, &s0);
 	sbf_get_segment(&v, 1, &s1);
-	CHECK(s0.nbits == 25 && s0.k == 4 && s1.capacity == 8 && s1.tier == 1);
+	CHECK(s0.nbits == 25 && s0.k == 4 && s1.capacity == 8 && s1.error < s0.error);
 	len = f.len;
 	buf = SBF_PAYLOAD(&f);
 	b = malloc(len + 1);
@@ -572,7 +583,13 @@ validate_rejects(void)
 	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, 0), SBF_E_SEGMENT);
 	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, 65), SBF_E_SEGMENT);
 	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, 64), SBF_OK);
-	MUTATE(sbf_store16(b + seg1 + SBF_SEG_TIER, 65535), SBF_OK);
+	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, 0.0), SBF_E_SEGMENT);
+	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, -0.001), SBF_E_SEGMENT);
+	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, 0.5), SBF_E_SEGMENT);
+	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, NAN), SBF_E_SEGMENT);
+	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, INFINITY), SBF_E_SEGMENT);
+	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, 1e-300), SBF_OK);
+	MUTATE(b[seg1 + SBF_SEG_RESERVED16 + 1] = 1, SBF_E_FLAGS);
 	MUTATE(b[seg1 + SBF_SEG_RESERVED] = 1, SBF_E_FLAGS);
 	MUTATE(b[seg1 + SBF_SEG_RESERVED + 3] = 0x80, SBF_E_FLAGS);
 	/* bits past m = 25 in segment 0's only word */
@@ -794,9 +811,9 @@ union_filters(void)
 	CHECK_ST(validate_filter(&a, &va), SBF_OK);
 	CHECK(va.nsegments == 3);
 	sbf_get_segment(&va, 1, &s);
-	CHECK(s.count == 1000 && s.tier == 0);
+	CHECK(s.count == 1000);
 	sbf_get_segment(&va, 2, &s);
-	CHECK(s.count == c1 && s.tier == 1 && s.capacity == 2000);
+	CHECK(s.count == c1 && s.capacity == 2000);
 	add_keys(&a, 3, 0, 3000);
 	CHECK_ST(validate_filter(&a, &va), SBF_OK);
 	for (i = 0; i < 800; i++)
@@ -1075,6 +1092,8 @@ too_large(void)
 
 		sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_CAPACITY, 300000000);
 		sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_COUNT, 300000000);
+		/* the initial capacity too: growth continues from min(largest, c) */
+		sbf_store64(buf + 28, 300000000);
 	}
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	reset_counts(SIZE_MAX);
@@ -1082,12 +1101,6 @@ too_large(void)
 	CHECK(g_ctx.calls == 0);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK(v.nsegments == 1);
-	/* the tier would overflow its 16 bits */
-	sbf_store16(SBF_PAYLOAD(&f) + SBF_SEGDIR_OFFSET(0) + SBF_SEG_TIER, 65535);
-	sbf_store64(SBF_PAYLOAD(&f) + SBF_SEGDIR_OFFSET(0) + SBF_SEG_CAPACITY, 1);
-	sbf_store64(SBF_PAYLOAD(&f) + SBF_SEGDIR_OFFSET(0) + SBF_SEG_COUNT, 1);
-	CHECK_ST(sbf_add_hash(&f, key(0, 1), NULL), SBF_E_TOO_MANY_SEGMENTS);
-	CHECK(g_ctx.calls == 0);
 	sbf_filter_free(&f);
 
 	/* too many segments: double a full filter by self-union up to the limit */
@@ -1215,7 +1228,7 @@ status_messages(void)
 
 /* Inputs found by the fuzzers (base64 of the raw fuzz_validate input). */
 static const char *const fuzz_cases[] = {
-	/* a huge tier: P_t underflows to 0, so the FPR bound is 0 */
+	/* a huge format-v1-draft tier (32-byte directory entries): rejected */
 	"AQABBAIAAQAAAAAAexSuR+F6hD/NzMzMzMzsPwEAAAEAAAAAAf8AAAAA////////+wsAAA8AAAAAAAAACgAB/wAAAAAAAAAAAAAAAA==",
 };
 
