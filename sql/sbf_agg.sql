@@ -132,14 +132,15 @@ SELECT jsonb_array_length(sbf_info(g)->'segments') > 1 AS grew,
 FROM g;
 
 -- right-sized: for n distinct elements one segment with
--- m = ceil(-n ln P / ln^2 2) bits at P = error_rate * (1 - tightening)
+-- m = ceil(-n ln p / ln^2 2) bits at p = error_rate^1.04, within 5% of the
+-- Bloom optimum at error_rate itself
 SELECT n, jsonb_array_length(i->'segments') AS segments,
 	   (i->'segments'->0->>'capacity')::bigint = n AS capacity_is_n,
 	   abs((i->'segments'->0->>'bits')::float8 -
-		   ceil(-n * ln((i->>'error_rate')::float8 * (1 - (i->>'tightening')::float8)) / ln(2)^2)) <= 1
-		   AS bits_optimal,
+		   ceil(-n * ln((i->>'error_rate')::float8 ^ 1.04) / ln(2)^2)) <= 1
+		   AS bits_as_specified,
 	   (i->'segments'->0->>'bits')::float8 <=
-		   1.05 * -n * ln((i->>'error_rate')::float8 * (1 - (i->>'tightening')::float8)) / ln(2)^2
+		   1.05 * -n * ln((i->>'error_rate')::float8) / ln(2)^2
 		   AS within_5_percent
 FROM (SELECT n, (SELECT sbf_info(sbf_agg(x)) FROM generate_series(1, n) x) AS i
 	  FROM unnest(ARRAY[1, 10, 1000, 100000]) n) s

@@ -16,11 +16,12 @@ SELECT jsonb_object_keys(sbf_info(sbf_empty())) AS key ORDER BY 1;
 SELECT jsonb_object_keys(sbf_info(sbf_empty())->'hll') AS key ORDER BY 1;
 SELECT jsonb_object_keys(sbf_info(sbf_empty())->'segments'->0) AS key ORDER BY 1;
 
--- sbf_info: an empty filter has one empty segment at tier 0 with error e(1-r)
+-- sbf_info: an empty filter has one empty segment with error e(1-r)
 SELECT sbf_info(sbf_empty(100))->'segments' AS segments;
 
--- growth: capacity 10, growth 2, 100 elements -> segments of 10, 20, 40, 80
-SELECT s->'capacity' AS capacity, s->'count' AS count, s->'tier' AS tier,
+-- growth: capacity 10, growth 2, 100 elements -> segments of 10, 20, 40, 80,
+-- each taking (1 - r) of the error budget still left: e(1-r)r^i
+SELECT s->'capacity' AS capacity, s->'count' AS count,
 	   s->'error_rate' AS error_rate
 FROM jsonb_array_elements(sbf_info(sbf_add(sbf_empty(10),
 	ARRAY(SELECT 'x' || i FROM generate_series(1, 100) i)))->'segments') s;

@@ -181,11 +181,11 @@ SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
 
 -- malformed text: nonzero reserved field of a segment
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 64, 1))));
+	pg_temp.t(set_byte(sbf_empty(1)::bytea, 72, 1))));
 
 -- malformed text: a bit set past the end of a segment (m = 5 bits, set bit 7)
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1, 0.1, 1, 1)::bytea, 68, 128))));
+	pg_temp.t(set_byte(sbf_empty(1, 0.1, 1, 1)::bytea, 76, 128))));
 
 -- malformed bytea: empty
 SELECT * FROM pg_temp.try($$SELECT ''::bytea::scalablebloom$$);
@@ -203,7 +203,7 @@ SELECT * FROM pg_temp.try($$SELECT substr(sbf_empty(1)::bytea, 1, 60)::scalableb
 SELECT * FROM pg_temp.try($$SELECT (sbf_empty(1)::bytea || '\x0000'::bytea)::scalablebloom$$);
 
 -- malformed bytea: a bit set past the end of a segment
-SELECT * FROM pg_temp.try($$SELECT set_byte(sbf_empty(1, 0.1, 1, 1)::bytea, 68, 128)::scalablebloom$$);
+SELECT * FROM pg_temp.try($$SELECT set_byte(sbf_empty(1, 0.1, 1, 1)::bytea, 76, 128)::scalablebloom$$);
 
 -- malformed bytea: random bytes
 SELECT * FROM pg_temp.try($$SELECT decode(repeat('deadbeef', 40), 'hex')::scalablebloom$$);

@@ -527,6 +527,7 @@ typedef struct SimSeg
 	uint64_t	capacity;
 	uint64_t	writes;			/* elements whose bits went in */
 	uint64_t	m;
+	double		error;			/* the core's budget rule, sbf_next_error */
 	uint32_t	k;
 	uint8_t    *bits;
 } SimSeg;
@@ -539,6 +540,8 @@ typedef struct Sim
 	uint64_t	bytes;
 	double		e;
 	double		r;
+	double		spent;			/* sum of the segments' errors */
+	double		smallest;		/* smallest segment error */
 	uint16_t	s;
 } Sim;
 
@@ -551,8 +554,11 @@ sim_append(Sim *sim)
 
 	g->capacity = cap;
 	g->writes = 0;
-	if (!sbf_segment_geometry(cap, sbf_tier_error(sim->e, sim->r, sim->nseg),
-							  SBF_MAX_SEGMENT_BITS, &g->m, &g->k))
+	g->error = sbf_next_error(sim->e, sim->r, sim->spent, sim->smallest);
+	sim->spent += g->error;
+	if (g->error < sim->smallest)
+		sim->smallest = g->error;
+	if (!sbf_segment_geometry(cap, g->error, SBF_MAX_SEGMENT_BITS, &g->m, &g->k))
 		exit(1);
 	g->bits = calloc(sbf_words_bytes(g->m), 1);
 	sim->bytes += sbf_words_bytes(g->m);
@@ -649,6 +655,7 @@ cmd_policy(const Args *a)
 		bool		verify = seed <= verify_seeds;
 
 		memset(&sim, 0, sizeof(sim));
+		sim.smallest = 0.5;
 		memset(regs, 0, sizeof(regs));
 		sim.e = p.error_rate;
 		sim.r = p.tightening;
@@ -721,7 +728,7 @@ cmd_policy(const Args *a)
 				{
 					double		fill = (double) sim.seg[i].writes / sim.seg[i].capacity;
 
-					bound += sbf_tier_error(p.error_rate, p.tightening, i);
+					bound += sim.seg[i].error;
 					if (fill > maxfill)
 						maxfill = fill;
 				}
@@ -774,6 +781,7 @@ analytic_bytes(uint16_t s, double r, uint64_t c, double e, double n,
 	double		bytes = 0.0;
 	double		cum = 0.0;
 	double		cap = (double) c;
+	double		spent = 0.0;
 	uint32_t	t;
 
 	for (t = 0; cum < n && t < SBF_MAX_SEGMENTS; t++)
@@ -781,8 +789,10 @@ analytic_bytes(uint16_t s, double r, uint64_t c, double e, double n,
 		uint64_t	m;
 		uint32_t	k;
 
-		if (!sbf_segment_geometry((uint64_t) cap, sbf_tier_error(e, r, t),
-								  SBF_MAX_SEGMENT_BITS, &m, &k))
+		double		pe = sbf_next_error(e, r, spent, 0.5);
+
+		spent += pe;
+		if (!sbf_segment_geometry((uint64_t) cap, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
 			return INFINITY;
 		bytes += (double) sbf_words_bytes(m);
 		cum += cap;
