@@ -63,6 +63,6 @@ FROM generate_series(1, :nreq) r;
 CREATE TABLE sized_filters (id int PRIMARY KEY, seen scalablebloom NOT NULL, n int NOT NULL);
 INSERT INTO sized_filters
 SELECT id, (SELECT sbf_agg('k' || i) FROM generate_series(1, n) i), n
-FROM (VALUES (1, 5600), (2, 5800000)) v(id, n);
+FROM (VALUES (1, 8000), (2, 8300000)) v(id, n);
 
 VACUUM ANALYZE;

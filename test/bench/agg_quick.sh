@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Quick benchmark of serial sbf_agg(object) GROUP BY user_id against count(*)
+# (never a pass/fail test; a few minutes instead of agg_bench.sh's quarter
+# hour).  Same generator as agg_bench_run.sh at a smaller scale: ~2.3M rows,
+# 2,003 users, 3 heavy users with 440k-520k rows, shuffled.
+#
+# By default it times the installed extension's sbf_agg.  To compare builds
+# of sbf.so side by side, pass them as LABEL=PATH arguments: each gets its own
+# aggregate (final function returning the filter as bytea) in schema LABEL,
+# loaded straight from PATH, and the timed runs interleave count(*) and the
+# builds, so that load drifts on a shared machine hit them alike.  It also
+# checks that every build produces the same bytes for every user.
+#   test/bench/agg_quick.sh                       # installed sbf
+#   test/bench/agg_quick.sh base=/tmp/a/sbf.so new=/tmp/b/sbf.so
+# Environment: REPS (default 5), SCALE (default 0.4), WORKERS (default 0).
+# Run as root or as a user that can run pg_virtualenv; the .so files must be
+# readable by the postgres user.
+set -euo pipefail
+cd "$(dirname "$0")"
+export REPS=${REPS:-5} SCALE=${SCALE:-0.4} WORKERS=${WORKERS:-0}
+export QUICK_BUILDS="$*"
+pg_virtualenv -v 15 -o shared_buffers=1GB -o work_mem=256MB -o jit=off \
+	-o max_parallel_workers=4 bash ./agg_quick_run.sh

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The body of agg_quick.sh, run inside pg_virtualenv (PG* variables set).
+set -euo pipefail
+
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
+sql() { "${PSQL[@]}" -c "$1"; }
+
+time_query() {
+	"${PSQL[@]}" -c "SET max_parallel_workers_per_gather = $WORKERS" \
+		-c "SET parallel_setup_cost = 0" -c "SET parallel_tuple_cost = 0" \
+		-c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "# sbf_agg quick benchmark"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "REPS=$REPS SCALE=$SCALE WORKERS=$WORKERS"
+
+declare -A Q
+names=(count)
+Q[count]="SELECT count(a) FROM (SELECT user_id, count(*) AS a FROM interactions GROUP BY user_id) s"
+if [ -z "$QUICK_BUILDS" ]; then
+	sql "CREATE EXTENSION sbf"
+	names+=(sbf_agg)
+	Q[sbf_agg]="SELECT count(a) FROM (SELECT user_id, sbf_agg(object) AS a FROM interactions GROUP BY user_id) s"
+else
+	for b in $QUICK_BUILDS; do
+		label=${b%%=*} so=${b#*=}
+		"${PSQL[@]}" <<SQL
+CREATE SCHEMA $label;
+CREATE FUNCTION $label.trans(internal, text) RETURNS internal
+	AS '$so', 'sbf_agg_trans_text' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION $label.final(internal) RETURNS bytea
+	AS '$so', 'sbf_agg_final' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION $label.combine(internal, internal) RETURNS internal
+	AS '$so', 'sbf_agg_combine' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION $label.ser(internal) RETURNS bytea
+	AS '$so', 'sbf_agg_serialize' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION $label.deser(bytea, internal) RETURNS internal
+	AS '$so', 'sbf_agg_deserialize' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE AGGREGATE $label.agg(text) (SFUNC = $label.trans, STYPE = internal, SSPACE = 144,
+	FINALFUNC = $label.final, FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = $label.combine,
+	SERIALFUNC = $label.ser, DESERIALFUNC = $label.deser, PARALLEL = SAFE);
+SQL
+		names+=("$label")
+		Q[$label]="SELECT count(a) FROM (SELECT user_id, $label.agg(object) AS a FROM interactions GROUP BY user_id) s"
+	done
+fi
+
+t0=$(date +%s)
+"${PSQL[@]}" <<SQL
+SELECT setseed(0.42);
+CREATE UNLOGGED TABLE interactions (user_id int NOT NULL, object text NOT NULL);
+INSERT INTO interactions
+SELECT user_id,
+	   CASE WHEN r < 0.7 THEN 'sku:' || floor(1000000 * r2 ^ 3)::int
+			WHEN r < 0.9 THEN 'brand:' || floor(5000 * r2 ^ 2)::int
+			ELSE 'voucher:' || floor(20000 * r2 ^ 2)::int END
+FROM (SELECT u AS user_id, random() AS r, random() AS r2, random() AS shuffle
+	  FROM (SELECT u, CASE WHEN u <= 3 THEN ((1000000 + 100000 * u) * $SCALE)::int
+						   ELSE floor(250000.0 * $SCALE / (u - 3))::int END AS n
+			FROM generate_series(1, 2003) u) users,
+		   generate_series(1, n) i) s
+ORDER BY shuffle;
+ALTER TABLE interactions SET (parallel_workers = 2);
+VACUUM ANALYZE interactions;
+SQL
+sql "SELECT format('%s rows, %s users; rows per user: max %s, median %s; table %s',
+	sum(n), count(*), max(n), percentile_disc(0.5) WITHIN GROUP (ORDER BY n),
+	pg_size_pretty(pg_table_size('interactions')))
+	FROM (SELECT user_id, count(*) AS n FROM interactions GROUP BY user_id) s"
+echo "generated in $(( $(date +%s) - t0 )) s"
+
+if [ -n "$QUICK_BUILDS" ]; then
+	for n in "${names[@]:1}"; do
+		sum=$(sql "SET max_parallel_workers_per_gather = 0;
+			SELECT md5(string_agg(md5(a), ',' ORDER BY user_id))
+			FROM (SELECT user_id, $n.agg(object) AS a FROM interactions GROUP BY user_id) s")
+		echo "bytes of $n: md5 $sum"
+	done
+fi
+
+declare -A RUNS
+for n in "${names[@]}"; do time_query "${Q[$n]}" >/dev/null; done	# warm-up
+for ((i = 0; i < REPS; i++)); do
+	for n in "${names[@]}"; do RUNS[$n]+=" $(time_query "${Q[$n]}")"; done
+done
+printf '| %-12s | %10s | %7s | %s\n' query "median ms" ratio runs
+for n in "${names[@]}"; do
+	# shellcheck disable=SC2086
+	m=$(median ${RUNS[$n]})
+	[ "$n" = count ] && c=$m
+	printf '| %-12s | %10.0f | %7.2f |%s\n' "$n" "$m" "$(echo "$m / $c" | bc -l)" "${RUNS[$n]}"
+done
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
