@@ -2,7 +2,7 @@
 -- (test/study/run.sh).  The keys are the study driver's: inserted 'k1:<i>',
 -- absent probes 'a1:<j>', so every filter here is byte for byte the one the
 -- study measured (results/grow.tsv).  The hash is fixed, so the counts are
--- deterministic; only booleans are printed.
+-- deterministic; only booleans and segment counts and capacities are printed.
 
 -- filters grown one element at a time (an array adds its elements in order,
 -- exactly like repeated ||), explicit parameters so a change of the defaults
@@ -73,4 +73,40 @@ SELECT sbf_matches(f, ARRAY(SELECT 'a1:' || j FROM generate_series(1, 100000) j)
 		   AS hll_share_ok
 FROM d;
 
-DROP TABLE grown, measured;
+-- a filter built by sbf_agg: one segment right-sized for its 100,000 distinct
+-- elements at error e^1.04, which costs 4% more bits than the Bloom optimum
+-- at e (1.044x with the header and the HyperLogLog) and leaves e - e^1.04 of
+-- the error budget; then grown by || past that size, which appends a segment
+-- at (1 - r) of the budget left
+CREATE TEMP TABLE agg AS
+SELECT 'agg' AS label, 100000 AS n, sbf_agg('k1:' || i) AS f
+FROM generate_series(1, 100000) i;
+
+INSERT INTO agg
+SELECT 'agg-grown', 101000,
+	   sbf_add(f, ARRAY(SELECT 'k1:' || i FROM generate_series(100001, 101000) i))
+FROM agg;
+
+SELECT label, jsonb_array_length(sbf_info(f)->'segments') AS segments,
+	   abs((sbf_info(f)->'segments'->0->>'error_rate')::float8 - 0.01 ^ 1.04)
+		   < 1e-12 AS first_error_e_1_04,
+	   (sbf_info(f)->>'fpr_bound')::float8 < 0.01 AS bound_under_e,
+	   sbf_matches(f, ARRAY(SELECT 'a1:' || j FROM generate_series(1, 100000) j))
+		   <= 0.01 * 100000 AS fpr_under_e
+FROM agg ORDER BY label;
+
+SELECT (sbf_info(f)->>'bytes')::float8 * 8 / n / (-ln(0.01) / ln(2) ^ 2)
+		   BETWEEN 1.04 AND 1.05 AS x_opt_1_04
+FROM agg WHERE label = 'agg';
+
+-- the segment the first growing || appends: its error is (1 - r) of the
+-- budget left, and its capacity is min(largest * s, c * s^1) with c the
+-- header's capacity, which sbf_agg sets to n (so 200,000 here; 2,000 if the
+-- header kept the default capacity 1,000)
+SELECT (s->>'capacity')::int8 AS capacity,
+	   abs((s->>'error_rate')::float8 - 0.1 * (0.01 - 0.01 ^ 1.04)) < 1e-12
+		   AS error_tenth_of_budget_left
+FROM agg, jsonb_array_elements(sbf_info(f)->'segments') WITH ORDINALITY e(s, i)
+WHERE label = 'agg-grown' AND i = 2;
+
+DROP TABLE grown, measured, agg;

@@ -19,6 +19,7 @@
 #include "catalog/pg_type_d.h"
 #include "common/shortest_dec.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/arrayaccess.h"
 #include "utils/builtins.h"
@@ -232,8 +233,13 @@ sbf_add_array(FunctionCallInfo fcinfo, Oid elemtype)
 	for (i = 0; i < nitems; i++)
 	{
 		bool		isnull;
-		Datum		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
+		Datum		d;
 		SbfStatus	st;
+
+		/* a big array is a long loop: let a cancel or timeout in */
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
 
 		if (isnull)
 			continue;
@@ -561,7 +567,12 @@ sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 	for (i = 0; i < nitems; i++)
 	{
 		bool		isnull;
-		Datum		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
+		Datum		d;
+
+		/* a big array is a long loop: let a cancel or timeout in */
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
 
 		if (!isnull && sbf_probe_contains(&p, sbf_hash_datum(d, elemtype)))
 			hits++;

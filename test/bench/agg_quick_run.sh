@@ -5,10 +5,25 @@ set -euo pipefail
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
 sql() { "${PSQL[@]}" -c "$1"; }
 
+# Prints "wall_ms cpu_ms" for one run of query $1 in a fresh session; cpu_ms
+# is the backend's user + system time from /proc (10 ms ticks), which a busy
+# shared machine disturbs much less than the wall clock.
 time_query() {
-	"${PSQL[@]}" -c "SET max_parallel_workers_per_gather = $WORKERS" \
-		-c "SET parallel_setup_cost = 0" -c "SET parallel_tuple_cost = 0" \
-		-c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+	local pid t0 t1 c0 c1 line fd
+	coproc CP { "${PSQL[@]}" -c "SET max_parallel_workers_per_gather = $WORKERS" \
+		-c "SET parallel_setup_cost = 0" -c "SET parallel_tuple_cost = 0" -f - 2>&1; }
+	echo 'SELECT pg_backend_pid();' >&"${CP[1]}"
+	read -r pid <&"${CP[0]}"
+	c0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	t0=$(date +%s%N)
+	echo "$1;" >&"${CP[1]}"
+	read -r line <&"${CP[0]}"
+	t1=$(date +%s%N)
+	c1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	fd=${CP[1]}
+	exec {fd}>&-
+	wait "$CP_PID" || true
+	echo "$(( (t1 - t0) / 1000000 )) $(( (c1 - c0) * 1000 / $(getconf CLK_TCK) ))"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -80,16 +95,22 @@ if [ -n "$QUICK_BUILDS" ]; then
 	done
 fi
 
-declare -A RUNS
+declare -A RUNS CPU
 for n in "${names[@]}"; do time_query "${Q[$n]}" >/dev/null; done	# warm-up
 for ((i = 0; i < REPS; i++)); do
-	for n in "${names[@]}"; do RUNS[$n]+=" $(time_query "${Q[$n]}")"; done
+	for n in "${names[@]}"; do
+		read -r w c <<<"$(time_query "${Q[$n]}")"
+		RUNS[$n]+=" $w" CPU[$n]+=" $c"
+	done
 done
-printf '| %-12s | %10s | %7s | %s\n' query "median ms" ratio runs
+printf '| %-12s | %10s | %7s | %10s | %7s | %s\n' query "wall ms" ratio "cpu ms" ratio "runs (wall/cpu ms)"
 for n in "${names[@]}"; do
 	# shellcheck disable=SC2086
-	m=$(median ${RUNS[$n]})
-	[ "$n" = count ] && c=$m
-	printf '| %-12s | %10.0f | %7.2f |%s\n' "$n" "$m" "$(echo "$m / $c" | bc -l)" "${RUNS[$n]}"
+	m=$(median ${RUNS[$n]}) mc=$(median ${CPU[$n]})
+	[ "$n" = count ] && c=$m cc=$mc
+	runs=$(paste -d/ <(tr ' ' '\n' <<<"${RUNS[$n]# }") <(tr ' ' '\n' <<<"${CPU[$n]# }") | paste -sd' ')
+	printf '| %-12s | %10.0f | %7.2f | %10.0f | %7.2f | %s\n' "$n" "$m" "$(echo "$m / $c" | bc -l)" \
+		"$mc" "$(echo "$mc / $cc" | bc -l)" "$runs"
 done
+echo "(medians of REPS; wall = client-side clock, cpu = backend user+system time)"
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -45,6 +45,10 @@ plot 1 with lines dt 2 lw 2 lc rgb "black" title "Bloom optimum (9.6 bits)", \
 	grow("s2-r0.5") using 8:20 with lines lc rgb "#9467bd" title "growth 2, tightening 0.5", \
 	grow("s4-r0.8") using 8:20 with lines lc rgb "#2ca02c" title "growth 4, tightening 0.8", \
 	grow("defaults") using 8:20 with lines lw 2 lc rgb "#1f77b4" title "sbf defaults (grown by ||)", \
+	"< awk -F'\t' '$1 == \"agg1e5\" && $8 >= 100000' results/grow.tsv" using 8:20 \
+		with lines dt 2 lc rgb "#d62728" title "sbf\\_agg for 10^5, then grown by ||", \
+	"< awk -F'\t' '$1 == \"agg1e5-c1000\" && $8 >= 100000' results/grow.tsv" using 8:20 \
+		with lines dt 4 lc rgb "#8c564b" title "the same, header capacity 1,000", \
 	"< awk -F'\t' '$1 == \"sized-e0.01\" && $9 > 0 && $20 < 2' results/grow.tsv" using 8:20 \
 		with points pt 7 ps 1.5 lc rgb "#d62728" title "right-sized by sbf\\_agg"
 

@@ -133,10 +133,12 @@ foreach my $what (sort keys %statements)
 		SELECT count(*) = 1 FROM pg_locks
 		WHERE locktype = 'advisory' AND objid = 4242 AND granted})
 	  or die 'the victim did not take the advisory lock';
+	# Two seconds after the unlock sbf_add has read its argument (half a
+	# second) and is in its loop.
 	my $cancelled = $node->safe_psql(
 		'postgres', q{
 		SELECT pg_advisory_lock(4242);
-		SELECT pg_sleep(0.5);
+		SELECT pg_sleep(2);
 		SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 		WHERE query LIKE '%sbf_add(sbf_empty(10), arr)%'
 		  AND pid <> pg_backend_pid();
