@@ -14,22 +14,35 @@
  * The HyperLogLog receives every hash, so it equals the one the same
  * elements give when added one by one.
  *
- * The set is an ordered linear-probing table (Amble & Knuth 1974): a hash h
- * has the home slot floor(h * nhome / 2^64), which is monotone in h, and the
- * keys are kept in ascending order, so the occupied slots read from left to
- * right are the hashes sorted.  Everything built from a state (the filter,
- * the serialized bytes) therefore depends only on the set, not on the order
- * rows arrived in or on how a parallel plan split them: a combine is an
- * exact set union and a parallel result equals the serial one byte for byte.
- * Slot 0 marks an empty slot; the hash 0 is remembered in a flag.
+ * The set is a sorted array of distinct hashes plus a pending buffer.  A row
+ * only appends its hash to the buffer (a sequential store: no probe of a
+ * table that may be megabytes large and cold in the cache).  When the buffer
+ * is full it is sorted (one most-significant-bits bucket pass, then
+ * insertion sort of the small buckets), deduplicated, stripped of the hashes
+ * the array already has (galloping search), and merged into the array in
+ * place from the back after one repalloc.  The buffer holds about a quarter
+ * as many hashes as the array (at least 8, at most SBF_AGG_MAX_BUF), so each
+ * row costs a bounded number of moves on average.  Everything built from a
+ * state (the filter, the serialized bytes) reads the array merged with a
+ * sorted copy of the buffer, in ascending order, so it depends only on the
+ * set, not on the order rows arrived in or on how a parallel plan split
+ * them: a combine is an exact set union and a parallel result equals the
+ * serial one byte for byte.
  *
- * Memory: a state starts at 128 bytes with eight inline slots and doubles at
- * load 0.8 (10 to 20 bytes per distinct element, resized in place with
- * repalloc).  Past SBF_AGG_STREAM_THRESHOLD distinct hashes (10 Mi, a table
- * of 105 MB) it stops collecting: the hashes seen so far go into a real
- * filter whose first segment is sized for them, and every later row is added
- * to that filter, which grows segment by segment as any scalable filter does
- * (compound FPR still <= error_rate, but no longer right-sized).
+ * Memory: a state starts at 128 bytes with an eight-hash buffer inside it;
+ * a group of 10 rows adds one 64-byte array.  A growing group holds 8 bytes
+ * per distinct hash in the array plus a buffer of up to half that (a
+ * quarter, rounded up to a power of two); while a full buffer is sorted, the
+ * call site's scratch holds a copy of it.  When a flush would take the array
+ * past SBF_AGG_STREAM_THRESHOLD distinct hashes (10 Mi, an 80 MB array) it
+ * stops collecting: the hashes seen so far go, in ascending order, into a
+ * real filter whose first segment is sized for them, and every later row is
+ * added to that filter, which grows segment by segment as any scalable
+ * filter does (compound FPR still <= error_rate, but no longer
+ * right-sized).  A state that has not flushed yet may hold up to a buffer
+ * more than the threshold; its final filter is then right-sized for all of
+ * them, and serialize flushes first, so that it sends such a state as the
+ * filter it becomes.
  *
  * sbf_union_agg keeps a mutable filter: a copy of the first input, then
  * sbf_union with each next one.
@@ -43,6 +56,7 @@
 #include <string.h>
 
 #include "fmgr.h"
+#include "port/pg_bitutils.h"
 #include "utils/float.h"
 #include "utils/memutils.h"
 
@@ -65,25 +79,34 @@ PG_FUNCTION_INFO_V1(sbf_union_agg_deserialize);
  * Distinct hashes a state collects before it streams into a filter.  10 Mi
  * keeps aggregates right-sized up to ten million distinct elements per group
  * (the product's heaviest users have hundreds of thousands) while bounding
- * the table at SBF_AGG_MAX_HOME slots plus overflow, 105 MB.  Test builds
- * may lower it (-DSBF_AGG_STREAM_THRESHOLD=64, a multiple of 4) to exercise
- * the streaming paths with small inputs.
+ * the array at 80 MB (plus the pending buffer).  Test builds may lower it
+ * (-DSBF_AGG_STREAM_THRESHOLD=64) to exercise the streaming paths with small
+ * inputs.
  */
 #ifndef SBF_AGG_STREAM_THRESHOLD
 #define SBF_AGG_STREAM_THRESHOLD	((uint64) 10 * 1024 * 1024)
 #endif
 
-/* The table grows when it would be fuller than 4/5. */
-#define SBF_AGG_LOAD_NUM			4
-#define SBF_AGG_LOAD_DEN			5
-#define SBF_AGG_MAX_HOME \
-	(SBF_AGG_STREAM_THRESHOLD / SBF_AGG_LOAD_NUM * SBF_AGG_LOAD_DEN)
+/* Pending hashes kept inside the state (the state is then 128 bytes). */
+#define SBF_AGG_INLINE_BUF			8
 
-/* Slots of the initial, inline table (the state struct is then 128 bytes). */
-#define SBF_AGG_INLINE_SLOTS		8
+/*
+ * The pending buffer holds about a quarter as many hashes as the array
+ * (nset >> SBF_AGG_BUF_SHIFT), up to 2^20 hashes, 8 MB.  Halving or doubling
+ * it made no difference measurable above the noise of the quick benchmark;
+ * a quarter keeps the peak memory of a large group low.
+ */
+#define SBF_AGG_BUF_SHIFT			2
+#define SBF_AGG_MAX_BUF				((uint64) 1 << 20)
 
-/* Slots after the last home slot, for keys displaced past it. */
-#define SBF_AGG_MAX_OVERFLOW		1024
+/*
+ * A group with few distinct hashes but many rows may still get a buffer of
+ * this many hashes (rows / 8, capped), so that it does not sort every 8 rows.
+ */
+#define SBF_AGG_ROWS_BUF			256
+
+/* Runs of at most this many hashes are sorted by insertion. */
+#define SBF_AGG_SMALL_SORT			32
 
 /*
  * Serialized state of sbf_agg (private to this file, but validated as fully
@@ -116,14 +139,41 @@ typedef struct SbfAggFilter
 typedef struct SbfAggState
 {
 	double		error_rate;
-	uint64		nhashes;		/* distinct hashes in the set, 0 included */
-	uint64	   *slots;			/* ordered table; inline_slots or palloc'd */
-	uint64		nhome;			/* home slots */
-	uint64		nslots;			/* allocated slots: nhome plus overflow */
 	SbfAggFilter *stream;		/* non-NULL once streaming */
-	bool		has_zero;		/* the hash 0 is in the set */
-	uint64		inline_slots[SBF_AGG_INLINE_SLOTS];
+	uint64	   *set;			/* nset distinct hashes, ascending, or NULL */
+	uint64		nset;
+	uint64		setcap;			/* allocated entries of set */
+	uint64	   *buf;			/* pending hashes, unsorted, with repeats */
+	uint32		nbuf;
+	uint32		bufcap;			/* 0 once streaming */
+	uint64		nrows;			/* hashes that went through the buffer */
+	uint64		inline_buf[SBF_AGG_INLINE_BUF];
 } SbfAggState;
+
+/*
+ * The hashes of a state in ascending order: its array merged with a sorted,
+ * deduplicated copy of its buffer from which the array's hashes were removed.
+ */
+typedef struct SbfAggIter
+{
+	const uint64 *a;
+	uint64		na;
+	uint64		i;
+	const uint64 *b;
+	uint64		nb;
+	uint64		j;
+} SbfAggIter;
+
+/*
+ * Scratch memory for sorting full buffers, kept by a transition function's
+ * call site in fn_extra so that sorts do not allocate (and page-fault) anew.
+ */
+typedef struct SbfAggScratch
+{
+	uint64	   *tmp;
+	uint64		tmpcap;			/* entries of tmp */
+	uint32	   *count;			/* 2^16 + 1 bucket counters */
+} SbfAggScratch;
 
 /* ---- little-endian fields of the serialized state ---- */
 
@@ -156,134 +206,222 @@ same_double(double a, double b)
 	return memcmp(&a, &b, sizeof(double)) == 0;
 }
 
-/* ---- the ordered hash set ---- */
+/* ---- sorting and merging runs of hashes ---- */
 
-/* Home slot of h: floor(h * nhome / 2^64) on 32 bits, monotone in h. */
-static inline uint64
-agg_home(uint64 h, uint64 nhome)
+/* Sorts a[0..n) by insertion (small n). */
+static inline void
+agg_insertion_sort(uint64 *a, uint64 n)
 {
-	return ((h >> 32) * nhome) >> 32;
-}
+	uint64		i;
 
-/* Allocated slots for nhome home slots. */
-static inline uint64
-agg_nslots(uint64 nhome)
-{
-	if (nhome <= SBF_AGG_INLINE_SLOTS)
-		return SBF_AGG_INLINE_SLOTS;
-	return nhome + Min(nhome / 8, SBF_AGG_MAX_OVERFLOW);
-}
-
-/*
- * Puts right-aligned keys at their final places: each key goes to
- * max(home, previous place + 1).  That place is never right of where the key
- * is unless the keys from it on cannot fit, in which case false is returned
- * with the keys still in ascending order.
- */
-static bool
-agg_set_place(SbfAggState *st, uint64 first)
-{
-	uint64	   *s = st->slots;
-	uint64		next = 0;
-	uint64		src;
-
-	for (src = first; src < st->nslots; src++)
+	for (i = 1; i < n; i++)
 	{
-		uint64		h = s[src];
-		uint64		pos = Max(agg_home(h, st->nhome), next);
+		uint64		x = a[i];
+		uint64		j = i;
 
-		if (pos > src)
-			return false;
-		s[src] = 0;
-		s[pos] = h;
-		next = pos + 1;
-	}
-	return true;
-}
-
-/*
- * Grows the table to nhome home slots in place: repalloc, move the keys to
- * the right end (keys only move right, so from the last one backwards), then
- * place them.  If the last cluster overflows, double again.
- */
-static void
-agg_set_resize(SbfAggState *st, uint64 nhome, MemoryContext cxt)
-{
-	for (;;)
-	{
-		uint64		nslots = agg_nslots(nhome);
-		uint64	   *s;
-		uint64		dst;
-		uint64		i;
-
-		if (st->slots == st->inline_slots)
+		while (j > 0 && a[j - 1] > x)
 		{
-			s = MemoryContextAlloc(cxt, nslots * sizeof(uint64));
-			memcpy(s, st->inline_slots, st->nslots * sizeof(uint64));
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = x;
+	}
+}
+
+/* qsort comparator for uint64. */
+static int
+agg_cmp64(const void *pa, const void *pb)
+{
+	uint64		a = *(const uint64 *) pa;
+	uint64		b = *(const uint64 *) pb;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Sorts src[0..n) into dst (n entries; dst may be src only when n <=
+ * SBF_AGG_SMALL_SORT) and drops repeats; returns the number of distinct
+ * hashes.  Hashes are close to uniform, so one pass that distributes them by
+ * their top bits into about n/4 buckets leaves buckets of a few hashes,
+ * sorted by insertion; a bucket that is large anyway (repeats, or inputs
+ * built to collide) is sorted by qsort, so the worst case stays n log n.
+ * count has room for 2^16 + 1 counters, or is NULL (then allocated).
+ */
+static uint64
+agg_sort_unique(const uint64 *src, uint64 n, uint64 *dst, uint32 *count)
+{
+	int			bits;
+	int			shift;
+	uint32		nb;
+	uint32	   *cnt;
+	uint64		i;
+	uint64		k;
+	uint64		start;
+	uint32		b;
+
+	if (n == 0)
+		return 0;
+	if (n <= SBF_AGG_SMALL_SORT || n > PG_UINT32_MAX)
+	{
+		if (dst != src)
+			memcpy(dst, src, n * sizeof(uint64));
+		if (n <= SBF_AGG_SMALL_SORT)
+			agg_insertion_sort(dst, n);
+		else
+			qsort(dst, n, sizeof(uint64), agg_cmp64);
+	}
+	else
+	{
+		Assert(dst != src);
+		bits = pg_leftmost_one_pos64(n) - 2;
+		bits = Max(bits, 1);
+		bits = Min(bits, 16);
+		shift = 64 - bits;
+		nb = (uint32) 1 << bits;
+		if (count != NULL)
+		{
+			cnt = count;
+			memset(cnt, 0, (nb + 1) * sizeof(uint32));
 		}
 		else
-			s = repalloc(st->slots, nslots * sizeof(uint64));
-		memset(s + st->nslots, 0, (nslots - st->nslots) * sizeof(uint64));
-		st->slots = s;
-		st->nslots = nslots;
-		st->nhome = nhome;
-
-		dst = nslots;
-		for (i = nslots; i-- > 0;)
+			cnt = palloc0((nb + 1) * sizeof(uint32));
+		for (i = 0; i < n; i++)
+			cnt[(src[i] >> shift) + 1]++;
+		for (b = 1; b <= nb; b++)
+			cnt[b] += cnt[b - 1];
+		for (i = 0; i < n; i++)
+			dst[cnt[src[i] >> shift]++] = src[i];
+		/* cnt[b] is now the end of bucket b */
+		start = 0;
+		for (b = 0; b < nb; b++)
 		{
-			if (s[i] != 0)
-			{
-				uint64		h = s[i];
+			uint64		end = cnt[b];
 
-				s[i] = 0;
-				s[--dst] = h;
-			}
+			if (end - start <= SBF_AGG_SMALL_SORT)
+				agg_insertion_sort(dst + start, end - start);
+			else
+				qsort(dst + start, end - start, sizeof(uint64), agg_cmp64);
+			start = end;
 		}
-		if (agg_set_place(st, dst))
-			return;
-		/* a cluster of 1024+ keys at the end: practically never */
-		nhome *= 2;
+		if (cnt != count)
+			pfree(cnt);
 	}
-}
-
-/* The home-slot count for a table that grows past its load limit. */
-static uint64
-agg_next_home(uint64 nhome)
-{
-	if (nhome >= SBF_AGG_MAX_HOME)
-		return nhome * 2;		/* overflow only; see agg_set_resize */
-	return Min(nhome * 2, SBF_AGG_MAX_HOME);
+	for (i = 1, k = 1; i < n; i++)
+	{
+		dst[k] = dst[i];
+		k += dst[i] != dst[k - 1];
+	}
+	return k;
 }
 
 /*
- * Steps through the set in ascending order: the hash 0 first if present,
- * then the occupied slots from left to right.  *pos starts at 0.
+ * The first index p >= lo with a[p] >= x (n if none), by galloping from lo:
+ * O(log distance), so a sorted run of probes costs about its length times
+ * the log of the average gap.
  */
-static inline bool
-agg_set_next(const SbfAggState *st, uint64 *pos, uint64 *h)
+static inline uint64
+agg_lower_bound(const uint64 *a, uint64 lo, uint64 n, uint64 x)
 {
-	if (*pos == 0)
-	{
-		*pos = 1;
-		if (st->has_zero)
-		{
-			*h = 0;
-			return true;
-		}
-	}
-	while (*pos <= st->nslots)
-	{
-		uint64		x = st->slots[*pos - 1];
+	uint64		step = 1;
+	uint64		hi;
 
-		(*pos)++;
-		if (x != 0)
-		{
-			*h = x;
-			return true;
-		}
+	if (lo >= n || a[lo] >= x)
+		return lo;
+	/* invariant: a[lo] < x */
+	while (lo + step < n && a[lo + step] < x)
+	{
+		lo += step;
+		step <<= 1;
+	}
+	hi = Min(lo + step, n);
+	/* a[lo] < x, and hi == n or a[hi] >= x */
+	while (hi - lo > 1)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/*
+ * Removes from the sorted, distinct run[0..r) the hashes that the sorted
+ * set[0..nset) has; returns how many remain (in place, still sorted).
+ */
+static uint64
+agg_drop_known(const uint64 *set, uint64 nset, uint64 *run, uint64 r)
+{
+	uint64		p = 0;
+	uint64		i;
+	uint64		k = 0;
+
+	for (i = 0; i < r; i++)
+	{
+		uint64		x = run[i];
+
+		p = agg_lower_bound(set, p, nset, x);
+		run[k] = x;
+		k += p >= nset || set[p] != x;
+	}
+	return k;
+}
+
+/* Starts an iterator over the union of two sorted runs with no common hash. */
+static inline void
+agg_iter_start(SbfAggIter *it, const uint64 *a, uint64 na, const uint64 *b, uint64 nb)
+{
+	it->a = a;
+	it->na = na;
+	it->i = 0;
+	it->b = b;
+	it->nb = nb;
+	it->j = 0;
+}
+
+/* The next hash in ascending order. */
+static inline bool
+agg_iter_next(SbfAggIter *it, uint64 *h)
+{
+	if (it->i < it->na && (it->j >= it->nb || it->a[it->i] < it->b[it->j]))
+	{
+		*h = it->a[it->i++];
+		return true;
+	}
+	if (it->j < it->nb)
+	{
+		*h = it->b[it->j++];
+		return true;
 	}
 	return false;
 }
+
+/*
+ * Sets up an iterator over all hashes of a non-streaming state without
+ * changing it: the buffer is copied (in CurrentMemoryContext), sorted and
+ * stripped of repeats and of the array's hashes.  Returns the number of
+ * distinct hashes; *copy is the buffer copy to pfree (or NULL).
+ */
+static uint64
+agg_state_iter(const SbfAggState *st, SbfAggIter *it, uint64 **copy)
+{
+	uint64	   *run = NULL;
+	uint64		r = 0;
+
+	if (st->nbuf > 0)
+	{
+		run = palloc(st->nbuf * sizeof(uint64));
+		r = agg_sort_unique(st->buf, st->nbuf, run, NULL);
+		r = agg_drop_known(st->set, st->nset, run, r);
+	}
+	agg_iter_start(it, st->set, st->nset, run, r);
+	*copy = run;
+	return st->nset + r;
+}
+
+/* ---- the state ---- */
 
 /* Parameters of a filter built by sbf_agg: defaults, with error_rate e. */
 static void
@@ -294,40 +432,51 @@ agg_params(double error_rate, uint64 capacity, SbfParams *p)
 	p->capacity = Max(capacity, 1);
 }
 
-/*
- * Switches a state to streaming: a filter whose first segment is right-sized
- * for the hashes collected so far takes them, and the table is freed.
- */
+/* Frees a state's array and buffer; it is left empty, with no buffer. */
 static void
-agg_start_streaming(SbfAggState *st, MemoryContext cxt)
+agg_release(SbfAggState *st)
 {
-	SbfAggFilter *sf;
+	if (st->set != NULL)
+		pfree(st->set);
+	if (st->buf != st->inline_buf)
+		pfree(st->buf);
+	st->set = NULL;
+	st->nset = st->setcap = 0;
+	st->buf = st->inline_buf;
+	st->nbuf = 0;
+	st->bufcap = 0;
+}
+
+/* A new streaming filter in cxt, its first segment sized for n hashes. */
+static SbfAggFilter *
+agg_stream_new(double error_rate, uint64 n, MemoryContext cxt)
+{
+	SbfAggFilter *sf = MemoryContextAlloc(cxt, sizeof(SbfAggFilter));
 	SbfParams	p;
 	SbfStatus	status;
-	uint64		pos;
-	uint64		h;
 
-	sf = MemoryContextAlloc(cxt, sizeof(SbfAggFilter));
 	sf->alloc = sbf_palloc_allocator;
 	sf->alloc.ctx = cxt;
-	agg_params(st->error_rate, st->nhashes, &p);
+	agg_params(error_rate, n, &p);
 	status = sbf_create_sized(&sf->filter, &p, p.capacity, VARHDRSZ, &sf->alloc);
 	if (status != SBF_OK)
 		sbf_report_status(status);
-	for (pos = 0; agg_set_next(st, &pos, &h);)
+	return sf;
+}
+
+/* Adds the iterator's hashes to a filter. */
+static void
+agg_filter_add_all(SbfFilter *f, SbfAggIter *it)
+{
+	uint64		h;
+
+	while (agg_iter_next(it, &h))
 	{
-		status = sbf_add_hash(&sf->filter, h, NULL);
+		SbfStatus	status = sbf_add_hash(f, h, NULL);
+
 		if (status != SBF_OK)
 			sbf_report_status(status);
 	}
-	if (st->slots != st->inline_slots)
-		pfree(st->slots);
-	st->slots = st->inline_slots;
-	st->nhome = st->nslots = SBF_AGG_INLINE_SLOTS;
-	memset(st->inline_slots, 0, sizeof(st->inline_slots));
-	st->nhashes = 0;
-	st->has_zero = false;
-	st->stream = sf;
 }
 
 /* Adds a hash to a streaming state's filter. */
@@ -340,67 +489,167 @@ agg_stream_add(SbfAggState *st, uint64 h)
 		sbf_report_status(status);
 }
 
-/* Adds a hash to a state, growing the table or switching to streaming. */
+/*
+ * Gives a state whose buffer is empty a buffer for about a quarter as many
+ * hashes as its array holds (a power of two, 8..SBF_AGG_MAX_BUF), or for
+ * rows / 8 up to SBF_AGG_ROWS_BUF when the group has many rows but few
+ * distinct hashes.  Buffers only grow.
+ */
 static void
-agg_add(SbfAggState *st, uint64 h, MemoryContext cxt)
+agg_size_buffer(SbfAggState *st, MemoryContext cxt)
+{
+	uint64		want = Max(st->nset >> SBF_AGG_BUF_SHIFT, Min(st->nrows / 8, SBF_AGG_ROWS_BUF));
+	uint64		cap;
+
+	Assert(st->nbuf == 0);
+	want = Min(want, SBF_AGG_MAX_BUF);
+	if (want <= st->bufcap)
+		return;
+	cap = SBF_AGG_INLINE_BUF;
+	while (cap < want)
+		cap *= 2;
+	if (cap <= st->bufcap)
+		return;
+	if (st->buf != st->inline_buf)
+		pfree(st->buf);
+	st->buf = MemoryContextAlloc(cxt, cap * sizeof(uint64));
+	st->bufcap = (uint32) cap;
+}
+
+/*
+ * Merges the sorted, distinct run[0..r) (scratch: it is changed) into the
+ * state's array.  When the union would pass SBF_AGG_STREAM_THRESHOLD, the
+ * state switches to streaming instead: a filter right-sized for the union
+ * takes all of it in ascending order, and the array and buffer are freed.
+ */
+static void
+agg_merge(SbfAggState *st, uint64 *run, uint64 r, MemoryContext cxt)
 {
 	uint64	   *s;
 	uint64		i;
 	uint64		j;
+	uint64		k;
 
+	r = agg_drop_known(st->set, st->nset, run, r);
+	if (r == 0)
+		return;
+	if (st->nset + r > SBF_AGG_STREAM_THRESHOLD)
+	{
+		SbfAggIter	it;
+
+		st->stream = agg_stream_new(st->error_rate, st->nset + r, cxt);
+		agg_iter_start(&it, st->set, st->nset, run, r);
+		agg_filter_add_all(&st->stream->filter, &it);
+		agg_release(st);
+		return;
+	}
+	if (st->nset + r > st->setcap)
+	{
+		uint64		cap = st->nset + r;
+
+		if (st->set == NULL)
+			st->set = MemoryContextAlloc(cxt, cap * sizeof(uint64));
+		else
+			st->set = repalloc(st->set, cap * sizeof(uint64));
+		st->setcap = cap;
+	}
+	/* from the back: each hash moves once, to its final place */
+	s = st->set;
+	i = st->nset;
+	j = r;
+	k = st->nset + r;
+	while (j > 0 && i > 0)
+	{
+		uint64		a = s[i - 1];
+		uint64		b = run[j - 1];
+		uint64		from_set = a > b;
+
+		s[--k] = from_set ? a : b;
+		i -= from_set;
+		j -= 1 - from_set;
+	}
+	while (j > 0)
+		s[--k] = run[--j];
+	st->nset += r;
+}
+
+/*
+ * Empties the buffer into the array (or into the filter, if that makes the
+ * state stream), then resizes the buffer.
+ */
+static void
+agg_flush(SbfAggState *st, MemoryContext cxt, SbfAggScratch *scratch)
+{
+	uint64		r;
+	uint64	   *run;
+	bool		own = false;
+
+	if (st->nbuf == 0)
+		return;
+	st->nrows += st->nbuf;
+	if (st->nbuf <= SBF_AGG_SMALL_SORT)
+		run = st->buf;			/* sorted in place */
+	else if (scratch != NULL && scratch->tmpcap >= st->nbuf)
+		run = scratch->tmp;
+	else
+	{
+		run = palloc(st->nbuf * sizeof(uint64));
+		own = true;
+	}
+	r = agg_sort_unique(st->buf, st->nbuf, run, scratch ? scratch->count : NULL);
+	st->nbuf = 0;
+	agg_merge(st, run, r, cxt);
+	if (own)
+		pfree(run);
+	if (st->stream == NULL)
+		agg_size_buffer(st, cxt);
+}
+
+/* Adds a hash to a state whose buffer is full (or that streams). */
+static pg_noinline void
+agg_add_slow(SbfAggState *st, uint64 h, MemoryContext cxt, FunctionCallInfo fcinfo)
+{
+	if (st->stream == NULL)
+	{
+		SbfAggScratch *scratch = (SbfAggScratch *) fcinfo->flinfo->fn_extra;
+		MemoryContext fcxt = fcinfo->flinfo->fn_mcxt;
+
+		/* small buffers sort in place; larger ones need the scratch */
+		if (st->nbuf > SBF_AGG_SMALL_SORT)
+		{
+			if (scratch == NULL)
+			{
+				scratch = MemoryContextAllocZero(fcxt, sizeof(SbfAggScratch));
+				scratch->count = MemoryContextAlloc(fcxt, ((1 << 16) + 1) * sizeof(uint32));
+				fcinfo->flinfo->fn_extra = scratch;
+			}
+			if (scratch->tmpcap < st->nbuf)
+			{
+				if (scratch->tmp != NULL)
+					pfree(scratch->tmp);
+				scratch->tmp = MemoryContextAlloc(fcxt, st->bufcap * sizeof(uint64));
+				scratch->tmpcap = st->bufcap;
+			}
+		}
+		agg_flush(st, cxt, scratch);
+	}
 	if (st->stream != NULL)
 	{
 		agg_stream_add(st, h);
 		return;
 	}
-	if (h == 0)
-	{
-		if (st->has_zero)
-			return;
-		if (st->nhashes >= SBF_AGG_STREAM_THRESHOLD)
-		{
-			agg_start_streaming(st, cxt);
-			agg_stream_add(st, h);
-			return;
-		}
-		st->has_zero = true;
-		st->nhashes++;
-		return;
-	}
+	Assert(st->nbuf < st->bufcap);
+	st->buf[st->nbuf++] = h;
+}
 
-	for (;;)
-	{
-		s = st->slots;
-		i = agg_home(h, st->nhome);
-		while (i < st->nslots && s[i] != 0 && s[i] < h)
-			i++;
-		if (i < st->nslots && s[i] == h)
-			return;				/* seen before: the common case */
-
-		if (st->nhashes >= SBF_AGG_STREAM_THRESHOLD)
-		{
-			agg_start_streaming(st, cxt);
-			agg_stream_add(st, h);
-			return;
-		}
-		if ((st->nhashes + 1) * SBF_AGG_LOAD_DEN > st->nhome * SBF_AGG_LOAD_NUM)
-		{
-			agg_set_resize(st, agg_next_home(st->nhome), cxt);
-			continue;
-		}
-		/* the run from i up to the next empty slot moves right by one */
-		for (j = i; j < st->nslots && s[j] != 0; j++)
-			;
-		if (j == st->nslots)
-		{
-			agg_set_resize(st, agg_next_home(st->nhome), cxt);
-			continue;
-		}
-		memmove(s + i + 1, s + i, (j - i) * sizeof(uint64));
-		s[i] = h;
-		st->nhashes++;
-		return;
-	}
+/* Adds a hash to a state. */
+static inline void
+agg_add(SbfAggState *st, uint64 h, MemoryContext cxt, FunctionCallInfo fcinfo)
+{
+	if (likely(st->nbuf < st->bufcap))
+		st->buf[st->nbuf++] = h;
+	else
+		agg_add_slow(st, h, cxt, fcinfo);
 }
 
 /* A new, empty state in cxt (error_rate already checked). */
@@ -410,36 +659,62 @@ agg_state_new(double error_rate, MemoryContext cxt)
 	SbfAggState *st = MemoryContextAllocZero(cxt, sizeof(SbfAggState));
 
 	st->error_rate = error_rate;
-	st->slots = st->inline_slots;
-	st->nhome = st->nslots = SBF_AGG_INLINE_SLOTS;
+	st->buf = st->inline_buf;
+	st->bufcap = SBF_AGG_INLINE_BUF;
 	return st;
 }
 
-/* A copy of src in cxt (combine keeps states from deserialize this way). */
+/* A streaming copy of a filter in cxt. */
+static SbfAggFilter *
+agg_stream_copy(const SbfFilter *f, MemoryContext cxt)
+{
+	SbfAggFilter *sf = MemoryContextAlloc(cxt, sizeof(SbfAggFilter));
+	SbfView		v;
+	SbfStatus	status;
+
+	sf->alloc = sbf_palloc_allocator;
+	sf->alloc.ctx = cxt;
+	sbf_filter_view(f, &v);
+	status = sbf_copy(&sf->filter, &v, VARHDRSZ, 0, &sf->alloc);
+	if (status != SBF_OK)
+		sbf_report_status(status);
+	return sf;
+}
+
+/*
+ * A copy of src in cxt (combine keeps states from deserialize this way), its
+ * buffer merged into the array.
+ */
 static SbfAggState *
 agg_state_copy(const SbfAggState *src, MemoryContext cxt)
 {
-	SbfAggState *st = MemoryContextAlloc(cxt, sizeof(SbfAggState));
+	SbfAggState *st = agg_state_new(src->error_rate, cxt);
 
-	memcpy(st, src, sizeof(SbfAggState));
-	st->slots = st->inline_slots;
+	st->nrows = src->nrows + src->nbuf;
 	if (src->stream != NULL)
 	{
-		SbfView		v;
-		SbfStatus	status;
-
-		st->stream = MemoryContextAlloc(cxt, sizeof(SbfAggFilter));
-		st->stream->alloc = sbf_palloc_allocator;
-		st->stream->alloc.ctx = cxt;
-		sbf_filter_view(&src->stream->filter, &v);
-		status = sbf_copy(&st->stream->filter, &v, VARHDRSZ, 0, &st->stream->alloc);
-		if (status != SBF_OK)
-			sbf_report_status(status);
+		st->stream = agg_stream_copy(&src->stream->filter, cxt);
+		st->buf = st->inline_buf;
+		st->bufcap = 0;
 	}
-	else if (src->slots != src->inline_slots)
+	else
 	{
-		st->slots = MemoryContextAlloc(cxt, src->nslots * sizeof(uint64));
-		memcpy(st->slots, src->slots, src->nslots * sizeof(uint64));
+		SbfAggIter	it;
+		uint64	   *copy;
+		uint64		n = agg_state_iter(src, &it, &copy);
+		uint64	   *run = palloc(Max(n, 1) * sizeof(uint64));
+		uint64		r = 0;
+		uint64		h;
+
+		while (agg_iter_next(&it, &h))
+			run[r++] = h;
+		if (copy != NULL)
+			pfree(copy);
+		/* with the buffer, src may hold more than the threshold */
+		agg_merge(st, run, r, cxt);
+		pfree(run);
+		if (st->stream == NULL)
+			agg_size_buffer(st, cxt);
 	}
 	return st;
 }
@@ -499,7 +774,7 @@ agg_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 		st = (SbfAggState *) PG_GETARG_POINTER(0);
 		agg_check_rate(st, error_rate);
 	}
-	agg_add(st, h, aggcxt);
+	agg_add(st, h, aggcxt, fcinfo);
 	PG_RETURN_POINTER(st);
 }
 
@@ -567,8 +842,9 @@ sbf_agg_final(PG_FUNCTION_ARGS)
 	SbfFilter	f;
 	SbfParams	p;
 	SbfStatus	status;
-	uint64		pos;
-	uint64		h;
+	SbfAggIter	it;
+	uint64	   *copy;
+	uint64		n;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -576,17 +852,15 @@ sbf_agg_final(PG_FUNCTION_ARGS)
 	if (st->stream != NULL)
 		PG_RETURN_SCALABLEBLOOM_P(agg_filter_copy(&st->stream->filter));
 
-	agg_params(st->error_rate, st->nhashes, &p);
+	n = agg_state_iter(st, &it, &copy);
+	agg_params(st->error_rate, n, &p);
 	status = sbf_create_sized(&f, &p, p.capacity, VARHDRSZ, &sbf_palloc_allocator);
 	if (status != SBF_OK)
 		sbf_report_status(status);
 	/* ascending order: the result depends only on the set */
-	for (pos = 0; agg_set_next(st, &pos, &h);)
-	{
-		status = sbf_add_hash(&f, h, NULL);
-		if (status != SBF_OK)
-			sbf_report_status(status);
-	}
+	agg_filter_add_all(&f, &it);
+	if (copy != NULL)
+		pfree(copy);
 	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&f));
 }
 
@@ -594,6 +868,7 @@ sbf_agg_final(PG_FUNCTION_ARGS)
  * sbf_agg combine: exact union of the hash sets.  A streaming side takes the
  * other side's hashes as ordinary adds; only when both sides streamed are two
  * filters united, whose FPR bound is then the sum of both bounds (<= 2e).
+ * The second state is only read.
  */
 Datum
 sbf_agg_combine(PG_FUNCTION_ARGS)
@@ -601,9 +876,9 @@ sbf_agg_combine(PG_FUNCTION_ARGS)
 	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_combine");
 	SbfAggState *st1 = PG_ARGISNULL(0) ? NULL : (SbfAggState *) PG_GETARG_POINTER(0);
 	SbfAggState *st2 = PG_ARGISNULL(1) ? NULL : (SbfAggState *) PG_GETARG_POINTER(1);
-	SbfView		v;
-	SbfStatus	status;
-	uint64		pos;
+	SbfAggIter	it;
+	uint64	   *copy;
+	uint64		n;
 	uint64		h;
 
 	if (st2 == NULL)
@@ -618,36 +893,51 @@ sbf_agg_combine(PG_FUNCTION_ARGS)
 
 	if (st2->stream == NULL)
 	{
-		for (pos = 0; agg_set_next(st2, &pos, &h);)
-			agg_add(st1, h, aggcxt);
+		n = agg_state_iter(st2, &it, &copy);
+		if (st1->stream != NULL)
+			agg_filter_add_all(&st1->stream->filter, &it);
+		else if (n > 0)
+		{
+			/* st2's hashes as one sorted run (agg_merge changes its run) */
+			uint64	   *run = palloc(n * sizeof(uint64));
+			uint64		r = 0;
+
+			while (agg_iter_next(&it, &h))
+				run[r++] = h;
+			agg_flush(st1, aggcxt, NULL);
+			if (st1->stream != NULL)
+			{
+				agg_iter_start(&it, run, r, NULL, 0);
+				agg_filter_add_all(&st1->stream->filter, &it);
+			}
+			else
+			{
+				st1->nrows += st2->nrows + st2->nbuf;
+				agg_merge(st1, run, r, aggcxt);
+				if (st1->stream == NULL)
+					agg_size_buffer(st1, aggcxt);
+			}
+			pfree(run);
+		}
+		if (copy != NULL)
+			pfree(copy);
 	}
 	else if (st1->stream == NULL)
 	{
-		SbfAggFilter *sf = MemoryContextAlloc(aggcxt, sizeof(SbfAggFilter));
+		SbfAggFilter *sf = agg_stream_copy(&st2->stream->filter, aggcxt);
 
-		sf->alloc = sbf_palloc_allocator;
-		sf->alloc.ctx = aggcxt;
-		sbf_filter_view(&st2->stream->filter, &v);
-		status = sbf_copy(&sf->filter, &v, VARHDRSZ, 0, &sf->alloc);
-		if (status != SBF_OK)
-			sbf_report_status(status);
-		for (pos = 0; agg_set_next(st1, &pos, &h);)
-		{
-			status = sbf_add_hash(&sf->filter, h, NULL);
-			if (status != SBF_OK)
-				sbf_report_status(status);
-		}
-		if (st1->slots != st1->inline_slots)
-			pfree(st1->slots);
-		st1->slots = st1->inline_slots;
-		st1->nhome = st1->nslots = SBF_AGG_INLINE_SLOTS;
-		memset(st1->inline_slots, 0, sizeof(st1->inline_slots));
-		st1->nhashes = 0;
-		st1->has_zero = false;
+		n = agg_state_iter(st1, &it, &copy);
+		agg_filter_add_all(&sf->filter, &it);
+		if (copy != NULL)
+			pfree(copy);
+		agg_release(st1);
 		st1->stream = sf;
 	}
 	else
 	{
+		SbfView		v;
+		SbfStatus	status;
+
 		sbf_filter_view(&st2->stream->filter, &v);
 		status = sbf_union(&st1->stream->filter, &v);
 		if (status != SBF_OK)
@@ -674,14 +964,20 @@ agg_serial_header(uint8 *p, uint8 mode, double error_rate, uint64 count)
 Datum
 sbf_agg_serialize(PG_FUNCTION_ARGS)
 {
+	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_serialize");
 	SbfAggState *st;
 	bytea	   *result;
 	uint8	   *p;
-	uint64		pos;
-	uint64		h;
+	uint64		i;
 
-	(void) agg_context(fcinfo, "sbf_agg_serialize");
 	st = (SbfAggState *) PG_GETARG_POINTER(0);
+
+	/*
+	 * Empty the buffer first (the set stays the same), so that a state whose
+	 * buffer takes it past the threshold is sent as the filter it becomes.
+	 */
+	if (st->stream == NULL)
+		agg_flush(st, aggcxt, NULL);
 	if (st->stream != NULL)
 	{
 		const SbfFilter *f = &st->stream->filter;
@@ -694,17 +990,14 @@ sbf_agg_serialize(PG_FUNCTION_ARGS)
 		PG_RETURN_BYTEA_P(result);
 	}
 
-	/* nhashes <= 10 Mi, so this is at most 80 MB */
-	result = palloc(VARHDRSZ + SBF_AGG_SERIAL_HEADER + st->nhashes * sizeof(uint64));
-	SET_VARSIZE(result, VARHDRSZ + SBF_AGG_SERIAL_HEADER + st->nhashes * sizeof(uint64));
+	/* nset <= 10 Mi, so this is at most 80 MB */
+	result = palloc(VARHDRSZ + SBF_AGG_SERIAL_HEADER + st->nset * sizeof(uint64));
+	SET_VARSIZE(result, VARHDRSZ + SBF_AGG_SERIAL_HEADER + st->nset * sizeof(uint64));
 	p = (uint8 *) VARDATA(result);
-	agg_serial_header(p, SBF_AGG_MODE_SET, st->error_rate, st->nhashes);
+	agg_serial_header(p, SBF_AGG_MODE_SET, st->error_rate, st->nset);
 	p += SBF_AGG_SERIAL_HEADER;
-	for (pos = 0; agg_set_next(st, &pos, &h);)
-	{
-		agg_store64(p, h);
-		p += sizeof(uint64);
-	}
+	for (i = 0; i < st->nset; i++)
+		agg_store64(p + i * sizeof(uint64), st->set[i]);
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -720,7 +1013,7 @@ agg_bad_state(const char *detail)
 
 /*
  * sbf_agg deserialize: checks every field before allocating anything; the
- * table it builds is at most 5/4 of the input's size.
+ * array it builds is the input's size.
  */
 Datum
 sbf_agg_deserialize(PG_FUNCTION_ARGS)
@@ -731,10 +1024,7 @@ sbf_agg_deserialize(PG_FUNCTION_ARGS)
 	double		error_rate;
 	uint64		bits;
 	uint64		count;
-	uint64		nz;
 	uint64		prev = 0;
-	uint64		nhome;
-	uint64		first;
 	uint64		i;
 	SbfAggState *st;
 	int			r;
@@ -759,23 +1049,27 @@ sbf_agg_deserialize(PG_FUNCTION_ARGS)
 		agg_bad_state("The state has an error_rate outside (0, 0.5).");
 	count = agg_load64(p + 16);
 
-	st = agg_state_new(error_rate, CurrentMemoryContext);
 	if (p[1] == SBF_AGG_MODE_FILTER)
 	{
 		SbfView		v;
-		SbfStatus	status;
 
 		if (count != 0)
 			agg_bad_state("A filter state has a nonzero hash count.");
 		sbf_check_payload(p + SBF_AGG_SERIAL_HEADER, len - SBF_AGG_SERIAL_HEADER, &v);
 		if (!same_double(v.error_rate, error_rate))
 			agg_bad_state("The filter's error_rate differs from the state's.");
+		st = agg_state_new(error_rate, CurrentMemoryContext);
 		st->stream = palloc(sizeof(SbfAggFilter));
 		st->stream->alloc = sbf_palloc_allocator;
 		st->stream->alloc.ctx = CurrentMemoryContext;
-		status = sbf_copy(&st->stream->filter, &v, VARHDRSZ, 0, &st->stream->alloc);
-		if (status != SBF_OK)
-			sbf_report_status(status);
+		{
+			SbfStatus	status = sbf_copy(&st->stream->filter, &v, VARHDRSZ, 0,
+										  &st->stream->alloc);
+
+			if (status != SBF_OK)
+				sbf_report_status(status);
+		}
+		st->bufcap = 0;
 		PG_RETURN_POINTER(st);
 	}
 
@@ -794,20 +1088,13 @@ sbf_agg_deserialize(PG_FUNCTION_ARGS)
 		prev = h;
 	}
 
-	/* a table sized as growth would have sized it, keys right-aligned */
-	st->has_zero = agg_load64(p) == 0;
-	st->nhashes = count;
-	nz = count - (st->has_zero ? 1 : 0);
-	for (nhome = SBF_AGG_INLINE_SLOTS;
-		 count * SBF_AGG_LOAD_DEN > nhome * SBF_AGG_LOAD_NUM;)
-		nhome = agg_next_home(nhome);
-	if (nhome > SBF_AGG_INLINE_SLOTS)
-		agg_set_resize(st, nhome, CurrentMemoryContext);
-	first = st->nslots - nz;
-	for (i = 0; i < nz; i++)
-		st->slots[first + i] = agg_load64(p + (count - nz + i) * sizeof(uint64));
-	if (nz > 0 && !agg_set_place(st, first))
-		agg_set_resize(st, st->nhome * 2, CurrentMemoryContext);
+	st = agg_state_new(error_rate, CurrentMemoryContext);
+	st->set = palloc(count * sizeof(uint64));
+	st->setcap = st->nset = count;
+	st->nrows = count;
+	for (i = 0; i < count; i++)
+		st->set[i] = agg_load64(p + i * sizeof(uint64));
+	agg_size_buffer(st, CurrentMemoryContext);
 	PG_RETURN_POINTER(st);
 }
 

@@ -8,6 +8,8 @@
  * payload, so an error (too large, too many segments, allocator failure)
  * leaves the filter exactly as it was.
  */
+#include <math.h>
+
 #include "sbf_internal.h"
 
 /* Scratch space of sbf_union: one allocation sized for the operands. */
@@ -18,6 +20,7 @@ typedef struct UnionScratch
 	uint64_t   *nbits;			/* dst bit counts */
 	uint64_t   *offsets;		/* dst words offsets, from bits start */
 	uint32_t   *k;				/* dst hash counts */
+	uint8_t    *used;			/* dst segment already takes a src one */
 	int32_t    *target;			/* dst segment of each src one, or -1 */
 	uint8_t    *regs_a;			/* 2^max(p) registers */
 	uint8_t    *regs_b;			/* 2^min(p) registers */
@@ -37,7 +40,7 @@ union_scratch_alloc(UnionScratch *s, const SbfAllocator *a, uint32_t dn,
 	uint8_t    *p;
 
 	/* at most 4096 segments and 2^14 registers: no overflow */
-	size = (size_t) dn * 36 + (size_t) sn * 4 + regs_hi + 2 * regs_lo +
+	size = (size_t) dn * 37 + (size_t) sn * 4 + regs_hi + 2 * regs_lo +
 		SBF_HLL_DENSE_BYTES(minp);
 	p = a->alloc(size, a->ctx);
 	if (p == NULL)
@@ -55,6 +58,8 @@ union_scratch_alloc(UnionScratch *s, const SbfAllocator *a, uint32_t dn,
 	p += (size_t) dn * 4;
 	s->target = (int32_t *) p;
 	p += (size_t) sn * 4;
+	s->used = p;
+	p += dn;
 	s->regs_a = p;
 	p += regs_hi;
 	s->regs_b = p;
@@ -405,10 +410,61 @@ union_hll(const SbfView *dv, const SbfView *sv, UnionScratch *s, int *np,
 }
 
 /*
+ * Whether two segments of m bits and k hashes can be OR-ed into the first
+ * without passing its design load, and the count of the result.  The OR of
+ * equal-geometry Bloom filters is the filter of the union of their sets; its
+ * false-positive rate is fill^k, so the merge is allowed while the fill stays
+ * at most the fill expected at capacity, 1 - e^(-k cap / m).  The count is
+ * the larger of the two and of the union's size estimated from the fill,
+ * -(m/k) ln(1 - fill) (Swamidass & Baldi 2007), capped at the capacity.  A
+ * src whose bits are all set in dst merges with dst's count unchanged, so
+ * f UNION f = f.
+ */
+static bool
+merge_fits(const uint8_t *dw, const uint8_t *sw, uint64_t m, uint32_t k,
+		   uint64_t capacity, uint64_t dcount, uint64_t scount,
+		   uint64_t *count)
+{
+	uint64_t	nwords = sbf_words_bytes(m) / 8;
+	uint64_t	ones = 0;
+	uint64_t	extra = 0;
+	uint64_t	w;
+	double		fill;
+	double		est;
+
+	for (w = 0; w < nwords; w++)
+	{
+		uint64_t	x;
+		uint64_t	y;
+
+		memcpy(&x, dw + w * 8, 8);
+		memcpy(&y, sw + w * 8, 8);
+		ones += (uint64_t) sbf_popcount64(x | y);
+		extra += (uint64_t) sbf_popcount64(y & ~x);
+	}
+	if (extra == 0)
+	{
+		*count = dcount;
+		return true;
+	}
+	fill = (double) ones / (double) m;
+	if (fill > 1.0 - exp(-(double) k * (double) capacity / (double) m))
+		return false;
+	est = fill < 1.0 ? -((double) m / k) * log(1.0 - fill) : (double) capacity;
+	*count = dcount > scount ? dcount : scount;
+	if (est > (double) *count)
+		*count = est >= (double) capacity ? capacity : (uint64_t) (est + 0.5);
+	if (*count > capacity)
+		*count = capacity;
+	return true;
+}
+
+/*
  * dst := dst UNION src.  Each src segment is OR-ed into the first dst
- * segment of equal geometry that can still take its count, else appended
- * with its directory entry unchanged.  Bit-wise OR of equal-geometry Bloom
- * filters is the filter of the union, so there are no false negatives.
+ * segment of equal geometry that it fits (merge_fits; at most one src
+ * segment per dst segment in one call), else appended with its directory
+ * entry unchanged.  Either way there are no false negatives; appended
+ * segments add their error to the filter's bound.
  */
 SbfStatus
 sbf_union(SbfFilter *dst, const SbfView *src)
@@ -478,6 +534,8 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 		soff += (size_t) sbf_words_bytes(seg.nbits);
 	}
 	newlen = dv.hll_offset;
+	memset(s->used, 0, dn);
+	soff = sv.bits_offset;
 	for (i = 0; i < sv.nsegments; i++)
 	{
 		SbfSegment	ss;
@@ -486,15 +544,21 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 		s->target[i] = -1;
 		for (j = 0; j < dn; j++)
 		{
-			if (s->nbits[j] == ss.nbits && s->k[j] == ss.k &&
-				s->counts[j] <= s->capacity[j] &&
-				ss.count <= s->capacity[j] - s->counts[j])
+			uint64_t	count;
+
+			if (s->used[j] || s->nbits[j] != ss.nbits || s->k[j] != ss.k)
+				continue;
+			if (merge_fits(dv.buf + dv.bits_offset + s->offsets[j],
+						   sv.buf + soff, ss.nbits, ss.k, s->capacity[j],
+						   s->counts[j], ss.count, &count))
 			{
 				s->target[i] = (int32_t) j;
-				s->counts[j] += ss.count;
+				s->counts[j] = count;
+				s->used[j] = 1;
 				break;
 			}
 		}
+		soff += (size_t) sbf_words_bytes(ss.nbits);
 		if (s->target[i] < 0)
 		{
 			na++;

@@ -38,7 +38,8 @@ unset logscale y
 set format y "%g"
 set yrange [0:4.5]
 set xrange [1000:1.2e7]
-set key bottom right
+set terminal pngcairo enhanced size 800,560 font "DejaVu Sans,10"
+set key outside below maxrows 4 box opaque
 plot 1 with lines dt 2 lw 2 lc rgb "black" title "Bloom optimum (9.6 bits)", \
 	log(2) with lines dt 3 lw 2 lc rgb "gray40" title "floor log2(1/e) (6.6 bits)", \
 	1.6 with lines dt 4 lc rgb "gray60" title "target 1.6x", \
@@ -47,10 +48,11 @@ plot 1 with lines dt 2 lw 2 lc rgb "black" title "Bloom optimum (9.6 bits)", \
 	grow("defaults") using 8:20 with lines lw 2 lc rgb "#1f77b4" title "sbf defaults (grown by ||)", \
 	"< awk -F'\t' '$1 == \"agg1e5\" && $8 >= 100000' results/grow.tsv" using 8:20 \
 		with lines dt 2 lc rgb "#d62728" title "sbf\\_agg for 10^5, then grown by ||", \
-	"< awk -F'\t' '$1 == \"agg1e5-c1000\" && $8 >= 100000' results/grow.tsv" using 8:20 \
-		with lines dt 4 lc rgb "#8c564b" title "the same, header capacity 1,000", \
 	"< awk -F'\t' '$1 == \"sized-e0.01\" && $9 > 0 && $20 < 2' results/grow.tsv" using 8:20 \
 		with points pt 7 ps 1.5 lc rgb "#d62728" title "right-sized by sbf\\_agg"
+
+set terminal pngcairo enhanced size 800,480 font "DejaVu Sans,10"
+set key inside maxrows auto
 
 # ---- 3. cardinality error vs n ----
 card(impl, params) = sprintf("< awk -F'\t' '$1 == \"%s\" && $2 == \"%s\" && $4 != \"words\" && $3 !~ /\\.\\./' results/card_summary.tsv", impl, params)
