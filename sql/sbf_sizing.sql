@@ -101,8 +101,8 @@ FROM agg WHERE label = 'agg';
 
 -- the segment the first growing || appends: its error is (1 - r) of the
 -- budget left, and its capacity is min(largest * s, c * s^1) with c the
--- header's capacity, which sbf_agg sets to n (so 200,000 here; 2,000 if the
--- header kept the default capacity 1,000)
+-- header's capacity, which sbf_agg leaves at the default 1,000: growth after
+-- an aggregate restarts from c instead of doubling the right-sized segment
 SELECT (s->>'capacity')::int8 AS capacity,
 	   abs((s->>'error_rate')::float8 - 0.1 * (0.01 - 0.01 ^ 1.04)) < 1e-12
 		   AS error_tenth_of_budget_left

@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/float.h"
 #include "utils/memutils.h"
@@ -423,13 +424,17 @@ agg_state_iter(const SbfAggState *st, SbfAggIter *it, uint64 **copy)
 
 /* ---- the state ---- */
 
-/* Parameters of a filter built by sbf_agg: defaults, with error_rate e. */
+/*
+ * Parameters of a filter built by sbf_agg: defaults, with error_rate e.  The
+ * header keeps the default initial capacity: the first segment is sized for
+ * the group by sbf_create_sized, and a later || that needs a new segment
+ * starts again from that capacity rather than doubling the big segment.
+ */
 static void
-agg_params(double error_rate, uint64 capacity, SbfParams *p)
+agg_params(double error_rate, SbfParams *p)
 {
 	sbf_default_params(p);
 	p->error_rate = error_rate;
-	p->capacity = Max(capacity, 1);
 }
 
 /* Frees a state's array and buffer; it is left empty, with no buffer. */
@@ -457,22 +462,30 @@ agg_stream_new(double error_rate, uint64 n, MemoryContext cxt)
 
 	sf->alloc = sbf_palloc_allocator;
 	sf->alloc.ctx = cxt;
-	agg_params(error_rate, n, &p);
-	status = sbf_create_sized(&sf->filter, &p, p.capacity, VARHDRSZ, &sf->alloc);
+	agg_params(error_rate, &p);
+	status = sbf_create_sized(&sf->filter, &p, Max(n, 1), VARHDRSZ, &sf->alloc);
 	if (status != SBF_OK)
 		sbf_report_status(status);
 	return sf;
 }
 
-/* Adds the iterator's hashes to a filter. */
+/*
+ * Adds the iterator's hashes to a filter.  Up to SBF_AGG_STREAM_THRESHOLD
+ * adds take a second or more: a cancel or timeout is let in every 64k.
+ */
 static void
 agg_filter_add_all(SbfFilter *f, SbfAggIter *it)
 {
 	uint64		h;
+	uint64		i = 0;
 
 	while (agg_iter_next(it, &h))
 	{
-		SbfStatus	status = sbf_add_hash(f, h, NULL);
+		SbfStatus	status;
+
+		if ((++i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		status = sbf_add_hash(f, h, NULL);
 
 		if (status != SBF_OK)
 			sbf_report_status(status);
@@ -727,7 +740,7 @@ agg_check_rate(const SbfAggState *st, double error_rate)
 
 	if (same_double(st->error_rate, error_rate))
 		return;
-	agg_params(error_rate, 1, &p);
+	agg_params(error_rate, &p);
 	sbf_check_params(&p);
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -765,7 +778,7 @@ agg_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 	{
 		SbfParams	p;
 
-		agg_params(error_rate, 1, &p);
+		agg_params(error_rate, &p);
 		sbf_check_params(&p);
 		st = agg_state_new(error_rate, aggcxt);
 	}
@@ -853,8 +866,8 @@ sbf_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_SCALABLEBLOOM_P(agg_filter_copy(&st->stream->filter));
 
 	n = agg_state_iter(st, &it, &copy);
-	agg_params(st->error_rate, n, &p);
-	status = sbf_create_sized(&f, &p, p.capacity, VARHDRSZ, &sbf_palloc_allocator);
+	agg_params(st->error_rate, &p);
+	status = sbf_create_sized(&f, &p, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
 	if (status != SBF_OK)
 		sbf_report_status(status);
 	/* ascending order: the result depends only on the set */

@@ -47,6 +47,7 @@ for a in 'count(*)' 'sbf_agg(x)' 'hll_add_agg(hll_hash_bigint(x))'; do
 	row "100,000 groups x 10 rows: $a" 1000000 1GB \
 		"SELECT count(f) FROM (SELECT x % 100000, $a AS f FROM generate_series(1, 1000000::bigint) x GROUP BY 1) s"
 done
-echo "(one group: the state's table is at most 13.1M slots x 8 B = 105 MB; past 10,485,760 distinct"
-echo " hashes it streams into a filter.  B/element for groups = peak / rows, including HashAggregate's"
-echo " own per-group entries: compare with the count(*) row.)"
+echo "(one group: the state's sorted array is at most 10,485,760 x 8 B = 80 MB, plus a pending buffer"
+echo " and the call site's sort scratch of at most 8 MB each; past 10,485,760 distinct hashes it streams"
+echo " into a filter.  B/element for groups = peak / rows, including HashAggregate's own per-group"
+echo " entries: compare with the count(*) row.)"

@@ -62,7 +62,6 @@ fine="grid=40 every=4"
 	# capacity 1e5 as sbf_agg sets it), then grown by ||; and the same with a
 	# header capacity of 1000, where growth restarts from 2,000
 	$S grow label=agg1e5 sized=100000 nmax=1e6 $fine
-	$S grow label=agg1e5-c1000 sized=100000 c=1000 nmax=1e6 $fine
 	# the sizing table: other error rates, grown and right-sized
 	for e in 0.001 0.05; do
 		$S grow label=e$e e=$e nmax=1e7 grid=1

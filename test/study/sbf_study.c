@@ -8,7 +8,7 @@
  *
  *	sbf_study grow     label=... s= r= c= e= p= nmax= probes= seed= grid= every= [sized=N] [words=FILE]
  *		one filter grown one element at a time through the core (its first
- *		segment right-sized for N, and the header's capacity N, as sbf_agg
+ *		segment right-sized for N under the default header capacity, as sbf_agg
  *		builds it, when sized= is given); at log-spaced checkpoints:
  *		measured FPR on absent keys, bytes, segments, HyperLogLog share and
  *		estimate
@@ -307,13 +307,11 @@ cmd_grow(const Args *a)
 
 	/*
 	 * sized=N builds the filter as sbf_agg does (src/sbf_agg.c, agg_params):
-	 * the header's capacity is N too, which decides the capacity of the
-	 * segments later || adds open (min(largest * s, c * s^nsegments)).  c=
-	 * overrides it, to show a right-sized segment under a header capacity of
-	 * 1000.
+	 * one segment right-sized for N under the default header capacity c,
+	 * which decides the segments later || adds open
+	 * (min(largest * s, c * s^nsegments)).
 	 */
-	p.capacity = (uint64_t) arg_num(a, "c", sized > 0 ? (double) sized :
-									SBF_DEFAULT_CAPACITY);
+	p.capacity = (uint64_t) arg_num(a, "c", SBF_DEFAULT_CAPACITY);
 	p.error_rate = arg_num(a, "e", SBF_DEFAULT_ERROR_RATE);
 	p.growth = (uint16_t) arg_num(a, "s", SBF_DEFAULT_GROWTH);
 	p.tightening = arg_num(a, "r", SBF_DEFAULT_TIGHTENING);
