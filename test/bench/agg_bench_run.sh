@@ -39,23 +39,7 @@ t0=$(date +%s)
 # (Zipf, exponent 1); objects: 70% sku (1M ids), 20% brand (5k), 10% voucher
 # (20k), each with a power-law popularity (id = size * u^3 or u^2).  Rows are
 # shuffled so that groups interleave as in a real log.
-"${PSQL[@]}" <<SQL
-SELECT setseed(0.42);
-CREATE UNLOGGED TABLE interactions (user_id int NOT NULL, object text NOT NULL);
-INSERT INTO interactions
-SELECT user_id,
-	   CASE WHEN r < 0.7 THEN 'sku:' || floor(1000000 * r2 ^ 3)::int
-			WHEN r < 0.9 THEN 'brand:' || floor(5000 * r2 ^ 2)::int
-			ELSE 'voucher:' || floor(20000 * r2 ^ 2)::int END
-FROM (SELECT u AS user_id, random() AS r, random() AS r2, random() AS shuffle
-	  FROM (SELECT u, CASE WHEN u <= 3 THEN (1000000 + 100000 * u) * $SCALE
-						   ELSE floor(250000.0 * $SCALE / (u - 3))::int END AS n
-			FROM generate_series(1, 2003) u) users,
-		   generate_series(1, n) i) s
-ORDER BY shuffle;
-ALTER TABLE interactions SET (parallel_workers = 2);
-VACUUM ANALYZE interactions;
-SQL
+"${PSQL[@]}" -v scale="$SCALE" -f agg_data.sql
 sql "SELECT format('%s rows, %s users, %s objects; rows per user: max %s, median %s, min %s; users with >= 1M rows: %s; table %s',
 	sum(n), count(*), (SELECT count(DISTINCT object) FROM interactions), max(n),
 	percentile_disc(0.5) WITHIN GROUP (ORDER BY n), min(n), count(*) FILTER (WHERE n >= 1000000),
