@@ -107,7 +107,7 @@ p AS (
 		   (info->>'error_rate')::float8 AS e, (info->>'tightening')::float8 AS r
 	FROM i),
 o AS (
-	SELECT *, (ceil(-n * ln(e * (1 - r)) / ln(2) ^ 2) / 8)::numeric AS opt_p0,
+	SELECT *, (ceil(-n * ln(e ^ 1.04) / ln(2) ^ 2) / 8)::numeric AS opt_p0,
 		   (ceil(-n * ln(e) / ln(2) ^ 2) / 8)::numeric AS opt_e
 	FROM p)
 SELECT format(E'users %s, distinct elements %s, filters with more than one segment: %s\n'
@@ -115,7 +115,7 @@ SELECT format(E'users %s, distinct elements %s, filters with more than one segme
 			  '  Bloom bit arrays              %s bytes\n'
 			  '  HyperLogLog                   %s bytes (%s%% of stored)\n'
 			  '  header + directory + varlena  %s bytes\n'
-			  'optimal Bloom bytes at P0 = e(1-r) = %s:  %s -> bit arrays / optimal = %s\n'
+			  'optimal Bloom bytes at P0 = e^1.04 = %s:  %s -> bit arrays / optimal = %s\n'
 			  'optimal Bloom bytes at e = %s:           %s -> bit arrays / optimal = %s\n'
 			  'stored / (optimal at P0 + HLL + fixed)  = %s\n'
 			  'stored / optimal at P0 = %s, stored / optimal at e = %s\n'
@@ -125,7 +125,7 @@ SELECT format(E'users %s, distinct elements %s, filters with more than one segme
 			  sum(stored), round(sum(stored)::numeric / sum(n), 3),
 			  sum(bloom), sum(hll), round(100.0 * sum(hll) / sum(stored), 1),
 			  sum(stored) - sum(bloom) - sum(hll),
-			  round(min(e * (1 - r))::numeric, 6), round(sum(opt_p0)), round(sum(bloom) / sum(opt_p0), 4),
+			  round(min(e ^ 1.04)::numeric, 6), round(sum(opt_p0)), round(sum(bloom) / sum(opt_p0), 4),
 			  min(e), round(sum(opt_e)), round(sum(bloom) / sum(opt_e), 4),
 			  round(sum(stored) / (sum(opt_p0) + sum(stored) - sum(bloom)), 4),
 			  round(sum(stored) / sum(opt_p0), 4), round(sum(stored) / sum(opt_e), 4),
@@ -141,7 +141,7 @@ SELECT '  n in [' || lo || ', ' || lo * 10 || ')', count(*) || ' users',
 	   round(avg(pg_column_size(f))) || ' bytes avg',
 	   round(sum(pg_column_size(f))::numeric / sum(n), 2) || ' B/elem',
 	   round(sum(pg_column_size(f))::numeric /
-			 sum(ceil(-n * ln(0.01 * 0.1) / ln(2) ^ 2) / 8)::numeric, 3) || ' x opt(P0)'
+			 sum(ceil(-n * ln(0.01) / ln(2) ^ 2) / 8)::numeric, 3) || ' x opt(e)'
 FROM (SELECT f, n, 10 ^ floor(log(n)) AS lo FROM user_filters) s
 GROUP BY lo ORDER BY lo;
 SQL
@@ -154,7 +154,7 @@ for n in 1 10 100 1000 10000 100000 1000000 10000000; do
 	t0=$(date +%s%N)
 	row=$("${PSQL[@]}" -F ' ' -c "SET work_mem = '4MB'" -c "
 		SELECT jsonb_array_length(i->'segments'), i->'segments'->0->>'bits',
-			   ceil(-$n * ln((i->>'error_rate')::float8 * (1 - (i->>'tightening')::float8)) / ln(2) ^ 2),
+			   ceil(-$n * ln((i->>'error_rate')::float8 ^ 1.04) / ln(2) ^ 2),
 			   ceil(-$n * ln((i->>'error_rate')::float8) / ln(2) ^ 2), i->>'bytes'
 		FROM (SELECT sbf_info(sbf_agg(x)) AS i FROM generate_series(1, $n::bigint) x) s")
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -162,8 +162,9 @@ for n in 1 10 100 1000 10000 100000 1000000 10000000; do
 	printf '| %9s | %5s | %10s | %10s | %8.4f | %8.4f | %10s | %8.2f | %8s |\n' "$n" "$segs" "$bits" "$opt" \
 		"$(echo "$bits / $opt" | bc -l)" "$(echo "$bits / $opte" | bc -l)" "$bytes" "$(echo "$bytes / $n" | bc -l)" "$ms"
 done
-echo "(x opt = segment bits / ceil(-n ln P0 / ln^2 2); x opt(e) = the same against the requested e;"
-echo " bytes = whole value incl. 36-byte header, 32-byte directory entry, 64-bit word rounding and HLL)"
+echo "(x opt = segment bits / ceil(-n ln P0 / ln^2 2), P0 = e^1.04 the right-sized segment's design error;"
+echo " x opt(e) = the same against the requested e;"
+echo " bytes = whole value incl. 36-byte header, 40-byte directory entry, 64-bit word rounding and HLL)"
 echo
 
 if [ "${SKIP_MEMORY:-0}" != 1 ]; then
