@@ -470,26 +470,37 @@ agg_stream_new(double error_rate, uint64 n, MemoryContext cxt)
 }
 
 /*
- * Adds the iterator's hashes to a filter.  Up to SBF_AGG_STREAM_THRESHOLD
- * adds take a second or more: a cancel or timeout is let in every 64k.
+ * Adds the iterator's hashes to a filter, in chunks through the core's batch
+ * add (the same bytes as one add at a time, with one view and one
+ * HyperLogLog encoding per chunk).  Up to SBF_AGG_STREAM_THRESHOLD adds take
+ * a second or more: a cancel or timeout is let in between chunks.
  */
 static void
 agg_filter_add_all(SbfFilter *f, SbfAggIter *it)
 {
+#define AGG_ADD_CHUNK 65536
+	uint64	   *chunk = palloc(AGG_ADD_CHUNK * sizeof(uint64));
+	size_t		n = 0;
 	uint64		h;
-	uint64		i = 0;
+	bool		more;
 
-	while (agg_iter_next(it, &h))
+	do
 	{
-		SbfStatus	status;
+		more = agg_iter_next(it, &h);
+		if (more)
+			chunk[n++] = h;
+		if (n == AGG_ADD_CHUNK || (!more && n > 0))
+		{
+			SbfStatus	status;
 
-		if ((++i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		status = sbf_add_hash(f, h, NULL);
-
-		if (status != SBF_OK)
-			sbf_report_status(status);
-	}
+			status = sbf_add_hashes(f, chunk, n);
+			if (status != SBF_OK)
+				sbf_report_status(status);
+			n = 0;
+		}
+	} while (more);
+	pfree(chunk);
 }
 
 /* Adds a hash to a streaming state's filter. */

@@ -288,6 +288,13 @@ extern SbfStatus sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix,
  */
 extern SbfStatus sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted);
 
+/*
+ * Adds n hashes with exactly the result of n sbf_add_hash calls in the same
+ * order, faster when the filter has one segment with room for all of them
+ * (one view, one HyperLogLog re-encoding); otherwise one add at a time.
+ */
+extern SbfStatus sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n);
+
 /* Updates only the HyperLogLog. */
 extern SbfStatus sbf_hll_add_hash(SbfFilter *f, uint64_t h);
 

@@ -381,6 +381,113 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	return SBF_OK;
 }
 
+/* Adds n hashes one at a time. */
+static SbfStatus
+add_each(SbfFilter *f, const uint64_t *h, size_t n)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		SbfStatus	st = sbf_add_hash(f, h[i], NULL);
+
+		if (st != SBF_OK)
+			return st;
+	}
+	return SBF_OK;
+}
+
+/*
+ * Adds n hashes as n sbf_add_hash calls would.  Fast path, for a filter
+ * with one segment that has room for all n (the aggregate's right-sized
+ * build): one view; each hash tests and sets its k bits in one pass and
+ * counts only if one of them was clear (the same as "not probably present"
+ * for a single segment); the HyperLogLog registers are updated unpacked and
+ * encoded once, canonically, as the one-by-one path leaves them.
+ */
+SbfStatus
+sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
+{
+	const SbfAllocator *a = f->a;
+	SbfView		v;
+	SbfSegment	seg;
+	uint8_t    *regs;
+	uint8_t    *buf;
+	uint8_t    *words;
+	uint64_t	count;
+	uint64_t	h2;
+	uint32_t	mask;
+	size_t		nbytes;
+	size_t		i;
+	bool		dense;
+	int			p;
+	SbfStatus	st;
+
+	sbf_filter_view(f, &v);
+	sbf_read_segment(v.buf, 0, &seg);
+	if (n == 0 || v.nsegments != 1 || seg.count > seg.capacity ||
+		n > seg.capacity - seg.count)
+		return add_each(f, h, n);
+
+	p = v.hll_p;
+	mask = SBF_HLL_REGISTERS(p) - 1;
+	regs = a->alloc(SBF_HLL_REGISTERS(p), a->ctx);
+	if (regs == NULL)
+		return SBF_E_NOMEM;
+	sbf_hll_unpack(v.buf + v.hll_offset, v.hll_bytes,
+				   (v.flags & SBF_FLAG_HLL_DENSE) != 0, p, regs);
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	w = h[i] >> p;
+		uint8_t		rho = (uint8_t) (w == 0 ? 65 - p : sbf_ctz64(w) + 1);
+
+		if (rho > regs[h[i] & mask])
+			regs[h[i] & mask] = rho;
+	}
+	nbytes = sbf_hll_encoded_size(regs, p, &dense);
+	/* registers only grow: the area never shrinks */
+	st = filter_reserve(f, f->len - v.hll_bytes + nbytes);
+	if (st != SBF_OK)
+	{
+		a->free(regs, a->ctx);
+		return st;
+	}
+
+	/* from here on nothing can fail */
+	buf = SBF_PAYLOAD(f);
+	words = buf + v.bits_offset;
+	count = seg.count;
+	for (i = 0; i < n; i++)
+	{
+		SbfPosIter	it;
+		bool		present = true;
+		uint32_t	j;
+
+		h2 = sbf_mix64(h[i]) | 1;
+		sbf_pos_start(&it, h[i], h2, seg.nbits);
+		for (j = 0; j < seg.k; j++)
+		{
+			uint64_t	pos = sbf_pos_next(&it);
+
+			if (!sbf_bit_test(words, pos))
+			{
+				present = false;
+				sbf_bit_set(words, pos);
+			}
+		}
+		if (!present)
+			count++;
+	}
+	sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_COUNT, count);
+	sbf_hll_encode(regs, p, dense, buf + v.hll_offset);
+	buf[SBF_OFF_FLAGS] = (uint8_t) ((v.flags & ~SBF_FLAG_HLL_DENSE) |
+									(dense ? SBF_FLAG_HLL_DENSE : 0));
+	sbf_store32(buf + SBF_OFF_HLL_BYTES, (uint32_t) nbytes);
+	f->len = v.hll_offset + nbytes;
+	a->free(regs, a->ctx);
+	return SBF_OK;
+}
+
 /* True when two doubles have the same bits. */
 static bool
 same_double(double a, double b)

@@ -759,6 +759,55 @@ text_form(void)
 	}
 }
 
+/* Batch adds give exactly the bytes of one-by-one adds. */
+static void
+batch_add(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	static const size_t sizes[] = {0, 1, 50, 96, 97, 200, 5000};
+	size_t		c;
+
+	for (c = 0; c < sizeof(sizes) / sizeof(sizes[0]); c++)
+	{
+		size_t		n = sizes[c];
+		uint64_t   *h = malloc((n + 1) * sizeof(uint64_t));
+		SbfFilter	a;
+		SbfFilter	b;
+		size_t		i;
+		int			start;
+
+		for (i = 0; i < n; i++)
+			h[i] = key(9, i % (n / 2 + 1));	/* with repeats */
+		/* right-sized (the aggregate), empty default, and half-full default */
+		for (start = 0; start < 3; start++)
+		{
+			if (start == 0)
+			{
+				CHECK_ST(sbf_create_sized(&a, &p, n + 1, 0, &g_alloc), SBF_OK);
+				CHECK_ST(sbf_create_sized(&b, &p, n + 1, 0, &g_alloc), SBF_OK);
+			}
+			else
+			{
+				CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+				CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+				if (start == 2)
+				{
+					add_keys(&a, 10, 0, 600);
+					add_keys(&b, 10, 0, 600);
+				}
+			}
+			for (i = 0; i < n; i++)
+				CHECK_ST(sbf_add_hash(&a, h[i], NULL), SBF_OK);
+			CHECK_ST(sbf_add_hashes(&b, h, n), SBF_OK);
+			CHECK(a.len == b.len &&
+				  memcmp(SBF_PAYLOAD(&a), SBF_PAYLOAD(&b), a.len) == 0);
+			sbf_filter_free(&a);
+			sbf_filter_free(&b);
+		}
+		free(h);
+	}
+}
+
 /* Union is idempotent: f UNION f = f byte for byte, however often. */
 static void
 union_idempotent(void)
@@ -1345,6 +1394,7 @@ main(void)
 	RUN(text_form);
 	RUN(union_filters);
 	RUN(union_idempotent);
+	RUN(batch_add);
 	RUN(hll_fold_exact);
 	RUN(hll_canonical);
 	RUN(hll_accuracy);
