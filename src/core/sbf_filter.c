@@ -516,6 +516,26 @@ union_hll(const SbfView *dv, const SbfView *sv, UnionScratch *s, int *np,
 	sbf_hll_encode(s->merged, *np, *dense, s->hll);
 }
 
+/* True when every bit set in sw (m bits) is set in dw too. */
+static bool
+bits_subset(const uint8_t *sw, const uint8_t *dw, uint64_t m)
+{
+	uint64_t	nwords = sbf_words_bytes(m) / 8;
+	uint64_t	w;
+
+	for (w = 0; w < nwords; w++)
+	{
+		uint64_t	x;
+		uint64_t	y;
+
+		memcpy(&x, dw + w * 8, 8);
+		memcpy(&y, sw + w * 8, 8);
+		if ((y & ~x) != 0)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Whether two segments of m bits and k hashes can be OR-ed into the first
  * without passing its design load, and the count of the result.  The OR of
@@ -567,11 +587,12 @@ merge_fits(const uint8_t *dw, const uint8_t *sw, uint64_t m, uint32_t k,
 }
 
 /*
- * dst := dst UNION src.  Each src segment is OR-ed into the first dst
- * segment of equal geometry that it fits (merge_fits; at most one src
- * segment per dst segment in one call), else appended with its directory
- * entry unchanged.  Either way there are no false negatives; appended
- * segments add their error to the filter's bound.
+ * dst := dst UNION src.  A src segment whose bits a dst segment of equal
+ * geometry already has changes nothing (so f UNION f = f); otherwise it is
+ * OR-ed into the first dst segment of equal geometry that it fits
+ * (merge_fits; at most one such merge per dst segment in one call), else
+ * appended with its directory entry unchanged.  Either way there are no
+ * false negatives; appended segments add their error to the filter's bound.
  */
 SbfStatus
 sbf_union(SbfFilter *dst, const SbfView *src)
@@ -649,7 +670,18 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 
 		sbf_read_segment(sv.buf, i, &ss);
 		s->target[i] = -1;
+		/* first a dst segment that already has all its bits: no change */
 		for (j = 0; j < dn; j++)
+		{
+			if (s->nbits[j] == ss.nbits && s->k[j] == ss.k &&
+				bits_subset(sv.buf + soff, dv.buf + dv.bits_offset + s->offsets[j],
+							ss.nbits))
+			{
+				s->target[i] = (int32_t) j;
+				break;
+			}
+		}
+		for (j = 0; j < dn && s->target[i] < 0; j++)
 		{
 			uint64_t	count;
 

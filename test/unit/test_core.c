@@ -831,6 +831,23 @@ union_idempotent(void)
 	CHECK(f.len == g.len && memcmp(SBF_PAYLOAD(&f), SBF_PAYLOAD(&g), f.len) == 0);
 	sbf_filter_free(&f);
 	sbf_filter_free(&g);
+
+	/*
+	 * equal segments (growth 1) with an almost empty last one, which could
+	 * OR into a full one within its design load: still f UNION f = f
+	 */
+	p = params(100, 0.01, 1, 1.0, 9);
+	for (i = 1; i <= 20; i++)
+	{
+		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		add_keys(&f, 11, 0, 300 + i);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		CHECK_ST(sbf_copy(&g, &v, 0, 0, &g_alloc), SBF_OK);
+		CHECK_ST(sbf_union(&f, &v), SBF_OK);
+		CHECK(f.len == g.len && memcmp(SBF_PAYLOAD(&f), SBF_PAYLOAD(&g), f.len) == 0);
+		sbf_filter_free(&f);
+		sbf_filter_free(&g);
+	}
 }
 
 /* Union: no false negatives, OR-merge, append, incompatibility, folding. */
