@@ -479,7 +479,10 @@ static void
 agg_filter_add_all(SbfFilter *f, SbfAggIter *it)
 {
 #define AGG_ADD_CHUNK 65536
-	uint64	   *chunk = palloc(AGG_ADD_CHUNK * sizeof(uint64));
+	/* at most what the iterator holds: a small group's final stays small */
+	uint64		left = (it->na - it->i) + (it->nb - it->j);
+	size_t		cap = (size_t) Max(Min(left, AGG_ADD_CHUNK), 1);
+	uint64	   *chunk = palloc(cap * sizeof(uint64));
 	size_t		n = 0;
 	uint64		h;
 	bool		more;
@@ -489,7 +492,7 @@ agg_filter_add_all(SbfFilter *f, SbfAggIter *it)
 		more = agg_iter_next(it, &h);
 		if (more)
 			chunk[n++] = h;
-		if (n == AGG_ADD_CHUNK || (!more && n > 0))
+		if (n == cap || (!more && n > 0))
 		{
 			SbfStatus	status;
 
