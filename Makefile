@@ -2,7 +2,10 @@
 
 EXTENSION = sbf
 MODULE_big = sbf
-DATA = $(wildcard sql/sbf--*.sql)
+# sbf--1.1.sql (a fresh install) is built from the 1.0 script and the update
+# script, so a fresh install and an updated one cannot drift apart
+DATA = sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql
+DATA_built = sql/sbf--1.1.sql
 PGFILEDESC = "sbf - scalable Bloom filter with an embedded HyperLogLog"
 
 CORE_SRCS = $(wildcard src/core/*.c)
@@ -29,6 +32,10 @@ include $(PGXS)
 
 # TAP tests alone (PGXS runs them inside installcheck when TAP_TESTS is set;
 # test/run_all.sh runs pg_regress with TAP_TESTS= and this target as postgres)
+sql/sbf--1.1.sql: sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql
+	{ echo '/* sbf--1.1.sql: install script for sbf 1.1, built by the Makefile from sbf--1.0.sql and sbf--1.0--1.1.sql; do not edit */'; \
+	  sed -e '1d' sql/sbf--1.0.sql; sed -e '1,/\\quit/d' sql/sbf--1.0--1.1.sql; } > $@
+
 prove_installcheck:
 	$(prove_installcheck)
 .PHONY: prove_installcheck
