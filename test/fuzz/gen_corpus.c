@@ -35,7 +35,7 @@ gen_free(void *ptr, void *ctx)
 	free(ptr);
 }
 
-static const SbfAllocator gen_allocator = {gen_alloc, gen_realloc, gen_free, NULL};
+static const SbfAllocator gen_allocator = {gen_alloc, gen_realloc, gen_free, NULL, NULL};
 
 /* Writes len bytes to dir/name. */
 static void
