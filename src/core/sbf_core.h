@@ -231,6 +231,25 @@ extern void sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg);
 /* Membership by hash: false = definitely absent. */
 extern bool sbf_contains_hash(const SbfView *v, uint64_t h);
 
+/*
+ * Where a probe looks: payload byte offset and the mask of the bit in it.
+ * Readers that fetch a stored value piecewise (by TOAST chunks) use these
+ * instead of knowing the bit layout: the element is absent from a segment as
+ * soon as one (buf[byte] & mask) is zero.
+ */
+typedef struct SbfProbeBit
+{
+	size_t		byte;
+	uint8_t		mask;
+} SbfProbeBit;
+
+/*
+ * Fills out[0..seg->k-1] with the probe bits of hash h in segment seg (as
+ * sbf_get_segment returns it, words_offset included): the same bits, in the
+ * same order, that sbf_contains_hash tests.
+ */
+extern void sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *out);
+
 /* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
 extern double sbf_cardinality(const SbfView *v);
 

@@ -348,6 +348,23 @@ sbf_contains_hash(const SbfView *v, uint64_t h)
 	return false;
 }
 
+/* Probe bits of h in one segment, in sbf_contains_hash's order. */
+void
+sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *out)
+{
+	SbfPosIter	it;
+	uint32_t	j;
+
+	sbf_pos_start(&it, h, sbf_mix64(h) | 1, seg->nbits);
+	for (j = 0; j < seg->k; j++)
+	{
+		uint64_t	pos = sbf_pos_next(&it);
+
+		out[j].byte = seg->words_offset + (size_t) (pos >> 3);
+		out[j].mask = (uint8_t) (1u << (pos & 7));
+	}
+}
+
 /* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
 double
 sbf_cardinality(const SbfView *v)

@@ -355,6 +355,54 @@ no_false_negatives(void)
 	sbf_filter_free(&f);
 }
 
+/*
+ * Probe bits from sbf_segment_probes answer exactly as sbf_contains_hash, for
+ * present and absent keys over several segments.
+ */
+static void
+segment_probes(void)
+{
+	SbfParams	p = params(100, 0.05, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfView		v;
+	uint64_t	i;
+	uint64_t	disagree = 0;
+	uint64_t	present = 0;
+
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 3000);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.nsegments > 3);
+	for (i = 0; i < 6000; i++)
+	{
+		uint64_t	h = key(i < 3000 ? 0 : 1, i % 3000);
+		bool		any = false;
+		uint32_t	s;
+
+		for (s = 0; s < v.nsegments && !any; s++)
+		{
+			SbfSegment	seg;
+			SbfProbeBit bits[SBF_MAX_K];
+			uint32_t	j;
+
+			sbf_get_segment(&v, s, &seg);
+			sbf_segment_probes(&seg, h, bits);
+			any = true;
+			for (j = 0; j < seg.k; j++)
+			{
+				CHECK(bits[j].byte >= seg.words_offset && bits[j].byte < v.hll_offset);
+				if (!(v.buf[bits[j].byte] & bits[j].mask))
+					any = false;
+			}
+		}
+		disagree += any != sbf_contains_hash(&v, h);
+		present += any;
+	}
+	CHECK(disagree == 0);
+	CHECK(present >= 3000 && present < 3300);
+	sbf_filter_free(&f);
+}
+
 /* Measured FPR over 200k absent keys stays within the bound. */
 static void
 measured_fpr(void)
@@ -1402,6 +1450,7 @@ main(void)
 	RUN(params_check);
 	RUN(golden_payload);
 	RUN(no_false_negatives);
+	RUN(segment_probes);
 	RUN(measured_fpr);
 	RUN(seed000_mode);
 	RUN(create_sized);
