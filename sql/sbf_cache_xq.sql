@@ -154,5 +154,20 @@ SET sbf.cache_size = 0;
 SELECT count(*) FILTER (WHERE m.seen @> ('only-' || (m.id + 1))) AS updated FROM xq_many m;
 RESET sbf.cache_size;
 
+-- # and sbf_info read header, directory and HyperLogLog of a stored value by
+-- slices: the same figures as on a copy held in memory, also for a value
+-- whose directory is longer than one TOAST chunk (over 50 segments)
+CREATE TABLE xq_big (id int PRIMARY KEY, seen scalablebloom NOT NULL);
+INSERT INTO xq_big VALUES
+	(1, (SELECT sbf_agg('e' || i) FROM generate_series(1, 700000) i)),
+	(2, sbf_add(sbf_empty(10, 0.01, 1, 1), ARRAY(SELECT 'x' || i FROM generate_series(1, 900) i))),
+	(3, sbf_empty(5, 0.01));
+SELECT id, octet_length(seen::bytea) AS bytes, jsonb_array_length(sbf_info(seen)->'segments') AS segments,
+	   # seen = # (seen::bytea::scalablebloom) AS same_count,
+	   sbf_info(seen) = sbf_info(seen::bytea::scalablebloom) AS same_info,
+	   (sbf_info(seen)->>'bytes')::int = octet_length(seen::bytea) + 4 AS bytes_ok
+FROM xq_big ORDER BY id;
+SELECT abs((# seen) - 700000) < 700000 * 3 * 1.04 / sqrt(512) AS count_ok FROM xq_big WHERE id = 1;
+
 DROP FUNCTION xq_loop(text, int);
-DROP TABLE xq, xq_many;
+DROP TABLE xq, xq_many, xq_big;

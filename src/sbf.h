@@ -124,6 +124,25 @@ typedef struct SbfProbe
  * the call's FmgrInfo: a function that calls it must not use fn_extra
  * otherwise.
  */
+/*
+ * A filter opened for its header and directory only (sbf_cardinality,
+ * sbf_info): view.buf covers at least header and directory; len is the
+ * payload length.  sbf_prefix_hll() fetches the HyperLogLog area when the
+ * caller needs it.
+ */
+typedef struct SbfPrefixRead
+{
+	SbfView		view;
+	Size		len;
+	struct varlena *raw;		/* out-of-line value read by slices, or NULL */
+	void	   *tofree;
+	void	   *hll_tofree;
+} SbfPrefixRead;
+
+extern void sbf_prefix_open(Datum d, SbfPrefixRead *r);
+extern const uint8 *sbf_prefix_hll(SbfPrefixRead *r);
+extern void sbf_prefix_close(SbfPrefixRead *r);
+
 extern void sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems,
 						   SbfProbe *p);
 extern bool sbf_sliced_contains(SbfSliced *s, uint64 h);

@@ -671,6 +671,27 @@ sbf_fetch_slice(struct varlena *raw, Size off, Size len)
 }
 
 /*
+ * Fetches the header and directory of an uncompressed out-of-line value of
+ * len payload bytes (the first chunk, and the rest of the directory if it is
+ * longer) and parses them into *v.
+ */
+static struct varlena *
+sbf_fetch_prefix(struct varlena *raw, Size len, SbfView *v)
+{
+	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
+	struct varlena *prefix = sbf_fetch_slice(raw, 0, avail);
+
+	while (!sbf_view_of_prefix((const uint8 *) VARDATA(prefix), avail, len, v))
+	{
+		/* the directory goes beyond the first chunk: read all of it */
+		avail = Min(sbf_prefix_size(v->nsegments), len);
+		pfree(prefix);
+		prefix = sbf_fetch_slice(raw, 0, avail);
+	}
+	return prefix;
+}
+
+/*
  * Starts a sliced read: fetches the first chunk (and the rest of the
  * directory if it is longer) and parses header and directory.  Returns NULL
  * when probing nelems elements by slices would likely fetch more than a full
@@ -681,18 +702,10 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 {
 	SbfSliced  *s = palloc0(sizeof(SbfSliced));
 	struct varlena *prefix;
-	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
 	uint64		fetches = 0;
 	uint32		i;
 
-	prefix = sbf_fetch_slice(raw, 0, avail);
-	while (!sbf_view_of_prefix((const uint8 *) VARDATA(prefix), avail, len, &s->view))
-	{
-		/* the directory goes beyond the first chunk: read all of it */
-		avail = Min(sbf_prefix_size(s->view.nsegments), len);
-		pfree(prefix);
-		prefix = sbf_fetch_slice(raw, 0, avail);
-	}
+	prefix = sbf_fetch_prefix(raw, len, &s->view);
 
 	/* a present element costs k fetches per segment, an absent one about 2 */
 	s->segs = palloc(sizeof(SbfSegment) * s->view.nsegments);
@@ -715,7 +728,7 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 	s->raw = raw;
 	s->len = len;
 	s->prefix = (const uint8 *) VARDATA(prefix);
-	s->prefix_len = avail;
+	s->prefix_len = VARSIZE(prefix) - VARHDRSZ;
 	return s;
 }
 
@@ -801,6 +814,74 @@ sbf_sliced_contains(SbfSliced *s, uint64 h)
 			return true;
 	}
 	return false;
+}
+
+/* ---- reading header and directory only ---- */
+
+/*
+ * Opens a filter for reading its header and directory: an uncompressed
+ * out-of-line value by slices (the first chunk, more only for a long
+ * directory), an in-line one in place, anything else by a full detoast.
+ */
+void
+sbf_prefix_open(Datum d, SbfPrefixRead *r)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+
+	memset(r, 0, sizeof(*r));
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (!VARATT_EXTERNAL_IS_COMPRESSED(ext))
+		{
+			r->len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
+			r->tofree = sbf_fetch_prefix(raw, r->len, &r->view);
+			r->raw = raw;
+			return;
+		}
+	}
+	else if (!VARATT_IS_EXTENDED(raw))
+	{
+		r->len = VARSIZE(raw) - VARHDRSZ;
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA(raw), r->len, r->len, &r->view);
+		return;
+	}
+	else if (VARATT_IS_SHORT(raw) && !VARATT_IS_EXTERNAL(raw))
+	{
+		r->len = VARSIZE_SHORT(raw) - VARHDRSZ_SHORT;
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA_SHORT(raw), r->len, r->len,
+								  &r->view);
+		return;
+	}
+	r->tofree = detoast_attr(raw);
+	sbf_view_of((ScalableBloom *) r->tofree, &r->view);
+	r->len = r->view.len;
+}
+
+/* The HyperLogLog area of a filter opened by sbf_prefix_open. */
+const uint8 *
+sbf_prefix_hll(SbfPrefixRead *r)
+{
+	struct varlena *area;
+
+	if (r->raw == NULL || r->view.hll_bytes == 0)
+		return r->view.buf + (r->raw == NULL ? r->view.hll_offset : 0);
+	area = sbf_fetch_slice(r->raw, r->view.hll_offset, r->view.hll_bytes);
+	r->hll_tofree = area;
+	return (const uint8 *) VARDATA(area);
+}
+
+/* Releases what sbf_prefix_open and sbf_prefix_hll fetched. */
+void
+sbf_prefix_close(SbfPrefixRead *r)
+{
+	if (r->tofree != NULL)
+		pfree(r->tofree);
+	if (r->hll_tofree != NULL)
+		pfree(r->hll_tofree);
+	r->tofree = r->hll_tofree = NULL;
 }
 
 /* ---- opening a filter argument ---- */

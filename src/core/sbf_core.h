@@ -253,6 +253,22 @@ extern void sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *o
 /* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
 extern double sbf_cardinality(const SbfView *v);
 
+/*
+ * The same estimate for a reader that holds only the header and directory
+ * (sbf_parse_prefix): it fetches the HyperLogLog area (v->hll_bytes bytes at
+ * v->hll_offset) only if sbf_cardinality_needs_hll(v) says the estimator
+ * reads it, and passes it as hll (else NULL).
+ */
+extern bool sbf_cardinality_needs_hll(const SbfView *v);
+extern double sbf_cardinality_parts(const SbfView *v, const uint8_t *hll);
+
+/*
+ * Fill and false-positive rate expected from the directory's counts alone
+ * (no bit is read): 1 - (1 - 1/m)^(k count), and 1 - prod(1 - fill^k).
+ */
+extern double sbf_segment_expected_fill(const SbfView *v, uint32_t i);
+extern double sbf_expected_fpr(const SbfView *v);
+
 /* Fraction of set bits of a segment. */
 extern double sbf_segment_fill(const SbfView *v, uint32_t i);
 /* Estimated current false-positive rate: 1 - prod(1 - fill_i^k_i). */
