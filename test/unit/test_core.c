@@ -807,16 +807,23 @@ text_form(void)
 	}
 }
 
-/* Batch adds give exactly the bytes of one-by-one adds. */
+/*
+ * Batch adds give exactly the bytes of one-by-one adds: k = 7 and k > 32
+ * (the batched and the plain bit loops), repeats far apart and adjacent
+ * (inside one prefetch group), groups cut short at the end.
+ */
 static void
 batch_add(void)
 {
-	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
-	static const size_t sizes[] = {0, 1, 50, 96, 97, 200, 5000};
+	static const size_t sizes[] = {0, 1, 15, 16, 17, 50, 96, 97, 200, 5000};
+	static const double rates[] = {0.01, 1e-12};
 	size_t		c;
+	size_t		r;
 
+	for (r = 0; r < 2; r++)
 	for (c = 0; c < sizeof(sizes) / sizeof(sizes[0]); c++)
 	{
+		SbfParams	p = params(1000, rates[r], 2, 0.9, 9);
 		size_t		n = sizes[c];
 		uint64_t   *h = malloc((n + 1) * sizeof(uint64_t));
 		SbfFilter	a;
@@ -825,7 +832,7 @@ batch_add(void)
 		int			start;
 
 		for (i = 0; i < n; i++)
-			h[i] = key(9, i % (n / 2 + 1));	/* with repeats */
+			h[i] = (i % 3 == 0) ? key(9, i / 2) : key(9, i % (n / 2 + 1));	/* with repeats */
 		/* right-sized (the aggregate), empty default, and half-full default */
 		for (start = 0; start < 3; start++)
 		{
