@@ -107,9 +107,11 @@ extern uint64 sbf_hash_datum(Datum d, Oid typid);
 typedef struct SbfSliced SbfSliced;
 
 /*
- * A filter argument opened for lookups: a view over the whole value (cached
- * in fn_extra, or read in place), or a reader that fetches only the TOAST
- * chunks its probes touch.
+ * A filter argument opened for lookups: a view over the whole value (from
+ * the session cache or the call site's memo in fn_extra, both valid for the
+ * current command only unless validated again; or read in place), or a
+ * reader that fetches only the TOAST chunks its probes touch.  The view is
+ * valid until sbf_probe_close.
  */
 typedef struct SbfProbe
 {

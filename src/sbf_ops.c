@@ -9,8 +9,10 @@
  * over the detoasted value with sbf_view_of(), which checks only header and
  * directory: the full validator ran when the value entered the database.
  * Membership tests and hit counts go through sbf_probe_open() (sbf_cache.c),
- * which reuses the detoasted value across the calls of one call site and
- * reads only the needed chunks of a large value for a single lookup.
+ * which keeps detoasted values for the session (validated on every use) and
+ * for the calls of one call site, and reads only the needed chunks of a large
+ * value for a single lookup; cardinality and sbf_info read header, directory
+ * and HyperLogLog through sbf_prefix_open().
  */
 #include "postgres.h"
 
@@ -477,8 +479,8 @@ sbf_concat_any(PG_FUNCTION_ARGS)
 
 /*
  * Membership of one element hash in filter argument fpos.  The filter is
- * read through sbf_probe_open: cached across calls at this call site, or by
- * slices for a single lookup on a large value.
+ * read through sbf_probe_open: from the session cache or the call site's
+ * memo, or by slices for a single lookup on a large value.
  */
 static bool
 sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
