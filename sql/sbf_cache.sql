@@ -2,6 +2,10 @@
 -- call site and read large values by slices; neither may ever give an answer
 -- that differs from the value the row holds.
 
+-- The session cache (sbf.cache_size) is off here: this file tests the call
+-- site's memo and reads by slices; sbf_cache_xq tests the session cache.
+SET sbf.cache_size = 0;
+
 -- Filters stored out of line: 'small' (about 6 kB: detoasted whole and
 -- cached), 'large' (about 1.3 MB: a single lookup reads slices).  Both hold
 -- 'e1' .. 'eN'.

@@ -124,9 +124,11 @@ extern uint64 sbf_hash_datum(Datum d, Oid typid);
 typedef struct SbfSliced SbfSliced;
 
 /*
- * A filter argument opened for lookups: a view over the whole value (cached
- * in fn_extra, or read in place), or a reader that fetches only the TOAST
- * chunks its probes touch.
+ * A filter argument opened for lookups: a view over the whole value (from
+ * the session cache or the call site's memo in fn_extra, both valid for the
+ * current command only unless validated again; or read in place), or a
+ * reader that fetches only the TOAST chunks its probes touch.  The view is
+ * valid until sbf_probe_close.
  */
 typedef struct SbfProbe
 {
@@ -141,6 +143,25 @@ typedef struct SbfProbe
  * the call's FmgrInfo: a function that calls it must not use fn_extra
  * otherwise.
  */
+/*
+ * A filter opened for its header and directory only (sbf_cardinality,
+ * sbf_info): view.buf covers at least header and directory; len is the
+ * payload length.  sbf_prefix_hll() fetches the HyperLogLog area when the
+ * caller needs it.
+ */
+typedef struct SbfPrefixRead
+{
+	SbfView		view;
+	Size		len;
+	struct varlena *raw;		/* out-of-line value read by slices, or NULL */
+	void	   *tofree;
+	void	   *hll_tofree;
+} SbfPrefixRead;
+
+extern void sbf_prefix_open(Datum d, SbfPrefixRead *r);
+extern const uint8 *sbf_prefix_hll(SbfPrefixRead *r);
+extern void sbf_prefix_close(SbfPrefixRead *r);
+
 extern void sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems,
 						   SbfProbe *p);
 extern bool sbf_sliced_contains(SbfSliced *s, uint64 h);

@@ -1,33 +1,70 @@
 /*
  * sbf_cache.c
- *	  How lookups read a stored filter: a small cache of detoasted values and
- *	  their parsed views kept in the call site's fn_extra, and partial reads
- *	  of large out-of-line values.
+ *	  How lookups read a stored filter: a per-backend (session) cache of
+ *	  detoasted values validated on every use, a per-call-site memo of the
+ *	  values in use, and partial reads of large out-of-line values.
  *
- * A ranking query passes one stored filter with each of its candidate rows
- * (a join, = ANY, a LATERAL).  The filter reaches sbf_contains or
- * sbf_matches as the same TOAST pointer every time, and detoasting it per
- * call would copy the whole value per row.  So the first sbf_probe_open() of
- * an out-of-line value detoasts it into a memory context of the call site's
- * FmgrInfo and keeps it, with its parsed view, under the pointer's identity:
- * the toast relation and the value id.  A TOAST value is never changed in
- * place; an UPDATE stores a new value with a new value id, and a value id is
- * only reused after the old value is gone and the OID counter has wrapped
- * around, which a single statement does not outlive.  A key therefore never
- * names two different contents while a cache exists, and a hit cannot be
- * stale.  The cache keeps at most SBF_CACHE_ENTRIES values and evicts the
- * least recently used one beyond SBF_CACHE_BYTES, so a query that alternates
- * between a few filters does not thrash and one that walks many does not
- * grow.
+ * A ranking request passes one stored filter with each of its candidate rows
+ * (a join, = ANY, a LATERAL), and a feed asks for the same user again
+ * seconds later.  The filter reaches sbf_contains or sbf_matches as a TOAST
+ * pointer, and detoasting it per call, or per query, copies the whole value
+ * again.  So an out-of-line value is kept detoasted in three ways:
+ *
+ * 1. The session cache (this backend, across queries and transactions): a
+ *    hash table keyed on the TOAST pointer (toast relation, value id, stored
+ *    and raw size), bounded by sbf.cache_size (kB; 0 disables it), least
+ *    recently used entries evicted first.  A value enters it the second time
+ *    the session reads it (the first read goes through 2. or 3.), so values
+ *    read once cost nothing extra.
+ * 2. The call site's memo in fn_extra: the entries it used, so the rows of
+ *    one query need no hash lookup and no validation, and private copies when
+ *    the session cache is off or the value does not fit in it.
+ * 3. Reads by slices for a single lookup on a large value (below).
+ *
+ * WHY A CACHED COPY CAN NEVER ANSWER FOR ANOTHER VALUE.  A TOAST value is
+ * never changed in place: an UPDATE stores a new value under a new value id,
+ * and what a pointer denotes is whatever chunks carry its value id in its
+ * toast relation at the time it is read (that is what detoast_attr would
+ * return).  A key could therefore only name different contents over time if
+ * the old chunks were removed (DELETE and VACUUM, TRUNCATE, a rewrite by
+ * VACUUM FULL or CLUSTER, which keeps value ids) and new chunks were stored
+ * under the same value id, in the same toast relation, with the same sizes.
+ * Every session-cache entry records the identity of its value's first chunk
+ * (chunk_seq 0, fetched through the toast index): its ctid, its raw xmin and
+ * a hash of its bytes, read before the value itself.  Every use by a new
+ * command (or under a new snapshot) fetches that chunk again and uses the
+ * copy only if all three still match; otherwise the entry is dropped and the
+ * value read afresh.  A physical tuple is never modified in place, so the
+ * same (ctid, xmin) means the same tuple unless the old one was removed and a
+ * new one written at the same ctid by a transaction with the same 32-bit
+ * xid: new chunks are written by a transaction that started after the entry
+ * was filled, and entries older than SBF_CACHE_MAX_XID_AGE transactions are
+ * dropped, so its xid cannot equal the old one unless the old chunk was
+ * already frozen and over 2^31 transactions old when it was cached -- and
+ * then the new value must also reuse the value id after 2^32 OIDs, the ctid,
+ * the sizes and the first chunk's bytes (header, directory with its counts,
+ * first bits).  A rewrite (VACUUM FULL, CLUSTER) writes new tuples with a new
+ * xmin, so it is seen too, and TRUNCATE, VACUUM FULL, CLUSTER and DROP of a
+ * toast relation also send a relcache invalidation that drops its entries.
+ *
+ * The memo (2.) skips that check for the rest of one command under one
+ * snapshot (same local transaction, command id, snapshot xmin and xmax): the
+ * pointers a command reads come from tuples its snapshot sees, whose chunks
+ * VACUUM cannot remove while the snapshot is held, so their value ids cannot
+ * be reused meanwhile.  A PL/pgSQL simple expression keeps its fn_extra for
+ * the whole transaction, and a DO block or procedure that commits keeps it
+ * even longer, so the memo never relies on fn_extra's lifetime: a new command
+ * or snapshot validates again, and private copies are dropped.
  *
  * A single lookup on a large filter needs a few 8-byte words, not the whole
  * value.  The type's STORAGE is external, so an out-of-line value is stored
  * uncompressed and detoast_attr_slice() fetches only the TOAST chunks a
- * range covers.  The first time a large value reaches a call site it is read
- * by slices: the first chunk (header and segment directory), then the chunk
- * of each probed word, stopping at the first clear bit of a segment.  If the
- * same value comes again the call site is evidently reading it row after row,
- * and it is detoasted and cached as above.
+ * range covers.  The first time a large value reaches a call site (and it is
+ * not in the session cache) it is read by slices: the first chunk (header
+ * and segment directory), then the chunk of each probed byte, stopping at the
+ * first clear bit of a segment.  If the same value comes again the call site
+ * is evidently reading it row after row, and it is detoasted and kept; if it
+ * comes again in a later query, it enters the session cache.
  *
  * Values stored in line are read where they are, without a copy (a short
  * 1-byte header is fine: the core reads every field with unaligned loads).
@@ -40,17 +77,37 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/genam.h"
 #include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/toast_internals.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "lib/ilist.h"
+#include "storage/proc.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "sbf.h"
 
-/* Values kept per call site, and the bytes they may take beyond the newest. */
-#define SBF_CACHE_ENTRIES		4
-#define SBF_CACHE_BYTES			((Size) 64 * 1024 * 1024)
+/* Values a call site keeps, and the bytes of private copies beyond the newest. */
+#define SBF_SITE_ENTRIES		4
+#define SBF_SITE_BYTES			((Size) 64 * 1024 * 1024)
 
-/* Recently sliced values remembered per call site (a second read caches). */
-#define SBF_CACHE_SEEN			4
+/* Recently sliced values remembered per call site (a second read keeps it). */
+#define SBF_SITE_SEEN			4
+
+/* Values read once in this session that enter the cache when read again. */
+#define SBF_SESSION_SEEN		256
+
+/* Entries older than this many transactions are read afresh (see above). */
+#define SBF_CACHE_MAX_XID_AGE	((uint64) 1 << 30)
 
 /*
  * Slice reads pay off only when they fetch far fewer chunks than the value
@@ -70,37 +127,81 @@
 /* Chunks a sliced reader keeps while it probes. */
 #define SBF_SLICE_KEEP			8
 
-/* One cached value. */
-typedef struct SbfCacheEntry
+/* sbf.cache_size, in kB */
+static int	sbf_cache_size_kb = 32768;
+
+/* What names a stored value: its TOAST pointer. */
+typedef struct SbfValueKey
 {
-	Oid			toastrelid;		/* key: InvalidOid when the slot is empty */
+	Oid			toastrelid;		/* InvalidOid: none */
 	Oid			valueid;
 	int32		extsize;
-	uint64		lastuse;
+	int32		rawsize;
+} SbfValueKey;
+
+/* Identity of a value's first chunk (see the file comment). */
+typedef struct SbfChunkId
+{
+	ItemPointerData ctid;
+	TransactionId xmin;
+	uint64		datahash;
+} SbfChunkId;
+
+/* When a check was made: one command under one snapshot. */
+typedef struct SbfUseTag
+{
+	LocalTransactionId lxid;
+	CommandId	cid;
+	TransactionId xmin;
+	TransactionId xmax;
+} SbfUseTag;
+
+/* A session cache entry (hash table element; the key comes first). */
+typedef struct SbfSessionEntry
+{
+	SbfValueKey key;
+	uint64		gen;			/* unique per fill; 0 once removed */
+	bool		dead;			/* invalidated: remove at the next touch */
+	SbfChunkId	chunk;
+	FullTransactionId filled_at;
+	SbfUseTag	checked;		/* when the chunk identity last matched */
 	Size		bytes;
-	MemoryContext mcxt;			/* holds the copy; reset on eviction */
-	ScalableBloom *copy;
+	ScalableBloom *copy;		/* in sbf_session_cxt */
 	SbfView		view;
-} SbfCacheEntry;
+	dlist_node	lru;			/* most recently used at the head */
+} SbfSessionEntry;
+
+/* The session cache. */
+static HTAB *sbf_session_htab = NULL;
+static MemoryContext sbf_session_cxt = NULL;
+static dlist_head sbf_session_lru = DLIST_STATIC_INIT(sbf_session_lru);
+static Size sbf_session_bytes = 0;
+static uint64 sbf_session_gen = 0;
+static SbfValueKey sbf_session_seen[SBF_SESSION_SEEN];
+
+/* One value a call site uses. */
+typedef struct SbfSiteSlot
+{
+	SbfValueKey key;			/* toastrelid InvalidOid: empty */
+	SbfUseTag	tag;			/* valid for this command and snapshot */
+	uint64		lastuse;
+	SbfSessionEntry *entry;		/* in the session cache, or NULL */
+	uint64		entry_gen;
+	MemoryContext mcxt;			/* private copy, when entry is NULL */
+	ScalableBloom *copy;
+	Size		bytes;
+	SbfView		view;
+} SbfSiteSlot;
 
 /* What a call site keeps in fn_extra. */
-typedef struct SbfLookupCache
+typedef struct SbfSiteCache
 {
 	uint64		clock;
-	SbfCacheEntry entries[SBF_CACHE_ENTRIES];
+	SbfSiteSlot slots[SBF_SITE_ENTRIES];
 	/* values read by slices, most recent at seen_next - 1 */
-	Oid			seen_toastrelid[SBF_CACHE_SEEN];
-	Oid			seen_valueid[SBF_CACHE_SEEN];
+	SbfValueKey seen[SBF_SITE_SEEN];
 	int			seen_next;
-} SbfLookupCache;
-
-/* One segment of a sliced value. */
-typedef struct SbfSliceSeg
-{
-	uint64		nbits;
-	uint32		k;
-	Size		words_offset;
-} SbfSliceSeg;
+} SbfSiteCache;
 
 /* A large out-of-line value read chunk by chunk. */
 struct SbfSliced
@@ -110,7 +211,7 @@ struct SbfSliced
 	const uint8 *prefix;		/* payload bytes [0, prefix_len) */
 	Size		prefix_len;
 	SbfView		view;			/* header and directory (buf = prefix) */
-	SbfSliceSeg *segs;
+	SbfSegment *segs;
 	/* fetched chunks, replaced round-robin */
 	int			nkept;
 	int			next_slot;
@@ -118,129 +219,441 @@ struct SbfSliced
 	struct varlena *chunk[SBF_SLICE_KEEP];
 };
 
-/* The call site's cache, created on first use in fn_mcxt. */
-static SbfLookupCache *
-sbf_lookup_cache(FunctionCallInfo fcinfo)
+void		_PG_init(void);
+
+/* ---- keys and tags ---- */
+
+/* The key of a TOAST pointer. */
+static inline void
+sbf_key_of(const struct varatt_external *ext, SbfValueKey *k)
 {
-	SbfLookupCache *c = (SbfLookupCache *) fcinfo->flinfo->fn_extra;
+	memset(k, 0, sizeof(*k));
+	k->toastrelid = ext->va_toastrelid;
+	k->valueid = ext->va_valueid;
+	k->extsize = (int32) VARATT_EXTERNAL_GET_EXTSIZE(*ext);
+	k->rawsize = ext->va_rawsize;
+}
+
+static inline bool
+sbf_key_equal(const SbfValueKey *a, const SbfValueKey *b)
+{
+	return a->valueid == b->valueid && a->toastrelid == b->toastrelid &&
+		a->extsize == b->extsize && a->rawsize == b->rawsize &&
+		OidIsValid(a->toastrelid);
+}
+
+/* The current command and snapshot. */
+static void
+sbf_use_tag(SbfUseTag *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->lxid = MyProc->lxid;
+	t->cid = GetCurrentCommandId(false);
+	if (ActiveSnapshotSet())
+	{
+		Snapshot	s = GetActiveSnapshot();
+
+		t->cid = s->curcid;
+		t->xmin = s->xmin;
+		t->xmax = s->xmax;
+	}
+}
+
+static inline bool
+sbf_tag_equal(const SbfUseTag *a, const SbfUseTag *b)
+{
+	return a->lxid == b->lxid && a->cid == b->cid && a->xmin == b->xmin &&
+		a->xmax == b->xmax && a->lxid != InvalidLocalTransactionId;
+}
+
+/*
+ * Fetches the identity of the first chunk of a stored value through the
+ * toast index; false if the toast relation or the chunk is not there.
+ */
+static bool
+sbf_chunk_identity(const SbfValueKey *key, SbfChunkId *id)
+{
+	Relation	toastrel;
+	Relation   *toastidxs;
+	int			nidx;
+	int			valid;
+	ScanKeyData skey[2];
+	SysScanDesc scan;
+	SnapshotData snap;
+	HeapTuple	tup;
+	bool		found = false;
+
+	toastrel = try_table_open(key->toastrelid, AccessShareLock);
+	if (toastrel == NULL)
+		return false;
+	valid = toast_open_indexes(toastrel, AccessShareLock, &toastidxs, &nidx);
+	ScanKeyInit(&skey[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(key->valueid));
+	ScanKeyInit(&skey[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(0));
+	init_toast_snapshot(&snap);
+	scan = systable_beginscan_ordered(toastrel, toastidxs[valid], &snap, 2, skey);
+	tup = systable_getnext_ordered(scan, ForwardScanDirection);
+	if (tup != NULL)
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, 3, RelationGetDescr(toastrel), &isnull);
+
+		memset(id, 0, sizeof(*id));
+		id->ctid = tup->t_self;
+		id->xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
+		if (!isnull && !VARATT_IS_EXTENDED(DatumGetPointer(d)))
+			id->datahash = sbf_hash(VARDATA(DatumGetPointer(d)),
+									VARSIZE(DatumGetPointer(d)) - VARHDRSZ);
+		else if (!isnull && VARATT_IS_SHORT(DatumGetPointer(d)))
+			id->datahash = sbf_hash(VARDATA_SHORT(DatumGetPointer(d)),
+									VARSIZE_SHORT(DatumGetPointer(d)) - VARHDRSZ_SHORT);
+		found = !isnull;
+	}
+	systable_endscan_ordered(scan);
+	toast_close_indexes(toastidxs, nidx, AccessShareLock);
+	table_close(toastrel, AccessShareLock);
+	return found;
+}
+
+static inline bool
+sbf_chunk_id_equal(const SbfChunkId *a, const SbfChunkId *b)
+{
+	return ItemPointerEquals((ItemPointer) &a->ctid, (ItemPointer) &b->ctid) &&
+		a->xmin == b->xmin && a->datahash == b->datahash;
+}
+
+/* ---- the session cache ---- */
+
+/* Bytes the session cache may hold. */
+static inline Size
+sbf_session_limit(void)
+{
+	return (Size) sbf_cache_size_kb * 1024;
+}
+
+/* Removes an entry and frees its copy. */
+static void
+sbf_session_remove(SbfSessionEntry *e)
+{
+	SbfValueKey key = e->key;
+
+	dlist_delete(&e->lru);
+	sbf_session_bytes -= e->bytes;
+	if (e->copy != NULL)
+		pfree(e->copy);
+	e->copy = NULL;
+	e->gen = 0;					/* memos holding it now miss */
+	(void) hash_search(sbf_session_htab, &key, HASH_REMOVE, NULL);
+}
+
+/* Evicts least recently used entries until need more bytes fit. */
+static void
+sbf_session_make_room(Size need)
+{
+	while (!dlist_is_empty(&sbf_session_lru) &&
+		   sbf_session_bytes + need > sbf_session_limit())
+		sbf_session_remove(dlist_tail_element(SbfSessionEntry, lru, &sbf_session_lru));
+}
+
+/*
+ * Relcache invalidation: entries of the toast relation (or all of them) are
+ * marked dead and removed at their next touch, not here, since a callback may
+ * run while a lookup holds a view.
+ */
+static void
+sbf_session_relcache_cb(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS st;
+	SbfSessionEntry *e;
+
+	if (sbf_session_htab == NULL)
+		return;
+	hash_seq_init(&st, sbf_session_htab);
+	while ((e = hash_seq_search(&st)) != NULL)
+		if (!OidIsValid(relid) || e->key.toastrelid == relid)
+			e->dead = true;
+}
+
+/* Creates the session cache on first use. */
+static void
+sbf_session_init(void)
+{
+	HASHCTL		ctl;
+
+	if (sbf_session_htab != NULL)
+		return;
+	sbf_session_cxt = AllocSetContextCreate(TopMemoryContext,
+											"scalablebloom session cache",
+											ALLOCSET_DEFAULT_SIZES);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(SbfValueKey);
+	ctl.entrysize = sizeof(SbfSessionEntry);
+	ctl.hcxt = sbf_session_cxt;
+	sbf_session_htab = hash_create("scalablebloom session cache", 256, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	CacheRegisterRelcacheCallback(sbf_session_relcache_cb, (Datum) 0);
+}
+
+/* Slot of the session's "read once" table for a key. */
+static inline SbfValueKey *
+sbf_session_seen_slot(const SbfValueKey *k)
+{
+	uint32		h = (k->valueid * 2654435761u) ^ k->toastrelid;
+
+	return &sbf_session_seen[(h >> 8) % SBF_SESSION_SEEN];
+}
+
+/*
+ * The validated session entry for a key, or NULL.  An entry that no longer
+ * matches its value's first chunk, or is dead or too old, is removed.
+ */
+static SbfSessionEntry *
+sbf_session_get(const SbfValueKey *key, const SbfUseTag *tag)
+{
+	SbfSessionEntry *e;
+	SbfChunkId	now;
+
+	if (sbf_session_htab == NULL)
+		return NULL;
+	if (sbf_session_limit() == 0 || sbf_session_bytes > sbf_session_limit())
+		sbf_session_make_room(0);
+	e = hash_search(sbf_session_htab, key, HASH_FIND, NULL);
+	if (e == NULL)
+		return NULL;
+	if (!e->dead && !sbf_tag_equal(&e->checked, tag))
+	{
+		FullTransactionId next = ReadNextFullTransactionId();
+
+		if (U64FromFullTransactionId(next) - U64FromFullTransactionId(e->filled_at) >=
+			SBF_CACHE_MAX_XID_AGE ||
+			!sbf_chunk_identity(key, &now) || !sbf_chunk_id_equal(&now, &e->chunk))
+			e->dead = true;
+		else
+			e->checked = *tag;
+	}
+	if (e->dead)
+	{
+		elog(DEBUG2, "scalablebloom: a cached %zu-byte value changed, reading it again",
+			 e->bytes - VARHDRSZ);
+		sbf_session_remove(e);
+		return NULL;
+	}
+	dlist_move_head(&sbf_session_lru, &e->lru);
+	return e;
+}
+
+/*
+ * Puts a detoasted copy (payload valid, in any context) into the session
+ * cache under key, with the chunk identity read before it was detoasted.
+ */
+static SbfSessionEntry *
+sbf_session_put(const SbfValueKey *key, const SbfChunkId *id,
+				const SbfUseTag *tag, const ScalableBloom *copy)
+{
+	Size		bytes = VARSIZE(copy);
+	SbfSessionEntry *e;
+	bool		found;
+	ScalableBloom *mine;
+
+	SbfView		check;
+
+	/* parse first: nothing below can fail once the entry is in the table */
+	sbf_view_of(copy, &check);
+	e = hash_search(sbf_session_htab, key, HASH_FIND, NULL);
+	if (e != NULL)
+		sbf_session_remove(e);
+	sbf_session_make_room(bytes);
+	mine = MemoryContextAllocExtended(sbf_session_cxt, bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (mine == NULL)
+		return NULL;
+	memcpy(mine, copy, bytes);
+	e = hash_search(sbf_session_htab, key, HASH_ENTER_NULL, &found);
+	if (e == NULL)
+	{
+		pfree(mine);
+		return NULL;
+	}
+	e->gen = ++sbf_session_gen;
+	e->dead = false;
+	e->chunk = *id;
+	e->filled_at = ReadNextFullTransactionId();
+	e->checked = *tag;
+	e->bytes = bytes;
+	e->copy = mine;
+	e->view = check;
+	e->view.buf = SBF_PAYLOAD_PTR(mine);
+	dlist_push_head(&sbf_session_lru, &e->lru);
+	sbf_session_bytes += bytes;
+	return e;
+}
+
+/* ---- the call site's memo ---- */
+
+/* The call site's memo, created on first use in fn_mcxt. */
+static SbfSiteCache *
+sbf_site_cache(FunctionCallInfo fcinfo)
+{
+	SbfSiteCache *c = (SbfSiteCache *) fcinfo->flinfo->fn_extra;
 
 	if (c == NULL)
 	{
-		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfLookupCache));
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfSiteCache));
 		fcinfo->flinfo->fn_extra = c;
 	}
 	return c;
 }
 
-/* The cached entry for a TOAST pointer, or NULL. */
-static inline SbfCacheEntry *
-sbf_cache_find(SbfLookupCache *c, const struct varatt_external *ext)
+/* Empties a slot, freeing a private copy. */
+static void
+sbf_site_clear(SbfSiteSlot *s)
+{
+	s->key.toastrelid = InvalidOid;
+	s->entry = NULL;
+	s->copy = NULL;
+	s->bytes = 0;
+	if (s->mcxt != NULL)
+		MemoryContextReset(s->mcxt);
+}
+
+/*
+ * The view a slot of the memo holds for key in this command, or NULL.  Slots
+ * of earlier commands or snapshots, and slots whose session entry is gone,
+ * are emptied.
+ */
+static const SbfView *
+sbf_site_find(SbfSiteCache *c, const SbfValueKey *key, const SbfUseTag *tag)
 {
 	int			i;
 
-	for (i = 0; i < SBF_CACHE_ENTRIES; i++)
+	for (i = 0; i < SBF_SITE_ENTRIES; i++)
 	{
-		SbfCacheEntry *e = &c->entries[i];
+		SbfSiteSlot *s = &c->slots[i];
 
-		if (e->valueid == ext->va_valueid &&
-			e->toastrelid == ext->va_toastrelid &&
-			e->extsize == (int32) VARATT_EXTERNAL_GET_EXTSIZE(*ext) &&
-			OidIsValid(e->toastrelid))
+		if (!OidIsValid(s->key.toastrelid))
+			continue;
+		if (!sbf_tag_equal(&s->tag, tag) ||
+			(s->entry != NULL && (s->entry->gen != s->entry_gen || s->entry->dead)))
 		{
-			e->lastuse = ++c->clock;
-			return e;
+			sbf_site_clear(s);
+			continue;
+		}
+		if (sbf_key_equal(&s->key, key))
+		{
+			s->lastuse = ++c->clock;
+			if (s->entry != NULL)
+			{
+				dlist_move_head(&sbf_session_lru, &s->entry->lru);
+				return &s->entry->view;
+			}
+			return &s->view;
 		}
 	}
 	return NULL;
 }
 
 /*
- * Detoasts raw into a cache slot and parses its view: the slot is an empty
- * one, else the least recently used; older entries are dropped while the
- * others would exceed SBF_CACHE_BYTES.
+ * A slot for a new value: an empty one, else the least recently used; older
+ * private copies are dropped while the others would exceed SBF_SITE_BYTES.
  */
-static SbfCacheEntry *
-sbf_cache_fill(FunctionCallInfo fcinfo, SbfLookupCache *c,
-			   struct varlena *raw, const struct varatt_external *ext)
+static SbfSiteSlot *
+sbf_site_slot(SbfSiteCache *c, Size need)
 {
-	Size		need = (Size) VARATT_EXTERNAL_GET_EXTSIZE(*ext);
-	SbfCacheEntry *slot = NULL;
-	MemoryContext oldcxt;
-	Size		others;
-	int			i;
+	SbfSiteSlot *slot = NULL;
 
 	for (;;)
 	{
-		SbfCacheEntry *lru = NULL;
+		SbfSiteSlot *lru = NULL;
+		Size		others = 0;
+		int			i;
 
-		others = 0;
-		for (i = 0; i < SBF_CACHE_ENTRIES; i++)
+		slot = NULL;
+		for (i = 0; i < SBF_SITE_ENTRIES; i++)
 		{
-			SbfCacheEntry *e = &c->entries[i];
+			SbfSiteSlot *s = &c->slots[i];
 
-			if (!OidIsValid(e->toastrelid))
+			if (!OidIsValid(s->key.toastrelid))
 			{
 				if (slot == NULL)
-					slot = e;
+					slot = s;
 				continue;
 			}
-			others += e->bytes;
-			if (lru == NULL || e->lastuse < lru->lastuse)
-				lru = e;
+			others += s->bytes;
+			if (lru == NULL || s->lastuse < lru->lastuse)
+				lru = s;
 		}
-		if (lru == NULL || (slot != NULL && others + need <= SBF_CACHE_BYTES))
-			break;
-		/* evict the least recently used entry and look again */
-		lru->toastrelid = InvalidOid;
-		lru->copy = NULL;
-		MemoryContextReset(lru->mcxt);
-		slot = NULL;
+		if (lru == NULL || (slot != NULL && others + need <= SBF_SITE_BYTES))
+			return slot;
+		sbf_site_clear(lru);
 	}
+}
+
+/* Records a session entry in a memo slot. */
+static const SbfView *
+sbf_site_keep_entry(SbfSiteCache *c, const SbfValueKey *key,
+					const SbfUseTag *tag, SbfSessionEntry *e)
+{
+	SbfSiteSlot *slot = sbf_site_slot(c, 0);
+
+	slot->key = *key;
+	slot->tag = *tag;
+	slot->lastuse = ++c->clock;
+	slot->entry = e;
+	slot->entry_gen = e->gen;
+	return &e->view;
+}
+
+/* Detoasts raw into a memo slot as a private copy for this command. */
+static const SbfView *
+sbf_site_keep_copy(FunctionCallInfo fcinfo, SbfSiteCache *c,
+				   const SbfValueKey *key, const SbfUseTag *tag,
+				   struct varlena *raw)
+{
+	SbfSiteSlot *slot = sbf_site_slot(c, (Size) key->extsize);
+	MemoryContext oldcxt;
 
 	if (slot->mcxt == NULL)
 		slot->mcxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 										   "scalablebloom lookup cache",
 										   ALLOCSET_SMALL_SIZES);
-	else
-		MemoryContextReset(slot->mcxt); /* left over from a failed fill */
-
 	/* whatever detoasting allocates goes away with the slot */
 	oldcxt = MemoryContextSwitchTo(slot->mcxt);
 	slot->copy = (ScalableBloom *) detoast_attr(raw);
 	MemoryContextSwitchTo(oldcxt);
 
-	elog(DEBUG2, "scalablebloom: caching a %zu-byte value", need);
+	elog(DEBUG2, "scalablebloom: caching a %zu-byte value",
+		 (Size) SBF_PAYLOAD_LEN(slot->copy));
 	sbf_view_of(slot->copy, &slot->view);
-	slot->toastrelid = ext->va_toastrelid;
-	slot->valueid = ext->va_valueid;
-	slot->extsize = (int32) VARATT_EXTERNAL_GET_EXTSIZE(*ext);
+	slot->key = *key;
+	slot->tag = *tag;
+	slot->entry = NULL;
 	slot->bytes = VARSIZE(slot->copy);
 	slot->lastuse = ++c->clock;
-	return slot;
+	return &slot->view;
 }
 
 /* Whether a value was read by slices at this call site recently. */
 static bool
-sbf_seen_recently(SbfLookupCache *c, const struct varatt_external *ext)
+sbf_site_seen(SbfSiteCache *c, const SbfValueKey *key)
 {
 	int			i;
 
-	for (i = 0; i < SBF_CACHE_SEEN; i++)
-		if (c->seen_valueid[i] == ext->va_valueid &&
-			c->seen_toastrelid[i] == ext->va_toastrelid &&
-			OidIsValid(c->seen_toastrelid[i]))
+	for (i = 0; i < SBF_SITE_SEEN; i++)
+		if (sbf_key_equal(&c->seen[i], key))
 			return true;
 	return false;
 }
 
-/* Remembers that a value was read by slices. */
+/* Remembers that a value was read by slices at this call site. */
 static void
-sbf_remember_seen(SbfLookupCache *c, const struct varatt_external *ext)
+sbf_site_remember(SbfSiteCache *c, const SbfValueKey *key)
 {
-	c->seen_toastrelid[c->seen_next] = ext->va_toastrelid;
-	c->seen_valueid[c->seen_next] = ext->va_valueid;
-	c->seen_next = (c->seen_next + 1) % SBF_CACHE_SEEN;
+	c->seen[c->seen_next] = *key;
+	c->seen_next = (c->seen_next + 1) % SBF_SITE_SEEN;
 }
+
+/* ---- reads by slices ---- */
 
 /* Fetches payload bytes [off, off + len) of an out-of-line value. */
 static struct varlena *
@@ -258,6 +671,27 @@ sbf_fetch_slice(struct varlena *raw, Size off, Size len)
 }
 
 /*
+ * Fetches the header and directory of an uncompressed out-of-line value of
+ * len payload bytes (the first chunk, and the rest of the directory if it is
+ * longer) and parses them into *v.
+ */
+static struct varlena *
+sbf_fetch_prefix(struct varlena *raw, Size len, SbfView *v)
+{
+	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
+	struct varlena *prefix = sbf_fetch_slice(raw, 0, avail);
+
+	while (!sbf_view_of_prefix((const uint8 *) VARDATA(prefix), avail, len, v))
+	{
+		/* the directory goes beyond the first chunk: read all of it */
+		avail = Min(sbf_prefix_size(v->nsegments), len);
+		pfree(prefix);
+		prefix = sbf_fetch_slice(raw, 0, avail);
+	}
+	return prefix;
+}
+
+/*
  * Starts a sliced read: fetches the first chunk (and the rest of the
  * directory if it is longer) and parses header and directory.  Returns NULL
  * when probing nelems elements by slices would likely fetch more than a full
@@ -268,31 +702,18 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 {
 	SbfSliced  *s = palloc0(sizeof(SbfSliced));
 	struct varlena *prefix;
-	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
 	uint64		fetches = 0;
 	uint32		i;
 
-	prefix = sbf_fetch_slice(raw, 0, avail);
-	while (!sbf_view_of_prefix((const uint8 *) VARDATA(prefix), avail, len, &s->view))
-	{
-		/* the directory goes beyond the first chunk: read all of it */
-		avail = Min(sbf_prefix_size(s->view.nsegments), len);
-		pfree(prefix);
-		prefix = sbf_fetch_slice(raw, 0, avail);
-	}
+	prefix = sbf_fetch_prefix(raw, len, &s->view);
 
 	/* a present element costs k fetches per segment, an absent one about 2 */
-	s->segs = palloc(sizeof(SbfSliceSeg) * s->view.nsegments);
+	s->segs = palloc(sizeof(SbfSegment) * s->view.nsegments);
 	for (i = 0; i < s->view.nsegments; i++)
 	{
-		SbfSegment	seg;
-
 		/* O(i) each; only values with a few segments get far */
-		sbf_get_segment(&s->view, i, &seg);
-		s->segs[i].nbits = seg.nbits;
-		s->segs[i].k = seg.k;
-		s->segs[i].words_offset = seg.words_offset;
-		fetches += seg.k;
+		sbf_get_segment(&s->view, i, &s->segs[i]);
+		fetches += s->segs[i].k;
 		if (fetches * nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE >
 			len / TOAST_MAX_CHUNK_SIZE)
 		{
@@ -307,7 +728,7 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 	s->raw = raw;
 	s->len = len;
 	s->prefix = (const uint8 *) VARDATA(prefix);
-	s->prefix_len = avail;
+	s->prefix_len = VARSIZE(prefix) - VARHDRSZ;
 	return s;
 }
 
@@ -361,47 +782,192 @@ sbf_sliced_byte(SbfSliced *s, Size off)
 }
 
 /*
- * Membership by hash in a sliced value: the same positions as
- * sbf_contains_hash (sbf_positions), bit j of a segment being bit j % 8 of
- * its byte j / 8.  Positions in chunks already at hand are tested first, so
- * an absent element often costs no fetch at all.
+ * Membership by hash in a sliced value: the bytes and masks the core names
+ * (sbf_segment_probes, the same bits sbf_contains_hash tests).  Bytes in
+ * chunks already at hand are tested first, so an absent element often costs
+ * no fetch at all.
  */
 bool
 sbf_sliced_contains(SbfSliced *s, uint64 h)
 {
-	uint64		pos[SBF_MAX_K];
+	SbfProbeBit bits[SBF_MAX_K];
 	uint32		i;
 
 	for (i = 0; i < s->view.nsegments; i++)
 	{
-		const SbfSliceSeg *seg = &s->segs[i];
+		const SbfSegment *seg = &s->segs[i];
 		bool		absent = false;
 		uint32		j;
 
-		sbf_positions(h, seg->nbits, seg->k, pos);
+		sbf_segment_probes(seg, h, bits);
 		for (j = 0; j < seg->k && !absent; j++)
 		{
-			const uint8 *p = sbf_sliced_peek(s, seg->words_offset + pos[j] / 8);
+			const uint8 *p = sbf_sliced_peek(s, bits[j].byte);
 
-			if (p != NULL && !((*p >> (pos[j] & 7)) & 1))
+			if (p != NULL && !(*p & bits[j].mask))
 				absent = true;
 		}
 		for (j = 0; j < seg->k && !absent; j++)
-		{
-			uint8		b = sbf_sliced_byte(s, seg->words_offset + pos[j] / 8);
-
-			if (!((b >> (pos[j] & 7)) & 1))
+			if (!(sbf_sliced_byte(s, bits[j].byte) & bits[j].mask))
 				absent = true;
-		}
 		if (!absent)
 			return true;
 	}
 	return false;
 }
 
+/* ---- reading header and directory only ---- */
+
+/*
+ * Opens a filter for reading its header and directory: an uncompressed
+ * out-of-line value by slices (the first chunk, more only for a long
+ * directory), an in-line one in place, anything else by a full detoast.
+ */
+void
+sbf_prefix_open(Datum d, SbfPrefixRead *r)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+
+	memset(r, 0, sizeof(*r));
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (!VARATT_EXTERNAL_IS_COMPRESSED(ext))
+		{
+			r->len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
+			r->tofree = sbf_fetch_prefix(raw, r->len, &r->view);
+			r->raw = raw;
+			return;
+		}
+	}
+	else if (!VARATT_IS_EXTENDED(raw))
+	{
+		r->len = VARSIZE(raw) - VARHDRSZ;
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA(raw), r->len, r->len, &r->view);
+		return;
+	}
+	else if (VARATT_IS_SHORT(raw) && !VARATT_IS_EXTERNAL(raw))
+	{
+		r->len = VARSIZE_SHORT(raw) - VARHDRSZ_SHORT;
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA_SHORT(raw), r->len, r->len,
+								  &r->view);
+		return;
+	}
+	r->tofree = detoast_attr(raw);
+	sbf_view_of((ScalableBloom *) r->tofree, &r->view);
+	r->len = r->view.len;
+}
+
+/* The HyperLogLog area of a filter opened by sbf_prefix_open. */
+const uint8 *
+sbf_prefix_hll(SbfPrefixRead *r)
+{
+	struct varlena *area;
+
+	if (r->raw == NULL || r->view.hll_bytes == 0)
+		return r->view.buf + (r->raw == NULL ? r->view.hll_offset : 0);
+	area = sbf_fetch_slice(r->raw, r->view.hll_offset, r->view.hll_bytes);
+	r->hll_tofree = area;
+	return (const uint8 *) VARDATA(area);
+}
+
+/* Releases what sbf_prefix_open and sbf_prefix_hll fetched. */
+void
+sbf_prefix_close(SbfPrefixRead *r)
+{
+	if (r->tofree != NULL)
+		pfree(r->tofree);
+	if (r->hll_tofree != NULL)
+		pfree(r->hll_tofree);
+	r->tofree = r->hll_tofree = NULL;
+}
+
+/* ---- opening a filter argument ---- */
+
+/*
+ * The view of an out-of-line value for this call: the memo, the session
+ * cache, a read by slices (p->sliced set, NULL returned), or a fresh detoast
+ * kept in the session cache (on the session's second read of the value) or
+ * in the memo.
+ */
+static const SbfView *
+sbf_open_external(FunctionCallInfo fcinfo, struct varlena *raw, uint32 nelems,
+				  SbfProbe *p)
+{
+	SbfSiteCache *c = sbf_site_cache(fcinfo);
+	struct varatt_external ext;
+	SbfValueKey key;
+	SbfUseTag	tag;
+	const SbfView *v;
+	SbfSessionEntry *e;
+	SbfValueKey *seen;
+	bool		cacheable;
+	Size		len;
+
+	VARATT_EXTERNAL_GET_POINTER(ext, raw);
+	sbf_key_of(&ext, &key);
+	sbf_use_tag(&tag);
+	v = sbf_site_find(c, &key, &tag);
+	if (v != NULL)
+		return v;
+
+	e = sbf_session_get(&key, &tag);
+	if (e != NULL)
+	{
+		elog(DEBUG2, "scalablebloom: using the session's copy of a %zu-byte value",
+			 e->bytes - VARHDRSZ);
+		return sbf_site_keep_entry(c, &key, &tag, e);
+	}
+
+	len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
+	cacheable = VARATT_EXTERNAL_GET_EXTSIZE(ext) + VARHDRSZ <= sbf_session_limit();
+	seen = sbf_session_seen_slot(&key);
+
+	/* a single lookup on a large value the session has not read yet */
+	if (!VARATT_EXTERNAL_IS_COMPRESSED(ext) && len >= SBF_SLICE_MIN_BYTES &&
+		(uint64) nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE <
+		len / TOAST_MAX_CHUNK_SIZE &&
+		!sbf_site_seen(c, &key) && !(cacheable && sbf_key_equal(seen, &key)))
+	{
+		p->sliced = sbf_sliced_open(raw, len, nelems);
+		if (p->sliced != NULL)
+		{
+			sbf_site_remember(c, &key);
+			*seen = key;
+			return NULL;
+		}
+	}
+
+	/* read before: keep it for the session */
+	if (cacheable && sbf_key_equal(seen, &key))
+	{
+		SbfChunkId	id;
+
+		sbf_session_init();
+		if (sbf_chunk_identity(&key, &id))
+		{
+			struct varlena *copy = detoast_attr(raw);
+
+			e = sbf_session_put(&key, &id, &tag, (ScalableBloom *) copy);
+			pfree(copy);
+			if (e != NULL)
+			{
+				elog(DEBUG2, "scalablebloom: keeping a %zu-byte value for the session",
+					 e->bytes - VARHDRSZ);
+				seen->toastrelid = InvalidOid;
+				return sbf_site_keep_entry(c, &key, &tag, e);
+			}
+		}
+	}
+	*seen = key;
+	return sbf_site_keep_copy(fcinfo, c, &key, &tag, raw);
+}
+
 /*
  * Opens filter argument argno of the current call for nelems lookups; see
- * the file comment for the three ways.
+ * the file comment for the ways.
  */
 void
 sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems, SbfProbe *p)
@@ -414,34 +980,7 @@ sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems, SbfProbe *p)
 
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
-		SbfLookupCache *c = sbf_lookup_cache(fcinfo);
-		struct varatt_external ext;
-		SbfCacheEntry *e;
-		Size		len;
-
-		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-		e = sbf_cache_find(c, &ext);
-		if (e != NULL)
-		{
-			p->view = &e->view;
-			return;
-		}
-
-		len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
-		if (!VARATT_EXTERNAL_IS_COMPRESSED(ext) && len >= SBF_SLICE_MIN_BYTES &&
-			(uint64) nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE <
-			len / TOAST_MAX_CHUNK_SIZE &&
-			!sbf_seen_recently(c, &ext))
-		{
-			p->sliced = sbf_sliced_open(raw, len, nelems);
-			if (p->sliced != NULL)
-			{
-				sbf_remember_seen(c, &ext);
-				p->view = NULL;
-				return;
-			}
-		}
-		p->view = &sbf_cache_fill(fcinfo, c, raw, &ext)->view;
+		p->view = sbf_open_external(fcinfo, raw, nelems, p);
 		return;
 	}
 
@@ -487,4 +1026,18 @@ sbf_probe_close(SbfProbe *p)
 		pfree(p->tofree);
 		p->tofree = NULL;
 	}
+}
+
+/* Module load: defines sbf.cache_size. */
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable("sbf.cache_size",
+							"Memory each session may use to keep stored scalablebloom values detoasted across queries.",
+							"Values are validated against their stored form on every use; 0 turns the cache off.",
+							&sbf_cache_size_kb,
+							32768, 0, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("sbf");
 }

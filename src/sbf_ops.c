@@ -9,8 +9,10 @@
  * over the detoasted value with sbf_view_of(), which checks only header and
  * directory: the full validator ran when the value entered the database.
  * Membership tests and hit counts go through sbf_probe_open() (sbf_cache.c),
- * which reuses the detoasted value across the calls of one call site and
- * reads only the needed chunks of a large value for a single lookup.
+ * which keeps detoasted values for the session (validated on every use) and
+ * for the calls of one call site, and reads only the needed chunks of a large
+ * value for a single lookup; cardinality and sbf_info read header, directory
+ * and HyperLogLog through sbf_prefix_open().
  */
 #include "postgres.h"
 
@@ -520,8 +522,8 @@ sbf_concat_any(PG_FUNCTION_ARGS)
 
 /*
  * Membership of one element hash in filter argument fpos.  The filter is
- * read through sbf_probe_open: cached across calls at this call site, or by
- * slices for a single lookup on a large value.
+ * read through sbf_probe_open: from the session cache or the call site's
+ * memo, or by slices for a single lookup on a large value.
  */
 static bool
 sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
@@ -640,10 +642,12 @@ sbf_matches_int8(PG_FUNCTION_ARGS)
 
 /* The HyperLogLog estimate rounded to a bigint. */
 static int64
-sbf_cardinality_rounded(const SbfView *v)
+sbf_cardinality_rounded(SbfPrefixRead *r)
 {
-	double		est = sbf_cardinality(v);
+	double		est;
 
+	est = sbf_cardinality_parts(&r->view, sbf_cardinality_needs_hll(&r->view) ?
+								sbf_prefix_hll(r) : NULL);
 	if (!(est >= 0.0))
 		return 0;
 	if (est >= (double) PG_INT64_MAX)
@@ -651,15 +655,21 @@ sbf_cardinality_rounded(const SbfView *v)
 	return (int64) llround(est);
 }
 
-/* sbf_cardinality(scalablebloom) and prefix operator # */
+/*
+ * sbf_cardinality(scalablebloom) and prefix operator #: reads header and
+ * directory, and the HyperLogLog area only if the estimator uses it, never
+ * the bits (O(header) on a stored value).
+ */
 Datum
 sbf_cardinality_pg(PG_FUNCTION_ARGS)
 {
-	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
-	SbfView		v;
+	SbfPrefixRead r;
+	int64		result;
 
-	sbf_view_of(f, &v);
-	PG_RETURN_INT64(sbf_cardinality_rounded(&v));
+	sbf_prefix_open(PG_GETARG_DATUM(0), &r);
+	result = sbf_cardinality_rounded(&r);
+	sbf_prefix_close(&r);
+	PG_RETURN_INT64(result);
 }
 
 /* ---- sbf_info ---- */
@@ -681,18 +691,21 @@ sbf_append_json_float(StringInfo buf, double d)
 
 /*
  * sbf_info(scalablebloom) -> jsonb: format, parameters, HyperLogLog,
- * estimates and one object per segment.  Linear in the value's size (it
- * counts set bits for the fill figures).
+ * estimates and one object per segment.  Reads header, directory and the
+ * HyperLogLog area only: fill and fpr_estimate are expected values from the
+ * directory's counts (sbf_segment_expected_fill), so the cost does not grow
+ * with the bit arrays.
  */
 Datum
 sbf_info(PG_FUNCTION_ARGS)
 {
-	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
+	SbfPrefixRead r;
 	SbfView		v;
 	StringInfoData buf;
 	uint32		i;
 
-	sbf_view_of(f, &v);
+	sbf_prefix_open(PG_GETARG_DATUM(0), &r);
+	v = r.view;
 	initStringInfo(&buf);
 
 	appendStringInfo(&buf, "{\"version\": %u, \"hash\": \"%s\", \"error_rate\": ",
@@ -708,12 +721,12 @@ sbf_info(PG_FUNCTION_ARGS)
 					 (v.flags & SBF_FLAG_HLL_DENSE) ? "dense" : "sparse",
 					 (unsigned) v.hll_bytes);
 	appendStringInfo(&buf, ", \"cardinality\": " INT64_FORMAT,
-					 sbf_cardinality_rounded(&v));
+					 sbf_cardinality_rounded(&r));
 	appendStringInfoString(&buf, ", \"fpr_bound\": ");
 	sbf_append_json_float(&buf, sbf_fpr_bound(&v));
 	appendStringInfoString(&buf, ", \"fpr_estimate\": ");
-	sbf_append_json_float(&buf, sbf_current_fpr(&v));
-	appendStringInfo(&buf, ", \"bytes\": %u, \"segments\": [", (unsigned) VARSIZE(f));
+	sbf_append_json_float(&buf, sbf_expected_fpr(&v));
+	appendStringInfo(&buf, ", \"bytes\": %zu, \"segments\": [", r.len + VARHDRSZ);
 
 	for (i = 0; i < v.nsegments; i++)
 	{
@@ -726,12 +739,13 @@ sbf_info(PG_FUNCTION_ARGS)
 						 i > 0 ? ", " : "",
 						 (uint64) seg.capacity, (uint64) seg.count,
 						 (uint64) seg.nbits, (unsigned) seg.k);
-		sbf_append_json_float(&buf, sbf_segment_fill(&v, i));
+		sbf_append_json_float(&buf, sbf_segment_expected_fill(&v, i));
 		appendStringInfoString(&buf, ", \"error_rate\": ");
 		sbf_append_json_float(&buf, seg.error);
 		appendStringInfoChar(&buf, '}');
 	}
 	appendStringInfoString(&buf, "]}");
+	sbf_prefix_close(&r);
 
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 }

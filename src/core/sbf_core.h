@@ -233,8 +233,43 @@ extern void sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg);
 /* Membership by hash: false = definitely absent. */
 extern bool sbf_contains_hash(const SbfView *v, uint64_t h);
 
+/*
+ * Where a probe looks: payload byte offset and the mask of the bit in it.
+ * Readers that fetch a stored value piecewise (by TOAST chunks) use these
+ * instead of knowing the bit layout: the element is absent from a segment as
+ * soon as one (buf[byte] & mask) is zero.
+ */
+typedef struct SbfProbeBit
+{
+	size_t		byte;
+	uint8_t		mask;
+} SbfProbeBit;
+
+/*
+ * Fills out[0..seg->k-1] with the probe bits of hash h in segment seg (as
+ * sbf_get_segment returns it, words_offset included): the same bits, in the
+ * same order, that sbf_contains_hash tests.
+ */
+extern void sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *out);
+
 /* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
 extern double sbf_cardinality(const SbfView *v);
+
+/*
+ * The same estimate for a reader that holds only the header and directory
+ * (sbf_parse_prefix): it fetches the HyperLogLog area (v->hll_bytes bytes at
+ * v->hll_offset) only if sbf_cardinality_needs_hll(v) says the estimator
+ * reads it, and passes it as hll (else NULL).
+ */
+extern bool sbf_cardinality_needs_hll(const SbfView *v);
+extern double sbf_cardinality_parts(const SbfView *v, const uint8_t *hll);
+
+/*
+ * Fill and false-positive rate expected from the directory's counts alone
+ * (no bit is read): 1 - (1 - 1/m)^(k count), and 1 - prod(1 - fill^k).
+ */
+extern double sbf_segment_expected_fill(const SbfView *v, uint32_t i);
+extern double sbf_expected_fpr(const SbfView *v);
 
 /* Fraction of set bits of a segment. */
 extern double sbf_segment_fill(const SbfView *v, uint32_t i);

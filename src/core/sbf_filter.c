@@ -340,6 +340,76 @@ add_each(SbfFilter *f, const uint64_t *h, size_t n)
 }
 
 /*
+ * Hashes whose positions are computed and prefetched together before any of
+ * their bits is tested, and the largest k this is done for (the positions of
+ * a group take SBF_BATCH * SBF_BATCH_MAX_K * 8 bytes of stack).
+ */
+#define SBF_BATCH			16
+#define SBF_BATCH_MAX_K		32
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SBF_PREFETCH_W(p)	__builtin_prefetch((p), 1, 1)
+#else
+#define SBF_PREFETCH_W(p)	((void) (p))
+#endif
+
+/*
+ * Tests and sets the k bits of each of n hashes in one segment of m bits, in
+ * order, and returns count plus the number of hashes that had a clear bit.
+ * For a filter larger than the CPU caches every bit costs a cache miss, one
+ * after the other.  So the positions of SBF_BATCH hashes are computed first
+ * and their bytes prefetched, and only then are the bits tested and set --
+ * still hash by hash and position by position, so the result (and whether a
+ * hash counts, which depends on the bits set by the hashes before it) is
+ * exactly that of the plain loop.
+ */
+static uint64_t
+set_bits_batched(uint8_t *words, uint64_t m, uint32_t k, const uint64_t *h,
+				 size_t n, uint64_t count)
+{
+	uint64_t	pos[SBF_BATCH * SBF_BATCH_MAX_K];
+	size_t		base;
+
+	for (base = 0; base < n; base += SBF_BATCH)
+	{
+		size_t		nb = n - base < SBF_BATCH ? n - base : SBF_BATCH;
+		size_t		b;
+		uint64_t   *p = pos;
+
+		for (b = 0; b < nb; b++)
+		{
+			SbfPosIter	it;
+			uint32_t	j;
+
+			sbf_pos_start(&it, h[base + b], sbf_mix64(h[base + b]) | 1, m);
+			for (j = 0; j < k; j++)
+			{
+				*p = sbf_pos_next(&it);
+				SBF_PREFETCH_W(words + (*p >> 3));
+				p++;
+			}
+		}
+		p = pos;
+		for (b = 0; b < nb; b++)
+		{
+			uint8_t		clear = 0;
+			uint32_t	j;
+
+			for (j = 0; j < k; j++, p++)
+			{
+				uint8_t    *byte = words + (*p >> 3);
+				uint8_t		bit = (uint8_t) (1u << (*p & 7));
+
+				clear |= (uint8_t) (~*byte & bit);
+				*byte |= bit;
+			}
+			count += clear != 0;
+		}
+	}
+	return count;
+}
+
+/*
  * Adds n hashes as n sbf_add_hash calls would.  Fast path, for a filter
  * with one segment that has room for all n (the aggregate's right-sized
  * build): one view; each hash tests and sets its k bits in one pass and
@@ -399,26 +469,31 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	buf = SBF_PAYLOAD(f);
 	words = buf + v.bits_offset;
 	count = seg.count;
-	for (i = 0; i < n; i++)
+	if (seg.k <= SBF_BATCH_MAX_K)
+		count = set_bits_batched(words, seg.nbits, seg.k, h, n, count);
+	else
 	{
-		SbfPosIter	it;
-		bool		present = true;
-		uint32_t	j;
-
-		h2 = sbf_mix64(h[i]) | 1;
-		sbf_pos_start(&it, h[i], h2, seg.nbits);
-		for (j = 0; j < seg.k; j++)
+		for (i = 0; i < n; i++)
 		{
-			uint64_t	pos = sbf_pos_next(&it);
+			SbfPosIter	it;
+			bool		present = true;
+			uint32_t	j;
 
-			if (!sbf_bit_test(words, pos))
+			h2 = sbf_mix64(h[i]) | 1;
+			sbf_pos_start(&it, h[i], h2, seg.nbits);
+			for (j = 0; j < seg.k; j++)
 			{
-				present = false;
-				sbf_bit_set(words, pos);
+				uint64_t	pos = sbf_pos_next(&it);
+
+				if (!sbf_bit_test(words, pos))
+				{
+					present = false;
+					sbf_bit_set(words, pos);
+				}
 			}
+			if (!present)
+				count++;
 		}
-		if (!present)
-			count++;
 	}
 	sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_COUNT, count);
 	sbf_hll_encode(regs, p, dense, buf + v.hll_offset);

@@ -350,12 +350,76 @@ sbf_contains_hash(const SbfView *v, uint64_t h)
 	return false;
 }
 
-/* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
+/* Probe bits of h in one segment, in sbf_contains_hash's order. */
+void
+sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *out)
+{
+	SbfPosIter	it;
+	uint32_t	j;
+
+	sbf_pos_start(&it, h, sbf_mix64(h) | 1, seg->nbits);
+	for (j = 0; j < seg->k; j++)
+	{
+		uint64_t	pos = sbf_pos_next(&it);
+
+		out[j].byte = seg->words_offset + (size_t) (pos >> 3);
+		out[j].mask = (uint8_t) (1u << (pos & 7));
+	}
+}
+
+/* Whether sbf_cardinality_parts reads the HyperLogLog area of v. */
+bool
+sbf_cardinality_needs_hll(const SbfView *v)
+{
+	(void) v;
+	return true;
+}
+
+/*
+ * Distinct-count estimate from the header and directory of v and, when
+ * sbf_cardinality_needs_hll(v), its HyperLogLog area (v->hll_bytes bytes at
+ * hll; otherwise hll may be NULL).  Today always the HyperLogLog (Ertl 2017
+ * improved raw estimator).
+ */
+double
+sbf_cardinality_parts(const SbfView *v, const uint8_t *hll)
+{
+	return sbf_hll_estimate(hll, v->hll_bytes,
+							(v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
+}
+
+/* Distinct-count estimate of a whole payload. */
 double
 sbf_cardinality(const SbfView *v)
 {
-	return sbf_hll_estimate(v->buf + v->hll_offset, v->hll_bytes,
-							(v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
+	return sbf_cardinality_parts(v, sbf_cardinality_needs_hll(v) ?
+								 v->buf + v->hll_offset : NULL);
+}
+
+/*
+ * Expected fill of segment i from its directory alone: after n distinct
+ * inserts of k bits each into m bits, 1 - (1 - 1/m)^(k n).
+ */
+double
+sbf_segment_expected_fill(const SbfView *v, uint32_t i)
+{
+	SbfSegment	seg;
+
+	sbf_read_segment(v->buf, i, &seg);
+	return -expm1((double) seg.k * (double) seg.count * log1p(-1.0 / (double) seg.nbits));
+}
+
+/* Expected current false-positive rate from the directory: 1 - prod(1 - fill^k). */
+double
+sbf_expected_fpr(const SbfView *v)
+{
+	double		pass = 1.0;
+	uint32_t	i;
+
+	for (i = 0; i < v->nsegments; i++)
+		pass *= 1.0 - pow(sbf_segment_expected_fill(v, i),
+						  (double) sbf_load16(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_K));
+	return 1.0 - pass;
 }
 
 /* Fraction of set bits of the m-bit array at payload offset off. */

@@ -4,11 +4,13 @@
 # In a throwaway cluster (pg_virtualenv) it builds users, an interaction log
 # and candidate posts (lookup_data.sql), then runs the ranking request "score
 # 120 candidate posts for one user" with pgbench, 4 clients, for a typical
-# user and for the user with 1.1M interactions, five ways: the floor (no
+# user, for the user with 1.1M interactions asking again and again, and for
+# random users (rarely the same filter twice in a row), five ways: the floor (no
 # membership test), exact EXISTS over a btree, exact text[] overlap, and sbf
 # (sbf_matches and @> ANY).  Then a single-lookup micro benchmark on a 10 kB
 # and a 10 MB filter.  Prints tps medians and ratios, writes a plot with
-# gnuplot.
+# gnuplot.  To compare two builds of sbf (before/after) in one run, see
+# lookup_compare.sh.
 #
 # Run where sbf is built and installed (make install).  Output goes to stdout
 # and to test/bench/results/lookup_bench.txt; the plot to

@@ -97,12 +97,12 @@ declare -A label=(
 	[arrays]='exact arrays: text[] && per-user text[]'
 	[sbf_matches]='sbf: sbf_matches(seen, objects)'
 	[sbf_any]='sbf: seen @> ANY (objects)')
-declare -A lo=([typical]=1 [heavy]=$((NREQ + 1)))
-declare -A hi=([typical]=$NREQ [heavy]=$((2 * NREQ)))
+declare -A lo=([typical]=1 [heavy]=$((NREQ + 1)) [random]=$((2 * NREQ + 1)))
+declare -A hi=([typical]=$NREQ [heavy]=$((2 * NREQ)) [random]=$((3 * NREQ)))
 declare -A TPS
 
 echo "## ranking request: 120 candidates for one user (tps, $CLIENTS clients)"
-for class in typical heavy; do
+for class in typical heavy random; do
 	for v in "${variants[@]}"; do	# warm-up
 		pgbench -n -M prepared -c "$CLIENTS" -j 2 -T 1 -D lo="${lo[$class]}" -D hi="${hi[$class]}" \
 			-f "$work/$v.sql" >/dev/null 2>&1
@@ -112,13 +112,13 @@ declare -A runs=()
 # every request kind takes its turn in every repetition, so that load drift
 # on a shared machine hits all of them alike
 for ((i = 0; i < REPS; i++)); do
-	for class in typical heavy; do
+	for class in typical heavy random; do
 		for v in "${variants[@]}"; do
 			runs[$class,$v]+="$(tps_of "$v" "${lo[$class]}" "${hi[$class]}") "
 		done
 	done
 done
-for class in typical heavy; do
+for class in typical heavy random; do
 	for v in "${variants[@]}"; do
 		# shellcheck disable=SC2086
 		TPS[$class,$v]=$(median ${runs[$class,$v]})
@@ -138,6 +138,10 @@ for v in "${variants[@]}"; do
 		"$(awk -v a="$h" -v b="${TPS[heavy,floor]}" -v c="$t" -v d="${TPS[typical,floor]}" \
 			'BEGIN {printf "%.2f", (a / b) / (c / d)}')"
 	printf '%s\t%s\t%s\n' "$v" "$t" "$h" >> "results/lookup_bench.tsv"
+done
+for v in "${variants[@]}"; do
+	printf 'random users (2..2001, rarely the same filter twice in a row): %-50s %9.1f tps, %s x floor\n' \
+		"${label[$v]}" "${TPS[random,$v]}" "$(ratio "${TPS[random,$v]}" "${TPS[random,floor]}")"
 done
 echo "raw tps 1M-user / typical: floor $(ratio "${TPS[heavy,floor]}" "${TPS[typical,floor]}"), sbf_matches $(ratio "${TPS[heavy,sbf_matches]}" "${TPS[typical,sbf_matches]}"), @> ANY $(ratio "${TPS[heavy,sbf_any]}" "${TPS[typical,sbf_any]}")"
 for c in typical heavy; do

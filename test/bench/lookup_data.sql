@@ -31,14 +31,18 @@ SELECT p, ARRAY(SELECT CASE WHEN r < 0.7 THEN 'sku:' || floor(1000000 * r2 ^ 3):
 FROM (SELECT p, 1 + floor(random() * 5)::int AS n FROM generate_series(1, :nposts) p) s;
 
 -- (b) exact: one row per distinct (user, object), btree
+-- (c) exact arrays: the distinct objects of a user as text[]
+-- (both skipped when psql variable slim is set: lookup_compare.sh)
+\if :{?slim}
+\else
 CREATE TABLE user_objects AS SELECT DISTINCT user_id, object FROM interactions;
 ALTER TABLE user_objects ADD PRIMARY KEY (user_id, object);
 
--- (c) exact arrays: the distinct objects of a user as text[]
 CREATE TABLE user_arrays AS
 SELECT user_id, array_agg(object ORDER BY object) AS objects
 FROM user_objects GROUP BY user_id;
 ALTER TABLE user_arrays ADD PRIMARY KEY (user_id);
+\endif
 
 -- (d) sbf
 CREATE TABLE user_filters AS
@@ -47,6 +51,9 @@ ALTER TABLE user_filters ADD PRIMARY KEY (user_id);
 
 -- requests: a user and 120 random candidate posts; class 'typical' draws
 -- users 10..1000 (roughly 60 to 6,000 interactions), class 'heavy' is user 1
+-- on every request (the same heavy user asking again and again, as a feed
+-- does on every scroll), class 'random' draws any of users 2..2001, so that
+-- consecutive requests rarely share a filter
 CREATE TABLE requests (req_id int PRIMARY KEY, class text NOT NULL, user_id int NOT NULL,
 					   post_ids int[] NOT NULL);
 INSERT INTO requests
@@ -55,6 +62,10 @@ SELECT r, 'typical', 10 + floor(random() * 991)::int,
 FROM generate_series(1, :nreq) r;
 INSERT INTO requests
 SELECT :nreq + r, 'heavy', 1,
+	   ARRAY(SELECT 1 + floor(random() * :nposts)::int FROM generate_series(1, 120) WHERE r > 0)
+FROM generate_series(1, :nreq) r;
+INSERT INTO requests
+SELECT 2 * :nreq + r, 'random', 2 + floor(random() * 2000)::int,
 	   ARRAY(SELECT 1 + floor(random() * :nposts)::int FROM generate_series(1, 120) WHERE r > 0)
 FROM generate_series(1, :nreq) r;
 

@@ -367,6 +367,54 @@ no_false_negatives(void)
 	sbf_filter_free(&f);
 }
 
+/*
+ * Probe bits from sbf_segment_probes answer exactly as sbf_contains_hash, for
+ * present and absent keys over several segments.
+ */
+static void
+segment_probes(void)
+{
+	SbfParams	p = params(100, 0.05, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfView		v;
+	uint64_t	i;
+	uint64_t	disagree = 0;
+	uint64_t	present = 0;
+
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 3000);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.nsegments > 3);
+	for (i = 0; i < 6000; i++)
+	{
+		uint64_t	h = key(i < 3000 ? 0 : 1, i % 3000);
+		bool		any = false;
+		uint32_t	s;
+
+		for (s = 0; s < v.nsegments && !any; s++)
+		{
+			SbfSegment	seg;
+			SbfProbeBit bits[SBF_MAX_K];
+			uint32_t	j;
+
+			sbf_get_segment(&v, s, &seg);
+			sbf_segment_probes(&seg, h, bits);
+			any = true;
+			for (j = 0; j < seg.k; j++)
+			{
+				CHECK(bits[j].byte >= seg.words_offset && bits[j].byte < v.hll_offset);
+				if (!(v.buf[bits[j].byte] & bits[j].mask))
+					any = false;
+			}
+		}
+		disagree += any != sbf_contains_hash(&v, h);
+		present += any;
+	}
+	CHECK(disagree == 0);
+	CHECK(present >= 3000 && present < 3300);
+	sbf_filter_free(&f);
+}
+
 /* Measured FPR over 200k absent keys stays within the bound. */
 static void
 measured_fpr(void)
@@ -771,16 +819,23 @@ text_form(void)
 	}
 }
 
-/* Batch adds give exactly the bytes of one-by-one adds. */
+/*
+ * Batch adds give exactly the bytes of one-by-one adds: k = 7 and k > 32
+ * (the batched and the plain bit loops), repeats far apart and adjacent
+ * (inside one prefetch group), groups cut short at the end.
+ */
 static void
 batch_add(void)
 {
-	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
-	static const size_t sizes[] = {0, 1, 50, 96, 97, 200, 5000};
+	static const size_t sizes[] = {0, 1, 15, 16, 17, 50, 96, 97, 200, 5000};
+	static const double rates[] = {0.01, 1e-12};
 	size_t		c;
+	size_t		r;
 
+	for (r = 0; r < 2; r++)
 	for (c = 0; c < sizeof(sizes) / sizeof(sizes[0]); c++)
 	{
+		SbfParams	p = params(1000, rates[r], 2, 0.9, 9);
 		size_t		n = sizes[c];
 		uint64_t   *h = malloc((n + 1) * sizeof(uint64_t));
 		SbfFilter	a;
@@ -789,7 +844,7 @@ batch_add(void)
 		int			start;
 
 		for (i = 0; i < n; i++)
-			h[i] = key(9, i % (n / 2 + 1));	/* with repeats */
+			h[i] = (i % 3 == 0) ? key(9, i / 2) : key(9, i % (n / 2 + 1));	/* with repeats */
 		/* right-sized (the aggregate), empty default, and half-full default */
 		for (start = 0; start < 3; start++)
 		{
@@ -1880,6 +1935,7 @@ main(void)
 	RUN(params_check);
 	RUN(golden_payload);
 	RUN(no_false_negatives);
+	RUN(segment_probes);
 	RUN(measured_fpr);
 	RUN(seed000_mode);
 	RUN(create_sized);
