@@ -484,6 +484,10 @@ is($node->safe_psql('upd', $views_sql),
 	'v_agg groups=5 misses=0; v_union misses=0; mv_agg groups=5 misses=0; mv_union misses=0',
 	'1.0 catalog: the views and materialized views answer without false negatives');
 
+# A dump of the 1.0 database, restored later into a server that has 1.1.
+$node->command_ok([ 'pg_dump', '-Fc', '-d', 'upd', '-f', "$tmp/upd10.dump" ],
+	'pg_dump of the database at 1.0');
+
 # ---------------------------------------------------------------------------
 # The update
 # ---------------------------------------------------------------------------
@@ -740,6 +744,28 @@ is($node->safe_psql('restored', fingerprint_sql('stored')),
 is($node->safe_psql('restored', $views_sql),
 	'v_agg groups=5 misses=0; v_union misses=0; mv_agg groups=5 misses=0; mv_union misses=0',
 	'the restored views and materialized views answer without false negatives');
+
+# The dump taken at 1.0 restores too: the restore creates the extension at
+# the default version, 1.1, and loads the format-1 values and the views.
+$node->safe_psql('postgres', 'CREATE DATABASE restored10');
+$node->command_ok(
+	[ 'pg_restore', '--exit-on-error', '-d', 'restored10', "$tmp/upd10.dump" ],
+	'pg_restore of the dump taken at 1.0 into a server with 1.1');
+is( $node->safe_psql(
+		'restored10', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
+	'1.1',
+	'the dump taken at 1.0 restores as extension version 1.1');
+is($node->safe_psql('restored10', $catalog_sql),
+	$catalog_fresh, 'and with the fresh catalog');
+is($node->safe_psql('restored10', fingerprint_sql('legacy')),
+	$before{legacy_fp}, 'its format-1 values are byte for byte the originals');
+is($node->safe_psql('restored10', answers_sql('legacy', 'legacy_members')),
+	$before{legacy}, 'and answer exactly as before');
+is($node->safe_psql('restored10', fingerprint_sql('stored')),
+	$before{stored_fp}, 'its other filters are byte for byte the originals');
+is( $node->safe_psql('restored10', $views_sql),
+	'v_agg groups=5 misses=0; v_union misses=0; mv_agg groups=5 misses=0; mv_union misses=0',
+	'its views and materialized views answer without false negatives');
 
 $node->stop;
 done_testing();
