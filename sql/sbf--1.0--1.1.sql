@@ -398,3 +398,12 @@ COMMENT ON AGGREGATE sbf_union_agg(scalablebloom, float8) IS
 -------------------------------------------------------------------------------
 -- LIFECYCLE: sbf_delta (src/sbf_ops.c)
 -------------------------------------------------------------------------------
+
+-------------------------------------------------------------------------------
+-- CORRECTED COMMENTS: 1.0's script is frozen, so its stale comments are
+-- replaced here (a fresh install runs both scripts and ends the same)
+-------------------------------------------------------------------------------
+
+-- 1.0's comment listed a per-segment "tier" that sbf_info never emitted.
+COMMENT ON FUNCTION sbf_info(scalablebloom) IS
+	'format version, hash, parameters, HyperLogLog, cardinality, false-positive bound and estimate, bytes, and per-segment capacity, count, bits, hashes, fill and error_rate';

@@ -284,7 +284,11 @@ COMMENT ON FUNCTION sbf_info(scalablebloom) IS
 -- only NULL elements) give NULL, like PostgreSQL's own aggregates: wrap it
 -- in coalesce(sbf_agg(x), sbf_empty()) for an empty filter instead.  The
 -- support functions are not STRICT: the state starts on the first non-NULL
--- element, and a combine must see NULL states.
+-- element, and a combine must see NULL states.  SSPACE is the planner's
+-- estimate of one group's state for hash aggregation: 144 = the 128 bytes of
+-- a new state (SbfAggState with its eight-hash inline buffer, src/sbf_agg.c)
+-- plus palloc's 16-byte chunk header; a group that grows past eight distinct
+-- elements allocates more, as the planner cannot know in advance.
 CREATE FUNCTION sbf_agg_trans(internal, text) RETURNS internal
 	AS 'MODULE_PATHNAME', 'sbf_agg_trans_text'
 	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;

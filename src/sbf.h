@@ -8,6 +8,30 @@
  * word followed by the payload.  Because the payload's first field group is 4
  * bytes long, every 8-byte field and every bit word lands 8-byte aligned in a
  * palloc'd (MAXALIGN'd) copy.
+ *
+ * NAMING: a name tells which layer a function belongs to.
+ *	- Core API (src/core/sbf_core.h; pure C, no PostgreSQL types, never
+ *	  raises an error but returns an SbfStatus): sbf_<object>_<verb> or
+ *	  sbf_<verb> (sbf_validate, sbf_add_hash, sbf_text_encode), types Sbf<Name>,
+ *	  constants SBF_<NAME>.  Helpers shared by core files (sbf_internal.h)
+ *	  look the same.
+ *	- Glue helpers shared by the glue files (this header): sbf_<verb>_<object>
+ *	  on PostgreSQL types (sbf_check_payload, sbf_view_of, sbf_probe_open);
+ *	  they may ereport.  None takes a core function's name.
+ *	- SQL entry points (PG_FUNCTION_INFO_V1): sbf_<SQL name>[_<argument
+ *	  type>] (sbf_add_text, sbf_contains_int8, sbf_agg_trans_bytea); where that
+ *	  is a core function's name, it ends in _pg instead (sbf_union_pg,
+ *	  sbf_cardinality_pg).  The install script of every released version
+ *	  records these symbols in the catalog, so a released entry point keeps
+ *	  its name and keeps working for as long as a database may still be at
+ *	  that version (see sbf--1.0.sql).
+ *	- File-local (static) functions: no prefix, named for what they do
+ *	  (check_prefix, hll_split, b64_value), so that a reader knows at once
+ *	  that nothing outside the file calls them.  The core follows this; some
+ *	  glue statics still carry sbf_ and lose it when their file is reworked.
+ *	- SQL objects: functions and aggregates sbf_<name>; types scalablebloom
+ *	  and sbf_hashset; aggregate support functions <aggregate>_<role>
+ *	  (sbf_agg_trans, sbf_union_agg_final).
  */
 #ifndef SBF_H
 #define SBF_H

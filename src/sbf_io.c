@@ -25,8 +25,6 @@ PG_FUNCTION_INFO_V1(sbf_send);
 PG_FUNCTION_INFO_V1(sbf_from_bytea);
 PG_FUNCTION_INFO_V1(sbf_to_bytea);
 
-#define SBF_TEXT_PREFIX_LEN		(sizeof(SBF_TEXT_PREFIX) - 1)
-
 /* Text input: "sbf1:" + base64, decoded and validated. */
 Datum
 sbf_in(PG_FUNCTION_ARGS)
@@ -46,14 +44,15 @@ sbf_in(PG_FUNCTION_ARGS)
 				 errdetail("A scalablebloom text value starts with \"%s\".",
 						   SBF_TEXT_PREFIX)));
 
-	/* a cstring is below 1 GB, so this cannot trigger; it bounds the palloc */
-	maxlen = sbf_text_decoded_max(len);
-	if (maxlen > SBF_MAX_BYTES)
+	/* the text form of an SBF_MAX_BYTES payload has SBF_MAX_TEXT_CHARS at most */
+	if (len > SBF_MAX_TEXT_CHARS)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type scalablebloom"),
-				 errdetail("The value is longer than the maximum of %zu bytes.",
-						   (size_t) SBF_MAX_BYTES)));
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("scalablebloom value is too large"),
+				 errdetail("The text has %zu characters; the text form of a scalablebloom value is limited to %zu.",
+						   len, (size_t) SBF_MAX_TEXT_CHARS),
+				 errhint("Rebuild the filter with a larger error_rate, or split its elements over several filters.")));
+	maxlen = sbf_text_decoded_max(len);
 
 	result = (ScalableBloom *) palloc(VARHDRSZ + maxlen);
 	if (!sbf_text_decode(str, len, result->data, &plen))
@@ -78,7 +77,11 @@ sbf_out(PG_FUNCTION_ARGS)
 	size_t		tlen = sbf_text_size(plen);
 	char	   *out;
 
-	/* base64 grows by 4/3: a payload near 1 GB has no text form */
+	/*
+	 * base64 grows by 4/3: a payload near 1 GB has no text form.  Only values
+	 * stored by sbf 1.0 above SBF_MAX_BYTES can be that long (LIMITS in
+	 * sbf_core.h); they stay readable in binary and as bytea.
+	 */
 	if (tlen >= MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

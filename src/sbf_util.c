@@ -90,6 +90,13 @@ sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v, int sqlerrcode)
 
 	if (st == SBF_OK)
 		return;
+	if (st == SBF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("scalablebloom value is too large"),
+				 errdetail("The value has %zu bytes; a scalablebloom value is limited to %zu bytes, so that its text form fits in 1 GB.",
+						   len, (size_t) SBF_MAX_BYTES),
+				 errhint("Rebuild the filter with a larger error_rate, or split its elements over several filters.")));
 	if (sqlerrcode == ERRCODE_INVALID_TEXT_REPRESENTATION)
 		ereport(ERROR,
 				(errcode(sqlerrcode),
@@ -155,7 +162,7 @@ sbf_report_status(SbfStatus st)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("scalablebloom value would be too large"),
-					 errdetail("A scalablebloom value is limited to %zu bytes.",
+					 errdetail("A scalablebloom value is limited to %zu bytes, so that its text form fits in 1 GB.",
 							   (size_t) SBF_MAX_BYTES),
 					 errhint("Split the elements over several filters, or use a larger error_rate.")));
 			break;
@@ -253,6 +260,26 @@ sbf_check_capacity(int64 capacity)
 				 errhint("Pass the number of elements the first segment should hold; the filter grows beyond it by itself.")));
 }
 
+/*
+ * Raises 22023 for an error_rate so small that the first segment's rate
+ * would underflow (sbf_params_check_create); the range checks passed.
+ */
+static void
+sbf_check_error_underflow(const SbfParams *p)
+{
+	if (sbf_params_check_create(p) == SBF_OK)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("scalablebloom error_rate %s is too small",
+					sbf_fmt_float(p->error_rate)),
+			 errdetail("With tightening %s the first segment's false-positive rate would be below %s, the smallest normal double.",
+					   sbf_fmt_float(p->tightening),
+					   sbf_fmt_float(SBF_MIN_SEGMENT_ERROR)),
+			 errhint("Use an error_rate of at least %s.",
+					 sbf_fmt_float(sbf_min_error_rate(p->tightening)))));
+}
+
 /* Checks user-supplied parameters, raising 22023 with a hint on failure. */
 void
 sbf_check_params(const SbfParams *p)
@@ -264,6 +291,7 @@ sbf_check_params(const SbfParams *p)
 	sbf_check_tightening(p->tightening);
 	if (sbf_params_check(p) != SBF_OK)
 		sbf_report_status(SBF_E_PARAM);
+	sbf_check_error_underflow(p);
 }
 
 /* Checks SQL-level parameters and fills *p. */

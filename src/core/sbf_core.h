@@ -43,10 +43,13 @@
  *					LSB-first, register j at stream bits 6j..6j+5, exactly
  *					ceil(6 * 2^p / 8) bytes, every register <= 65 - p,
  *					unused trailing bits 0; used only when more than
-					SBF_HLL_SPARSE_MAX(p) registers are nonzero, so the
-					representation is canonical.
+ *					SBF_HLL_SPARSE_MAX(p) registers are nonzero, so the
+ *					representation is canonical.
  *	The total length equals exactly the sum above; trailing bytes are an
- *	error.  The payload never exceeds SBF_MAX_BYTES.
+ *	error.  A value that comes in (text, binary, bytea, deserialize) and a
+ *	value that is written (created, grown, united) is at most SBF_MAX_BYTES
+ *	long; a value already stored is read up to SBF_MAX_STORED_BYTES (see
+ *	LIMITS below).
  *
  * HASH (specified forever for hash id 1): h = XXH3_64bits(bytes) with seed 0
  * over the element's canonical bytes (text: its bytes without terminator;
@@ -85,6 +88,7 @@
 #ifndef SBF_CORE_H
 #define SBF_CORE_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,10 +99,49 @@
 
 #define SBF_HEADER_BYTES		36
 #define SBF_SEGDIR_BYTES		40
-/* payload limit: payload + 4-byte varlena header stays under 1 GB */
-#define SBF_MAX_BYTES			((size_t) 0x3FFFFFFF - 4)
+
+/*-------------------------------------------------------------------------
+ * LIMITS
+ *
+ * PostgreSQL allocates at most 1 GB - 1 bytes at once (MaxAllocSize,
+ * SBF_ALLOC_LIMIT here): no varlena and no string, text output or COPY line
+ * may be longer.  Two payload limits follow from it:
+ *
+ * SBF_MAX_STORED_BYTES: what a varlena can carry behind its 4-byte header.
+ * sbf 1.0 wrote payloads up to this size, so readers of stored values
+ * (sbf_parse_prefix) accept them, and the format's bit counts are bounded
+ * by it (SBF_MAX_SEGMENT_BITS).
+ *
+ * SBF_MAX_BYTES: every value that comes into existence -- created, grown,
+ * united, or coming in through text, binary, the bytea cast or an aggregate
+ * state -- is at most this long, or is refused (SBF_E_TOO_LARGE, SQLSTATE
+ * 54000).  It is the largest payload whose text form (sbf_text_size: the
+ * prefix plus 4/3 of the payload, so about 805 MB) has at most
+ * SBF_MAX_TEXT_CHARS characters, so that every value can be written as text
+ * and read back: text output, COPY in text or csv format, and pg_dump.
+ * SBF_TEXT_HEADROOM (1 MB) is left of the 1 GB for the rest of a COPY line
+ * (the row's other columns, delimiters, newline) and the string's NUL.
+ * (pg_dump --inserts carries values as SQL literals, which PostgreSQL's
+ * scanner limits to 512 MB: about 400 MB of payload.)
+ *-------------------------------------------------------------------------
+ */
+#define SBF_ALLOC_LIMIT			((size_t) 0x3FFFFFFF)
+#define SBF_MAX_STORED_BYTES	(SBF_ALLOC_LIMIT - 4)
+#define SBF_TEXT_HEADROOM		((size_t) 1 << 20)
+#define SBF_MAX_TEXT_CHARS		(SBF_ALLOC_LIMIT - SBF_TEXT_HEADROOM)
+/* inverse of sbf_text_size: whole base64 groups of 4 after the prefix, 3 bytes each */
+#define SBF_MAX_BYTES \
+	((SBF_MAX_TEXT_CHARS - SBF_TEXT_PREFIX_LEN) / 4 * 3)
 #define SBF_MAX_SEGMENTS		4096
-#define SBF_MAX_SEGMENT_BITS	((uint64_t) SBF_MAX_BYTES * 8)
+#define SBF_MAX_SEGMENT_BITS	((uint64_t) SBF_MAX_STORED_BYTES * 8)
+
+/*
+ * Smallest false-positive rate a new segment is built for: the smallest
+ * normal double.  Below it a rate loses precision, and e(1 - r) or e^1.04
+ * soon underflow to 0, for which no number of bits is enough.  With it a
+ * segment needs at most -ln(DBL_MIN) / ln^2 2 = 1,475 bits per element.
+ */
+#define SBF_MIN_SEGMENT_ERROR	DBL_MIN
 #define SBF_MAX_K				64
 #define SBF_MAX_GROWTH			16
 
@@ -149,8 +192,22 @@ typedef struct SbfParams
 	uint8_t		hll_p;
 } SbfParams;
 
-/* Checks ranges and finiteness; SBF_OK or SBF_E_PARAM. */
+/*
+ * Checks ranges and finiteness; SBF_OK or SBF_E_PARAM.  What a stored value
+ * must satisfy; new filters must also pass sbf_params_check_create.
+ */
 extern SbfStatus sbf_params_check(const SbfParams *p);
+
+/*
+ * sbf_params_check, and the error_rate is large enough that the first
+ * segment's rate, grown (sbf_next_error) or right-sized (sbf_sized_error),
+ * is at least SBF_MIN_SEGMENT_ERROR: SBF_OK or SBF_E_PARAM.  For filters
+ * being created; 1.0 stored some below it, which still read.
+ */
+extern SbfStatus sbf_params_check_create(const SbfParams *p);
+
+/* The smallest error_rate sbf_params_check_create accepts with a tightening. */
+extern double sbf_min_error_rate(double tightening);
 
 /* One decoded directory entry. */
 typedef struct SbfSegment
@@ -410,6 +467,7 @@ extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
 
 /* "sbf1:" followed by standard base64 (with padding) of the payload. */
 #define SBF_TEXT_PREFIX "sbf1:"
+#define SBF_TEXT_PREFIX_LEN		(sizeof(SBF_TEXT_PREFIX) - 1)
 extern size_t sbf_text_size(size_t payload_len);	/* without the NUL */
 /* Writes sbf_text_size(len) characters and a NUL: out needs one more byte. */
 extern void sbf_text_encode(const uint8_t *payload, size_t len, char *out);

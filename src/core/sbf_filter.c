@@ -190,6 +190,9 @@ plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
 	if (geo < *capacity)
 		*capacity = geo;
 	*error = sbf_next_error(v->error_rate, v->tightening, spent, smallest);
+	/* tightening has shrunk the rates to underflow: the chain is at its end */
+	if (!(*error >= SBF_MIN_SEGMENT_ERROR))
+		return SBF_E_TOO_MANY_SEGMENTS;
 	if (!sbf_segment_geometry(*capacity, *error, SBF_MAX_SEGMENT_BITS, nbits, k))
 		return SBF_E_TOO_LARGE;
 	return SBF_OK;

@@ -66,6 +66,64 @@ sbf_params_check(const SbfParams *p)
 	return SBF_OK;
 }
 
+/* Whether a filter created with error_rate e and tightening r is sizable. */
+static bool
+error_rate_creatable(double e, double r)
+{
+	return sbf_next_error(e, r, 0.0, 0.0) >= SBF_MIN_SEGMENT_ERROR &&
+		sbf_sized_error(e, r) >= SBF_MIN_SEGMENT_ERROR;
+}
+
+/*
+ * sbf_params_check, and an error_rate whose first segment's rate does not
+ * underflow.  Only creation checks this: stored values keep reading.
+ */
+SbfStatus
+sbf_params_check_create(const SbfParams *p)
+{
+	SbfStatus	st = sbf_params_check(p);
+
+	if (st != SBF_OK)
+		return st;
+	if (!error_rate_creatable(p->error_rate, p->tightening))
+		return SBF_E_PARAM;
+	return SBF_OK;
+}
+
+/*
+ * The smallest error_rate sbf_params_check_create accepts with tightening r
+ * (in (0, 1]): a binary search over the bit patterns of the doubles in
+ * [SBF_MIN_SEGMENT_ERROR, 0.5), which are ordered like the doubles, on a
+ * condition that is monotone in the error_rate.
+ */
+double
+sbf_min_error_rate(double tightening)
+{
+	double		lo_d = SBF_MIN_SEGMENT_ERROR;
+	double		hi_d = 0.5;
+	uint64_t	lo;
+	uint64_t	hi;
+
+	if (error_rate_creatable(lo_d, tightening))
+		return lo_d;
+	memcpy(&lo, &lo_d, sizeof(lo));
+	memcpy(&hi, &hi_d, sizeof(hi));
+	/* invariant: lo is refused; hi (0.5, outside the range) stands for "accepted" */
+	while (hi - lo > 1)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+		double		m;
+
+		memcpy(&m, &mid, sizeof(m));
+		if (error_rate_creatable(m, tightening))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	memcpy(&hi_d, &hi, sizeof(hi_d));
+	return hi_d;
+}
+
 /*
  * Error of the next segment: (1 - r) of what is left of the budget e after
  * the segments so far spent `spent' (Almeida et al. 2007's P0 r^i when built
@@ -250,8 +308,9 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 	uint32_t	i;
 	SbfStatus	st;
 
+	/* a value longer than this could not be written as text (LIMITS) */
 	if (len > SBF_MAX_BYTES)
-		return SBF_E_LENGTH;
+		return SBF_E_TOO_LARGE;
 	st = check_prefix(buf, len, v, &total);
 	if (st != SBF_OK)
 		return st;
@@ -294,7 +353,8 @@ sbf_parse_prefix(const uint8_t *buf, size_t avail, size_t total_len, SbfView *v)
 	uint64_t	total;
 	SbfStatus	st;
 
-	if (total_len > SBF_MAX_BYTES)
+	/* stored values: 1.0 wrote them up to the varlena limit (LIMITS) */
+	if (total_len > SBF_MAX_STORED_BYTES)
 		return SBF_E_LENGTH;
 	if (avail > total_len)
 		avail = total_len;

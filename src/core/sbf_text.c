@@ -8,8 +8,6 @@
  */
 #include "sbf_internal.h"
 
-#define SBF_TEXT_PREFIX_LEN		(sizeof(SBF_TEXT_PREFIX) - 1)
-
 static const char b64_alphabet[] =
 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

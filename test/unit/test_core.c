@@ -1248,7 +1248,10 @@ too_large(void)
 	CHECK_ST(sbf_create_sized(&f, &p, UINT64_MAX, 4, &g_alloc), SBF_E_TOO_LARGE);
 	CHECK(g_ctx.calls == 0);
 
-	/* an appended segment that cannot be sized: P_2 underflows to 0 */
+	/*
+	 * an appended segment that cannot be sized: P_2 underflows to 0, so the
+	 * chain of segments is at its end
+	 */
 	p = params(1, 0.01, 1, 1e-300, 9);
 	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
 	CHECK_ST(sbf_add_hash(&f, key(0, 0), NULL), SBF_OK);
@@ -1257,7 +1260,7 @@ too_large(void)
 	before = malloc(blen);
 	memcpy(before, SBF_PAYLOAD(&f), blen);
 	reset_counts(SIZE_MAX);
-	CHECK_ST(sbf_add_hash(&f, key(0, 2), NULL), SBF_E_TOO_LARGE);
+	CHECK_ST(sbf_add_hash(&f, key(0, 2), NULL), SBF_E_TOO_MANY_SEGMENTS);
 	CHECK(g_ctx.calls == 0);
 	CHECK(f.len == blen && memcmp(before, SBF_PAYLOAD(&f), blen) == 0);
 	free(before);
@@ -1350,6 +1353,218 @@ too_large(void)
 	sbf_filter_free(&f);
 	reset_counts(SIZE_MAX);
 	CHECK(g_ctx.live == 0);
+}
+
+/*
+ * The payload limit is the largest payload whose text form fits in
+ * SBF_MAX_TEXT_CHARS, and that text, its NUL and a text varlena header fit in
+ * one PostgreSQL allocation.
+ */
+static void
+limit_arithmetic(void)
+{
+	CHECK(sbf_text_size(SBF_MAX_BYTES) <= SBF_MAX_TEXT_CHARS);
+	CHECK(sbf_text_size(SBF_MAX_BYTES + 1) > SBF_MAX_TEXT_CHARS);
+	/* the headroom holds the NUL, a text varlena header and the rest of a row */
+	CHECK(sbf_text_size(SBF_MAX_BYTES) + SBF_TEXT_HEADROOM <= SBF_ALLOC_LIMIT);
+	CHECK(SBF_ALLOC_LIMIT - sbf_text_size(SBF_MAX_BYTES) > 1 + 4 + 1000000);
+	/* whole base64 groups: the longest text form has no padding */
+	CHECK(SBF_MAX_BYTES % 3 == 0);
+	CHECK(SBF_MAX_BYTES == 804519930);
+	CHECK(SBF_MAX_BYTES < SBF_MAX_STORED_BYTES);
+	CHECK(SBF_MAX_STORED_BYTES + 4 == SBF_ALLOC_LIMIT);
+	/* the decoder's bound agrees: the longest text decodes within the limit */
+	CHECK(sbf_text_decoded_max(SBF_MAX_TEXT_CHARS) <= SBF_MAX_BYTES);
+	CHECK(sbf_text_decoded_max(sbf_text_size(SBF_MAX_BYTES)) == SBF_MAX_BYTES);
+	/* 1.0's example: 838,692,692 bytes, created by 1.0, is past the limit */
+	{
+		uint64_t	m;
+		uint32_t	k;
+
+		CHECK(sbf_segment_geometry(700000000, 0.01, SBF_MAX_SEGMENT_BITS, &m, &k));
+		CHECK(sbf_payload_size(1, &m, 0) == SIZE_MAX);
+		CHECK(SBF_HEADER_BYTES + SBF_SEGDIR_BYTES + (m + 63) / 64 * 8 == 838692692);
+	}
+}
+
+/* Payload of an empty filter whose one segment is built for n at error p. */
+static size_t
+one_segment_size(uint64_t n, double p)
+{
+	uint64_t	m;
+	uint32_t	k;
+
+	if (!sbf_segment_geometry(n, p, SBF_MAX_SEGMENT_BITS, &m, &k))
+		return SIZE_MAX;
+	return sbf_payload_size(1, &m, 0);
+}
+
+/*
+ * The largest capacity whose first segment fits is accepted (it reaches the
+ * allocator, which refuses here, so nothing big is allocated) and one more
+ * is refused with TOO_LARGE before any allocation; likewise for right-sized
+ * segments.
+ */
+static void
+limit_create_boundary(void)
+{
+	SbfParams	p = params(1, 0.01, 2, 0.9, 9);
+	double		pe = sbf_next_error(0.01, 0.9, 0.0, 0.0);
+	uint64_t	lo = 1;
+	uint64_t	hi = UINT64_C(1) << 33;
+	SbfFilter	f;
+
+	/* the largest n with a payload <= SBF_MAX_BYTES */
+	CHECK(one_segment_size(hi, pe) == SIZE_MAX);
+	while (hi - lo > 1)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (one_segment_size(mid, pe) <= SBF_MAX_BYTES)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	printf("# largest sbf_empty capacity at error_rate 0.01: %" PRIu64 " (%zu bytes)\n",
+		   lo, one_segment_size(lo, pe));
+	CHECK(one_segment_size(lo, pe) > SBF_MAX_BYTES - 64);
+
+	p.capacity = lo;
+	reset_counts(0);
+	CHECK_ST(sbf_create(&f, &p, 4, &g_alloc), SBF_E_NOMEM);
+	CHECK(g_ctx.calls == 1 && g_ctx.largest == 4 + one_segment_size(lo, pe));
+	p.capacity = lo + 1;
+	reset_counts(0);
+	CHECK_ST(sbf_create(&f, &p, 4, &g_alloc), SBF_E_TOO_LARGE);
+	CHECK(g_ctx.calls == 0);
+
+	/* the aggregate's right-sized first segment */
+	pe = sbf_sized_error(0.01, 0.9);
+	lo = 1;
+	hi = UINT64_C(1) << 33;
+	while (hi - lo > 1)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (one_segment_size(mid, pe) <= SBF_MAX_BYTES)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	p.capacity = 1000;
+	reset_counts(0);
+	CHECK_ST(sbf_create_sized(&f, &p, lo, 4, &g_alloc), SBF_E_NOMEM);
+	CHECK(g_ctx.calls == 1 && g_ctx.largest <= 4 + SBF_MAX_BYTES);
+	reset_counts(0);
+	CHECK_ST(sbf_create_sized(&f, &p, lo + 1, 4, &g_alloc), SBF_E_TOO_LARGE);
+	CHECK(g_ctx.calls == 0);
+	reset_counts(SIZE_MAX);
+}
+
+/*
+ * Values stored by 1.0 up to the varlena limit still read (sbf_parse_prefix),
+ * but neither come in again (sbf_validate) nor grow (sbf_copy): TOO_LARGE,
+ * decided from the length alone.
+ */
+static void
+limit_stored_values(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfFilter	g;
+	SbfView		v;
+	uint8_t    *buf;
+	uint64_t	nbits;
+	size_t		total;
+
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	buf = SBF_PAYLOAD(&f);
+	/* a directory describing a payload between the two limits, as 1.0 wrote */
+	nbits = (uint64_t) (SBF_MAX_STORED_BYTES - sbf_prefix_size(1)) / 8 * 64;
+	sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_NBITS, nbits);
+	total = sbf_prefix_size(1) + (size_t) (nbits / 8);
+	CHECK(total > SBF_MAX_BYTES && total <= SBF_MAX_STORED_BYTES);
+	CHECK_ST(sbf_parse_prefix(buf, sbf_prefix_size(1), total, &v), SBF_OK);
+	CHECK(v.len == total);
+	CHECK_ST(sbf_parse_prefix(buf, sbf_prefix_size(1), SBF_MAX_STORED_BYTES + 1, &v),
+			 SBF_E_LENGTH);
+	/* the length alone decides: nothing past the real buffer is read */
+	CHECK_ST(sbf_validate(buf, total, &v), SBF_E_TOO_LARGE);
+	CHECK_ST(sbf_validate(buf, SBF_MAX_BYTES + 1, &v), SBF_E_TOO_LARGE);
+	/* growing it: refused before any allocation */
+	CHECK_ST(sbf_parse_prefix(buf, sbf_prefix_size(1), total, &v), SBF_OK);
+	reset_counts(SIZE_MAX);
+	CHECK_ST(sbf_copy(&g, &v, 4, 64, &g_alloc), SBF_E_TOO_LARGE);
+	CHECK(g_ctx.calls == 0);
+	sbf_filter_free(&f);
+}
+
+/*
+ * error_rates whose first segment's rate underflows are parameter errors at
+ * creation, and sbf_min_error_rate is exactly the smallest accepted; values
+ * stored with such rates still pass sbf_params_check.  A chain whose rates
+ * tighten to underflow ends with TOO_MANY_SEGMENTS.
+ */
+static void
+error_underflow(void)
+{
+	static const double rs[] = {1.0, 0.999999, 0.9, 0.5, 1e-9, 1e-300};
+	SbfParams	p = params(1, 5e-324, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfView		v;
+	size_t		i;
+	SbfStatus	st = SBF_OK;
+	uint32_t	n;
+
+	CHECK_ST(sbf_params_check(&p), SBF_OK);
+	CHECK_ST(sbf_params_check_create(&p), SBF_E_PARAM);
+	p.tightening = 1.0;
+	CHECK_ST(sbf_params_check_create(&p), SBF_E_PARAM);
+	p.error_rate = DBL_MIN;
+	CHECK_ST(sbf_params_check_create(&p), SBF_OK);
+	p = params(1, 1e-300, 2, 0.9, 9);
+	CHECK_ST(sbf_params_check_create(&p), SBF_E_PARAM);	/* e^1.04 underflows */
+	p.tightening = 1.0;
+	CHECK_ST(sbf_params_check_create(&p), SBF_OK);
+	p = params(0, 0.01, 2, 0.9, 9);
+	CHECK_ST(sbf_params_check_create(&p), SBF_E_PARAM);	/* still the range checks */
+
+	for (i = 0; i < sizeof(rs) / sizeof(rs[0]); i++)
+	{
+		double		min = sbf_min_error_rate(rs[i]);
+
+		p = params(1, min, 2, rs[i], 9);
+		CHECK_ST(sbf_params_check_create(&p), SBF_OK);
+		CHECK(sbf_next_error(min, rs[i], 0.0, 0.0) >= SBF_MIN_SEGMENT_ERROR);
+		CHECK(sbf_sized_error(min, rs[i]) >= SBF_MIN_SEGMENT_ERROR);
+		p.error_rate = nextafter(min, 0.0);
+		CHECK_ST(sbf_params_check_create(&p), SBF_E_PARAM);
+		printf("# smallest error_rate with tightening %g: %.17g\n", rs[i], min);
+	}
+	CHECK(sbf_min_error_rate(1.0) == DBL_MIN);
+	CHECK(sbf_min_error_rate(0.9) > 1e-297 && sbf_min_error_rate(0.9) < 1e-295);
+
+	/*
+	 * capacity 1, growth 1, tightening 1e-100: one segment per element; the
+	 * first takes the whole budget (e(1 - r) rounds to e), so each next one
+	 * gets r times the smallest rate: 1e-102, 1e-202, 1e-302, and then
+	 * 1e-402 would be below SBF_MIN_SEGMENT_ERROR: the chain ends at four
+	 * segments, and the refused add changes nothing
+	 */
+	p = params(1, 0.01, 1, 1e-100, 9);
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	for (n = 0; n < 100 && st == SBF_OK; n++)
+		st = sbf_add_hash(&f, key(0, n), NULL);
+	CHECK_ST(st, SBF_E_TOO_MANY_SEGMENTS);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.nsegments == 4);
+	{
+		SbfSegment	seg;
+
+		sbf_get_segment(&v, v.nsegments - 1, &seg);
+		CHECK(seg.error >= SBF_MIN_SEGMENT_ERROR && seg.error < 1e-300);
+	}
+	sbf_filter_free(&f);
 }
 
 /* Allocator failures leave the filter valid and unchanged. */
@@ -1950,6 +2165,10 @@ main(void)
 	RUN(hll_canonical);
 	RUN(hll_accuracy);
 	RUN(too_large);
+	RUN(limit_arithmetic);
+	RUN(limit_create_boundary);
+	RUN(limit_stored_values);
+	RUN(error_underflow);
 	RUN(out_of_memory);
 	RUN(copy_filter);
 	RUN(status_messages);
