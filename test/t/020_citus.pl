@@ -270,8 +270,8 @@ is(digests('SELECT user_id, seen FROM fixed_filters'),
 
 # What the workers send back for a query: each task's query (EXPLAIN
 # VERBOSE with citus.explain_all_tasks) run again on its worker, counting
-# the rows and the bytes of their text form (Citus's default transfer
-# format).  Citus 13.2 cannot EXPLAIN ANALYZE a partially aggregated custom
+# the rows and the bytes of their columns' text form (Citus's transfer
+# format for these types).  Citus 13.2 cannot EXPLAIN ANALYZE a partially aggregated custom
 # aggregate (its wrapper declares the worker_partial_agg column as cstring,
 # which PostgreSQL refuses), so this measures what EXPLAIN ANALYZE would show
 # as "Tuple data received from nodes", for both kinds of plan alike.
@@ -284,7 +284,7 @@ sub shipped
 	{
 		my ($query, $port) = ($1, $2);
 		my ($r, $b) = split /\|/, $by_port{$port}->safe_psql('postgres',
-			"SELECT count(*), coalesce(sum(octet_length(t::text)), 0) FROM ($query) AS t");
+			"SELECT count(*), coalesce(sum((SELECT sum(octet_length(v)) FROM json_each_text(row_to_json(t)) AS c(k, v))), 0) FROM ($query) AS t");
 		$rows += $r;
 		$bytes += $b;
 		$tasks++;
