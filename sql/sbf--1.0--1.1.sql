@@ -12,10 +12,307 @@
 -- MERGING: TYPE sbf_hashset, ITS AGGREGATES, sbf_build (src/sbf_hashset.c)
 -------------------------------------------------------------------------------
 
+-- The type: sorted distinct 64-bit element hashes, Golomb-Rice gap-coded
+-- (format in src/core/sbf_hashset.h).  Text form 'sbfh1:' + base64; binary
+-- form the raw bytes; every way in passes one validator.  STORAGE extended:
+-- Rice codes hardly compress, but small values stay inline.
+CREATE TYPE sbf_hashset;
+
+CREATE FUNCTION sbf_hashset_in(cstring) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_hashset_out(sbf_hashset) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'sbf_hashset_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_hashset_recv(internal) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_hashset_send(sbf_hashset) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'sbf_hashset_send'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE sbf_hashset (
+	INPUT = sbf_hashset_in,
+	OUTPUT = sbf_hashset_out,
+	RECEIVE = sbf_hashset_recv,
+	SEND = sbf_hashset_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+
+COMMENT ON TYPE sbf_hashset IS
+	'exact, mergeable set of element hashes (sorted, distinct, Golomb-Rice gap-coded); text form ''sbfh1:'' followed by base64';
+COMMENT ON FUNCTION sbf_hashset_in(cstring) IS
+	'text input of sbf_hashset: ''sbfh1:'' followed by base64, fully validated';
+COMMENT ON FUNCTION sbf_hashset_out(sbf_hashset) IS
+	'text output of sbf_hashset: ''sbfh1:'' followed by base64 of its bytes';
+COMMENT ON FUNCTION sbf_hashset_recv(internal) IS
+	'binary input of sbf_hashset: its raw bytes, fully validated';
+COMMENT ON FUNCTION sbf_hashset_send(sbf_hashset) IS
+	'binary output of sbf_hashset: its raw bytes';
+
+-- Casts with bytea: the same bytes; the way in validates.  Explicit.
+CREATE FUNCTION sbf_hashset(bytea) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_from_bytea'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bytea(sbf_hashset) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'sbf_hashset_to_bytea'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (bytea AS sbf_hashset) WITH FUNCTION sbf_hashset(bytea);
+CREATE CAST (sbf_hashset AS bytea) WITH FUNCTION bytea(sbf_hashset);
+
+COMMENT ON FUNCTION sbf_hashset(bytea) IS
+	'sbf_hashset from its bytes, fully validated';
+COMMENT ON FUNCTION bytea(sbf_hashset) IS
+	'the bytes of an sbf_hashset';
+COMMENT ON CAST (bytea AS sbf_hashset) IS
+	'reads sbf_hashset bytes, fully validated';
+COMMENT ON CAST (sbf_hashset AS bytea) IS
+	'the bytes of an sbf_hashset';
+
+-- # h: the exact distinct count.
+CREATE FUNCTION sbf_hashset_count(sbf_hashset) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'sbf_hashset_count'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR # (
+	RIGHTARG = sbf_hashset,
+	FUNCTION = sbf_hashset_count
+);
+
+COMMENT ON FUNCTION sbf_hashset_count(sbf_hashset) IS
+	'exact number of distinct element hashes in the set';
+COMMENT ON OPERATOR # (NONE, sbf_hashset) IS
+	'exact number of distinct element hashes in the set';
+
+-- sbf_hashset_union(a, b): the exact union.
+CREATE FUNCTION sbf_hashset_union(sbf_hashset, sbf_hashset) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_union'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION sbf_hashset_union(sbf_hashset, sbf_hashset) IS
+	'exact union of two hash sets';
+
+-- sbf_build(h, error_rate): the right-sized filter, byte-identical to sbf_agg
+-- over the same elements at that error_rate (one core build, sbf_hs_build),
+-- for sets of up to 10,485,760 hashes (sbf_agg streams past that).
+CREATE FUNCTION sbf_build(sbf_hashset, error_rate float8 DEFAULT 0.01) RETURNS scalablebloom
+	AS 'MODULE_PATHNAME', 'sbf_hashset_build'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION sbf_build(sbf_hashset, float8) IS
+	'filter right-sized for the set at error_rate: the same bytes as sbf_agg over the same elements';
+
+-- The set aggregates.  Their state is an sbf_hashset kept as an expanded
+-- object (src/sbf_hashset_glue.h), so a row costs no copy of the state; the
+-- final function hands out its bytes.  NULLs are skipped; zero rows give
+-- NULL.  Support functions are not STRICT: the state starts on the first
+-- non-NULL input, and a combine must see NULL states.
+CREATE FUNCTION sbf_hashset_agg_trans(sbf_hashset, text) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_agg_trans_text'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_hashset_agg_trans(sbf_hashset, bigint) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_agg_trans_int8'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_hashset_agg_trans(sbf_hashset, bytea) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_agg_trans_bytea'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_hashset_union_trans(sbf_hashset, sbf_hashset) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_union_trans'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_hashset_agg_final(sbf_hashset) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_hashset_agg_final'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+COMMENT ON FUNCTION sbf_hashset_agg_trans(sbf_hashset, text) IS
+	'sbf_hashset_agg transition: adds the hash of a text element';
+COMMENT ON FUNCTION sbf_hashset_agg_trans(sbf_hashset, bigint) IS
+	'sbf_hashset_agg transition: adds the hash of a bigint element (8 bytes little-endian)';
+COMMENT ON FUNCTION sbf_hashset_agg_trans(sbf_hashset, bytea) IS
+	'sbf_hashset_agg transition: adds the hash of a bytea element';
+COMMENT ON FUNCTION sbf_hashset_union_trans(sbf_hashset, sbf_hashset) IS
+	'sbf_hashset_union_agg transition and the combine of both set aggregates: exact union into the state';
+COMMENT ON FUNCTION sbf_hashset_agg_final(sbf_hashset) IS
+	'final function of the set aggregates: the state''s bytes';
+
+CREATE AGGREGATE sbf_hashset_agg(element text) (
+	SFUNC = sbf_hashset_agg_trans,
+	STYPE = sbf_hashset,
+	FINALFUNC = sbf_hashset_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_hashset_union_trans,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE sbf_hashset_agg(element bigint) (
+	SFUNC = sbf_hashset_agg_trans,
+	STYPE = sbf_hashset,
+	FINALFUNC = sbf_hashset_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_hashset_union_trans,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE sbf_hashset_agg(element bytea) (
+	SFUNC = sbf_hashset_agg_trans,
+	STYPE = sbf_hashset,
+	FINALFUNC = sbf_hashset_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_hashset_union_trans,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE sbf_hashset_union_agg(sbf_hashset) (
+	SFUNC = sbf_hashset_union_trans,
+	STYPE = sbf_hashset,
+	FINALFUNC = sbf_hashset_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_hashset_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE sbf_hashset_agg(text) IS
+	'exact set of the hashes of the non-NULL text elements; NULL for zero rows';
+COMMENT ON AGGREGATE sbf_hashset_agg(bigint) IS
+	'exact set of the hashes of the non-NULL bigint elements; NULL for zero rows';
+COMMENT ON AGGREGATE sbf_hashset_agg(bytea) IS
+	'exact set of the hashes of the non-NULL bytea elements; NULL for zero rows';
+COMMENT ON AGGREGATE sbf_hashset_union_agg(sbf_hashset) IS
+	'exact union of the non-NULL hash sets; NULL for zero rows';
+
 -------------------------------------------------------------------------------
 -- AGGREGATE STATE TYPES: sbf_agg over sbf_hashset (src/sbf_agg.c),
 -- sbf_union_agg over scalablebloom (src/sbf_union_agg.c)
 -------------------------------------------------------------------------------
+
+-- sbf_agg's state type becomes sbf_hashset (PostgreSQL 12+ lets CREATE OR
+-- REPLACE AGGREGATE change it), so parallel query and Citus
+-- (worker_partial_agg / coord_combine_agg) aggregate partially where the
+-- rows are.  The state is an expanded object changed in place (no copy per
+-- row); flattened, it carries the aggregate's error_rate, or, past
+-- 10,485,760 distinct hashes in a group, the filter it streamed into.
+-- Results are unchanged.  1.0's internal-state support functions stay
+-- (a 1.0 database keeps calling them until it is updated).  SSPACE is the
+-- planner's per-group estimate for hash aggregation: the expanded state of a
+-- small group (object, engine, eight-hash inline buffer) is about 300 bytes.
+CREATE FUNCTION sbf_agg_trans(sbf_hashset, text) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_trans_text'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_agg_trans(sbf_hashset, text, float8) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_trans_text'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_agg_trans(sbf_hashset, bigint) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_trans_int8'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_agg_trans(sbf_hashset, bigint, float8) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_trans_int8'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_agg_trans(sbf_hashset, bytea) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_trans_bytea'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_agg_trans(sbf_hashset, bytea, float8) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_trans_bytea'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_agg_final(sbf_hashset) RETURNS scalablebloom
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_final'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION sbf_agg_combine(sbf_hashset, sbf_hashset) RETURNS sbf_hashset
+	AS 'MODULE_PATHNAME', 'sbf_agg_hs_combine'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+COMMENT ON FUNCTION sbf_agg_trans(sbf_hashset, text) IS
+	'sbf_agg transition: adds the hash of a text element to the set of distinct hashes';
+COMMENT ON FUNCTION sbf_agg_trans(sbf_hashset, text, float8) IS
+	'sbf_agg transition: adds the hash of a text element; error_rate must be the same in every row';
+COMMENT ON FUNCTION sbf_agg_trans(sbf_hashset, bigint) IS
+	'sbf_agg transition: adds the hash of a bigint element (8 bytes little-endian)';
+COMMENT ON FUNCTION sbf_agg_trans(sbf_hashset, bigint, float8) IS
+	'sbf_agg transition: adds the hash of a bigint element; error_rate must be the same in every row';
+COMMENT ON FUNCTION sbf_agg_trans(sbf_hashset, bytea) IS
+	'sbf_agg transition: adds the hash of a bytea element';
+COMMENT ON FUNCTION sbf_agg_trans(sbf_hashset, bytea, float8) IS
+	'sbf_agg transition: adds the hash of a bytea element; error_rate must be the same in every row';
+COMMENT ON FUNCTION sbf_agg_final(sbf_hashset) IS
+	'sbf_agg final: a filter whose first segment is right-sized for the distinct elements seen (the build sbf_build uses)';
+COMMENT ON FUNCTION sbf_agg_combine(sbf_hashset, sbf_hashset) IS
+	'sbf_agg combine: exact union of two partial hash sets';
+
+CREATE OR REPLACE AGGREGATE sbf_agg(element text) (
+	SFUNC = sbf_agg_trans,
+	STYPE = sbf_hashset,
+	SSPACE = 320,
+	FINALFUNC = sbf_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_agg_combine,
+	PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE sbf_agg(element text, error_rate float8) (
+	SFUNC = sbf_agg_trans,
+	STYPE = sbf_hashset,
+	SSPACE = 320,
+	FINALFUNC = sbf_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_agg_combine,
+	PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE sbf_agg(element bigint) (
+	SFUNC = sbf_agg_trans,
+	STYPE = sbf_hashset,
+	SSPACE = 320,
+	FINALFUNC = sbf_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_agg_combine,
+	PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE sbf_agg(element bigint, error_rate float8) (
+	SFUNC = sbf_agg_trans,
+	STYPE = sbf_hashset,
+	SSPACE = 320,
+	FINALFUNC = sbf_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_agg_combine,
+	PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE sbf_agg(element bytea) (
+	SFUNC = sbf_agg_trans,
+	STYPE = sbf_hashset,
+	SSPACE = 320,
+	FINALFUNC = sbf_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_agg_combine,
+	PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE sbf_agg(element bytea, error_rate float8) (
+	SFUNC = sbf_agg_trans,
+	STYPE = sbf_hashset,
+	SSPACE = 320,
+	FINALFUNC = sbf_agg_final,
+	FINALFUNC_MODIFY = READ_ONLY,
+	COMBINEFUNC = sbf_agg_combine,
+	PARALLEL = SAFE
+);
 
 -------------------------------------------------------------------------------
 -- UNION WITH AN EXPLICIT BUDGET (src/sbf_ops.c)

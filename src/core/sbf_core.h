@@ -327,4 +327,15 @@ extern size_t sbf_text_decoded_max(size_t text_len);
 extern bool sbf_text_decode(const char *text, size_t text_len, uint8_t *out,
 							size_t *out_len);
 
+/*
+ * The strict padded base64 under the text forms (sbf_hashset's "sbfh1:"
+ * reuses it): sbf_base64_size(len) characters plus a NUL are written;
+ * decoding needs room for n / 4 * 3 bytes and rejects what sbf_text_decode
+ * rejects after the prefix.
+ */
+extern size_t sbf_base64_size(size_t len);
+extern void sbf_base64_encode(const uint8_t *payload, size_t len, char *out);
+extern bool sbf_base64_decode(const char *text, size_t n, uint8_t *out,
+							  size_t *out_len);
+
 #endif							/* SBF_CORE_H */

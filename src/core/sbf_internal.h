@@ -203,6 +203,21 @@ sbf_popcount64(uint64_t x)
 #endif
 }
 
+/* Position of the most significant set bit of a nonzero x. */
+static inline int
+sbf_log2_64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return 63 - __builtin_clzll(x);
+#else
+	int			r = 0;
+
+	while (x >>= 1)
+		r++;
+	return r;
+#endif
+}
+
 /*
  * Enhanced double hashing (Dillinger & Manolios 2004) as an iterator, so that
  * lookups can stop at the first clear bit.  sbf_positions() is the reference

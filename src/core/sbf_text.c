@@ -34,17 +34,30 @@ b64_value(unsigned char c)
 size_t
 sbf_text_size(size_t payload_len)
 {
-	return SBF_TEXT_PREFIX_LEN + (payload_len / 3 + (payload_len % 3 != 0)) * 4;
+	return SBF_TEXT_PREFIX_LEN + sbf_base64_size(payload_len);
 }
 
 /* Writes the text form of a payload and a terminating NUL into out. */
 void
 sbf_text_encode(const uint8_t *payload, size_t len, char *out)
 {
+	memcpy(out, SBF_TEXT_PREFIX, SBF_TEXT_PREFIX_LEN);
+	sbf_base64_encode(payload, len, out + SBF_TEXT_PREFIX_LEN);
+}
+
+/* Characters of the padded base64 of len bytes, without the NUL. */
+size_t
+sbf_base64_size(size_t len)
+{
+	return (len / 3 + (len % 3 != 0)) * 4;
+}
+
+/* Writes the padded base64 of len bytes and a terminating NUL into out. */
+void
+sbf_base64_encode(const uint8_t *payload, size_t len, char *out)
+{
 	size_t		i;
 
-	memcpy(out, SBF_TEXT_PREFIX, SBF_TEXT_PREFIX_LEN);
-	out += SBF_TEXT_PREFIX_LEN;
 	for (i = 0; i + 3 <= len; i += 3)
 	{
 		uint32_t	v = ((uint32_t) payload[i] << 16) |
@@ -94,17 +107,27 @@ sbf_text_decoded_max(size_t text_len)
 bool
 sbf_text_decode(const char *text, size_t text_len, uint8_t *out, size_t *out_len)
 {
-	const unsigned char *s = (const unsigned char *) text;
-	size_t		n;
-	size_t		i;
-	size_t		o = 0;
-
 	*out_len = 0;
 	if (text_len < SBF_TEXT_PREFIX_LEN ||
 		memcmp(text, SBF_TEXT_PREFIX, SBF_TEXT_PREFIX_LEN) != 0)
 		return false;
-	s += SBF_TEXT_PREFIX_LEN;
-	n = text_len - SBF_TEXT_PREFIX_LEN;
+	return sbf_base64_decode(text + SBF_TEXT_PREFIX_LEN,
+							 text_len - SBF_TEXT_PREFIX_LEN, out, out_len);
+}
+
+/*
+ * Decodes n characters of strict padded base64 into out (room for n / 4 * 3
+ * bytes); false on a length that is not a multiple of 4, characters outside
+ * the alphabet, misplaced or superfluous padding, or nonzero unused bits.
+ */
+bool
+sbf_base64_decode(const char *text, size_t n, uint8_t *out, size_t *out_len)
+{
+	const unsigned char *s = (const unsigned char *) text;
+	size_t		i;
+	size_t		o = 0;
+
+	*out_len = 0;
 	if (n % 4 != 0)
 		return false;
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_hashset.h"
 #include "sbf_internal.h"
 
 static int	n_passed;
@@ -1393,6 +1394,449 @@ no_leaks(void)
 	CHECK(g_ctx.live == 0);
 }
 
+/* ---- the sorted hash set (sbf_hashset.c, sbf_hashset_codec.c) ---- */
+
+/* qsort comparator for the reference sort-and-dedup. */
+static int
+ref_cmp64(const void *pa, const void *pb)
+{
+	uint64_t	a = *(const uint64_t *) pa;
+	uint64_t	b = *(const uint64_t *) pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The reference: sorts in[0..n) into a new array and drops repeats. */
+static uint64_t *
+ref_sort_unique(const uint64_t *in, uint64_t n, uint64_t *nout)
+{
+	uint64_t   *a = malloc((n + 1) * sizeof(uint64_t));
+	uint64_t	i;
+	uint64_t	k = 0;
+
+	memcpy(a, in, n * sizeof(uint64_t));
+	qsort(a, n, sizeof(uint64_t), ref_cmp64);
+	for (i = 0; i < n; i++)
+		if (k == 0 || a[i] != a[k - 1])
+			a[k++] = a[i];
+	*nout = k;
+	return a;
+}
+
+/*
+ * Input pattern p of n hashes: 0 distinct uniform, 1 heavy repeats,
+ * 2 clustered in a narrow range (one big bucket), 3 descending.
+ */
+static uint64_t *
+hs_input(int p, uint64_t n)
+{
+	uint64_t   *a = malloc((n + 1) * sizeof(uint64_t));
+	uint64_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (p == 0)
+			a[i] = key(7, i);
+		else if (p == 1)
+			a[i] = key(8, i % (n / 10 + 1));
+		else if (p == 2)
+			a[i] = UINT64_C(0x8000000000000000) + (key(9, i) & 0xFFFF);
+		else
+			a[i] = UINT64_MAX - i * 3;
+	}
+	return a;
+}
+
+/* The reference build: a right-sized filter, hashes added one at a time. */
+static void
+ref_build(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
+{
+	uint64_t	i;
+
+	CHECK_ST(sbf_create_sized(f, p, n > 0 ? n : 1, 4, &g_alloc), SBF_OK);
+	for (i = 0; i < n; i++)
+		CHECK_ST(sbf_add_hash(f, h[i], NULL), SBF_OK);
+}
+
+/* Encodes s, validates and decodes the bytes; returns the decoded array. */
+static uint64_t *
+hs_roundtrip(SbfHashSet *s, bool with_rate, uint64_t *n, size_t *bytes)
+{
+	size_t		size;
+	uint8_t    *buf;
+	SbfHsView	v;
+	uint64_t   *out;
+
+	CHECK_ST(sbf_hs_encoded_size(s, with_rate, SIZE_MAX, &size), SBF_OK);
+	buf = malloc(size);
+	sbf_hs_encode(s, with_rate, buf, size);
+	CHECK(sbf_hs_validate(buf, size, &v) == SBF_HS_OK);
+	CHECK(v.count == s->nset);
+	out = malloc((v.count + 1) * sizeof(uint64_t));
+	sbf_hs_decode(&v, out);
+	*n = v.count;
+	*bytes = size;
+	free(buf);
+	return out;
+}
+
+/*
+ * The engine against a plain sort-and-dedup: every pattern and size, at
+ * thresholds that never stream, stream exactly at the switch, and stream
+ * early.  A set that did not stream holds exactly the distinct hashes and
+ * builds the reference filter byte for byte; a streamed one switched only
+ * past its threshold and answers every hash it was given.
+ */
+static void
+hashset_engine(void)
+{
+	static const uint64_t sizes[] = {0, 1, 7, 8, 9, 33, 100, 1000, 5000, 20000};
+	static const uint64_t thresholds[] = {0, 64, 1000, 4096};
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	size_t		si;
+	size_t		ti;
+	int			pat;
+
+	for (pat = 0; pat < 4; pat++)
+		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+			for (ti = 0; ti < sizeof(thresholds) / sizeof(thresholds[0]); ti++)
+			{
+				uint64_t	n = sizes[si];
+				uint64_t   *in = hs_input(pat, n);
+				uint64_t	nref;
+				uint64_t   *ref = ref_sort_unique(in, n, &nref);
+				SbfHsScratch sc = {NULL, 0, NULL, &g_alloc};
+				SbfHashSet	s;
+				SbfFilter	built;
+				uint64_t	i;
+				uint64_t	count;
+
+				sbf_hs_init(&s, &g_alloc, &p, thresholds[ti]);
+				for (i = 0; i < n; i++)
+					CHECK_ST(sbf_hs_add(&s, in[i], (i & 1) ? &sc : NULL), SBF_OK);
+				/* the build reads the set without flushing it */
+				CHECK_ST(sbf_hs_build(&s, &p, 4, &g_alloc, &built), SBF_OK);
+				CHECK_ST(sbf_hs_count(&s, &count), SBF_OK);
+				CHECK(s.streaming == (thresholds[ti] != 0 && nref > thresholds[ti]));
+				if (!s.streaming)
+				{
+					SbfFilter	rf;
+					uint64_t	nd;
+					size_t		bytes;
+					uint64_t   *dec = hs_roundtrip(&s, (pat & 1) != 0, &nd, &bytes);
+
+					CHECK(count == nref);
+					CHECK(s.nset == nref && (nref == 0 || memcmp(s.set, ref, nref * 8) == 0));
+					CHECK(nd == nref && (nref == 0 || memcmp(dec, ref, nref * 8) == 0));
+					ref_build(ref, nref, &p, &rf);
+					CHECK(rf.len == built.len &&
+						  memcmp(SBF_PAYLOAD(&rf), SBF_PAYLOAD(&built), rf.len) == 0);
+					sbf_filter_free(&rf);
+					free(dec);
+				}
+				else
+				{
+					SbfView		v;
+					SbfSegment	seg;
+
+					CHECK(count == 0);
+					CHECK_ST(sbf_validate(SBF_PAYLOAD(&built), built.len, &v), SBF_OK);
+					sbf_get_segment(&v, 0, &seg);
+					CHECK(seg.capacity > thresholds[ti]);
+					for (i = 0; i < n; i++)
+						CHECK(sbf_contains_hash(&v, in[i]));
+					CHECK(built.len == s.stream.len &&
+						  memcmp(SBF_PAYLOAD(&built), SBF_PAYLOAD(&s.stream), built.len) == 0);
+				}
+				sbf_filter_free(&built);
+				sbf_hs_free(&s);
+				sbf_hs_scratch_free(&sc);
+				free(in);
+				free(ref);
+			}
+}
+
+/*
+ * Unions: two halves of an input, split any way, unite to the set of the
+ * whole (both orders), also when one or both sides streamed.
+ */
+static void
+hashset_union(void)
+{
+	static const uint64_t thresholds[] = {0, 64, 3000};
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	size_t		ti;
+	int			pat;
+
+	for (pat = 0; pat < 4; pat++)
+		for (ti = 0; ti < 3; ti++)
+		{
+			uint64_t	n = 5000;
+			uint64_t   *in = hs_input(pat, n);
+			uint64_t	nref;
+			uint64_t   *ref = ref_sort_unique(in, n, &nref);
+			uint64_t	split;
+
+			for (split = 0; split <= n; split += 1250)
+			{
+				SbfHashSet	a;
+				SbfHashSet	b;
+				SbfHashSet	whole;
+				uint64_t	i;
+
+				sbf_hs_init(&a, &g_alloc, &p, thresholds[ti]);
+				sbf_hs_init(&b, &g_alloc, &p, thresholds[ti]);
+				sbf_hs_init(&whole, &g_alloc, &p, thresholds[ti]);
+				for (i = 0; i < n; i++)
+				{
+					CHECK_ST(sbf_hs_add(i < split ? &a : &b, in[i], NULL), SBF_OK);
+					CHECK_ST(sbf_hs_add(&whole, in[i], NULL), SBF_OK);
+				}
+				CHECK_ST(sbf_hs_union(&a, &b), SBF_OK);
+				CHECK_ST(sbf_hs_flush(&a, NULL), SBF_OK);
+				CHECK_ST(sbf_hs_flush(&whole, NULL), SBF_OK);
+				CHECK(a.streaming == whole.streaming);
+				if (!a.streaming)
+					CHECK(a.nset == nref && (nref == 0 || memcmp(a.set, ref, nref * 8) == 0));
+				else
+				{
+					SbfView		v;
+
+					sbf_filter_view(&a.stream, &v);
+					for (i = 0; i < n; i++)
+						CHECK(sbf_contains_hash(&v, in[i]));
+				}
+				sbf_hs_free(&a);
+				sbf_hs_free(&b);
+				sbf_hs_free(&whole);
+			}
+			free(in);
+			free(ref);
+		}
+}
+
+/* Writes a hand-made hash set: count, k, then gaps as Rice codes. */
+static size_t
+hs_craft(uint8_t *buf, uint64_t count, int k, const uint64_t *gaps, int ngaps)
+{
+	size_t		bit = 0;
+	int			i;
+
+	memset(buf, 0, 256);
+	buf[0] = 1;
+	buf[2] = (uint8_t) k;
+	sbf_store64(buf + 8, count);
+	for (i = 0; i < ngaps; i++)
+	{
+		uint64_t	q = gaps[i] >> k;
+		uint64_t	j;
+		int			b;
+
+		bit += q;				/* q zero bits */
+		buf[16 + bit / 8] |= (uint8_t) (1u << (bit % 8));
+		bit++;
+		for (b = 0; b < k; b++, bit++)
+			if ((gaps[i] >> b) & 1)
+				buf[16 + bit / 8] |= (uint8_t) (1u << (bit % 8));
+		(void) j;
+	}
+	return 16 + (bit + 7) / 8;
+}
+
+/*
+ * The codec: sizes per hash, canonical bytes, and every defect the format
+ * section lists rejected with its own error.
+ */
+static void
+hashset_codec(void)
+{
+	static const uint64_t sizes[] = {1000, 2000, 100000, 1000000};
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	uint8_t		buf[256];
+	uint8_t		bad[256];
+	SbfHsView	v;
+	size_t		len;
+	size_t		i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+	{
+		SbfHashSet	s;
+		uint64_t	j;
+		uint64_t	nd;
+		size_t		bytes;
+		uint64_t   *dec;
+
+		sbf_hs_init(&s, &g_alloc, &p, 0);
+		for (j = 0; j < sizes[i]; j++)
+			CHECK_ST(sbf_hs_add(&s, key(11, j), NULL), SBF_OK);
+		dec = hs_roundtrip(&s, false, &nd, &bytes);
+		CHECK(nd == sizes[i] && memcmp(dec, s.set, nd * 8) == 0);
+		printf("# sbf_hashset: %" PRIu64 " hashes, %zu bytes, %.3f bytes/hash\n",
+			   sizes[i], bytes, (double) bytes / sizes[i]);
+		CHECK((double) bytes / sizes[i] <= (sizes[i] <= 2000 ? 9.0 : 7.0));
+		free(dec);
+		sbf_hs_free(&s);
+	}
+
+	/* a valid hand-made value: hashes 5, 6, 100 with k = 2 */
+	{
+		uint64_t	g[] = {5, 1, 94};
+
+		len = hs_craft(buf, 3, 2, g, 3);
+		CHECK(sbf_hs_validate(buf, len, &v) == SBF_HS_OK);
+		{
+			uint64_t	out[3];
+
+			sbf_hs_decode(&v, out);
+			CHECK(out[0] == 5 && out[1] == 6 && out[2] == 100);
+		}
+		for (i = 0; i < len; i++)
+			CHECK(sbf_hs_validate(buf, i, &v) != SBF_HS_OK);
+		memcpy(bad, buf, len);
+		bad[0] = 2;
+		CHECK(sbf_hs_validate(bad, len, &v) == SBF_HS_E_VERSION);
+		memcpy(bad, buf, len);
+		bad[1] = 4;
+		CHECK(sbf_hs_validate(bad, len, &v) == SBF_HS_E_FLAGS);
+		bad[1] = SBF_HS_FLAG_FILTER;
+		CHECK(sbf_hs_validate(bad, len, &v) == SBF_HS_E_FLAGS);
+		memcpy(bad, buf, len);
+		bad[5] = 1;
+		CHECK(sbf_hs_validate(bad, len, &v) == SBF_HS_E_FLAGS);
+		memcpy(bad, buf, len);
+		bad[2] = 64;
+		CHECK(sbf_hs_validate(bad, len, &v) == SBF_HS_E_RICE);
+		memcpy(bad, buf, len);
+		sbf_store64(bad + 8, UINT64_C(1) << 40);
+		CHECK(sbf_hs_validate(bad, len, &v) == SBF_HS_E_COUNT);
+		memcpy(bad, buf, len);
+		bad[len] = 0;
+		CHECK(sbf_hs_validate(bad, len + 1, &v) == SBF_HS_E_TRAILING);
+		memcpy(bad, buf, len);
+		bad[len - 1] |= 0x80;
+		CHECK(sbf_hs_validate(bad, len, &v) == SBF_HS_E_PADDING);
+		memcpy(bad, buf, len);
+		bad[1] = SBF_HS_FLAG_RATE;	/* the rate would be read from the body */
+		CHECK(sbf_hs_validate(bad, len, &v) != SBF_HS_OK);
+	}
+	/* a repeated hash: a zero gap after the first */
+	{
+		uint64_t	g[] = {5, 0, 94};
+
+		len = hs_craft(buf, 3, 2, g, 3);
+		CHECK(sbf_hs_validate(buf, len, &v) == SBF_HS_E_REPEAT);
+	}
+	/* descending: a gap that wraps past 2^64 - 1 */
+	{
+		uint64_t	g[] = {UINT64_MAX - 3, UINT64_C(1) << 62, 1};
+
+		len = hs_craft(buf, 3, 61, g, 3);
+		CHECK(sbf_hs_validate(buf, len, &v) == SBF_HS_E_ORDER);
+	}
+	/* fewer hashes in the body than the count */
+	{
+		uint64_t	g[] = {5, 1, 94};
+
+		len = hs_craft(buf, 4, 2, g, 3);
+		CHECK(sbf_hs_validate(buf, len, &v) == SBF_HS_E_TRUNCATED ||
+			  sbf_hs_validate(buf, len, &v) == SBF_HS_E_COUNT);
+	}
+	/* the empty set: header only */
+	len = hs_craft(buf, 0, 0, NULL, 0);
+	CHECK(len == 16 && sbf_hs_validate(buf, len, &v) == SBF_HS_OK && v.count == 0);
+	CHECK(strlen(sbf_hs_error_message(SBF_HS_E_ORDER)) > 10);
+}
+
+/*
+ * Streamed sets encode as their filter (flag bit 1) and load back; sbf_agg's
+ * 1.0 partial state round-trips in both modes and rejects its defects.
+ */
+static void
+hashset_states(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	int			streamed;
+
+	for (streamed = 0; streamed < 2; streamed++)
+	{
+		SbfHashSet	s;
+		SbfHashSet	t;
+		SbfHashSet	u;
+		size_t		size;
+		uint8_t    *buf;
+		SbfHsView	v;
+		SbfStatus	st;
+		uint64_t	i;
+
+		sbf_hs_init(&s, &g_alloc, &p, streamed ? 100 : 0);
+		for (i = 0; i < 500; i++)
+			CHECK_ST(sbf_hs_add(&s, key(12, i), NULL), SBF_OK);
+		CHECK_ST(sbf_hs_encoded_size(&s, true, SIZE_MAX, &size), SBF_OK);
+		CHECK(s.streaming == (streamed != 0));
+		buf = malloc(size);
+		sbf_hs_encode(&s, true, buf, size);
+		CHECK(sbf_hs_validate(buf, size, &v) == SBF_HS_OK);
+		CHECK(v.error_rate == 0.01);
+		CHECK(((v.flags & SBF_HS_FLAG_FILTER) != 0) == (streamed != 0));
+		sbf_hs_init(&t, &g_alloc, &p, streamed ? 100 : 0);
+		CHECK_ST(sbf_hs_load(&t, &v), SBF_OK);
+		CHECK(t.streaming == s.streaming);
+		CHECK(t.streaming ? (t.stream.len == s.stream.len) : (t.nset == 500));
+		CHECK_ST(sbf_hs_encoded_size(&s, false, 10, &size), SBF_E_TOO_LARGE);
+		free(buf);
+
+		CHECK_ST(sbf_hs_v1state_size(&s, &size), SBF_OK);
+		buf = malloc(size + 8);
+		sbf_hs_v1state_write(&s, buf);
+		sbf_hs_init(&u, &g_alloc, &p, SBF_HS_AGG_THRESHOLD);
+		CHECK(sbf_hs_v1state_read(&u, buf, size, &st) == SBF_HS_OK && st == SBF_OK);
+		CHECK(u.streaming == s.streaming);
+		if (!streamed)
+		{
+			CHECK(u.nset == 500 && memcmp(u.set, s.set, 500 * 8) == 0);
+			memcpy(buf + size, buf + size - 8, 8);
+			sbf_store64(buf + 16, 501);
+			CHECK(sbf_hs_v1state_read(&t, buf, size + 8, &st) == SBF_HS_E_REPEAT);
+			sbf_store64(buf + 16, 500);
+			CHECK(sbf_hs_v1state_read(&t, buf, size - 1, &st) != SBF_HS_OK);
+			buf[1] = 2;
+			CHECK(sbf_hs_v1state_read(&t, buf, size, &st) == SBF_HS_E_FLAGS);
+		}
+		else
+			CHECK(u.stream.len == s.stream.len &&
+				  memcmp(SBF_PAYLOAD(&u.stream), SBF_PAYLOAD(&s.stream), s.stream.len) == 0);
+		buf[0] = 9;
+		CHECK(sbf_hs_v1state_read(&t, buf, size, &st) == SBF_HS_E_VERSION);
+		free(buf);
+		sbf_hs_free(&s);
+		sbf_hs_free(&t);
+		sbf_hs_free(&u);
+	}
+}
+
+/* Allocation failures anywhere in the engine are reported, never crash. */
+static void
+hashset_nomem(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	size_t		limit;
+
+	for (limit = 64; limit <= 65536; limit *= 4)
+	{
+		SbfHashSet	s;
+		uint64_t	i;
+		SbfStatus	st = SBF_OK;
+
+		reset_counts(limit);
+		sbf_hs_init(&s, &g_alloc, &p, 3000);
+		for (i = 0; i < 20000 && st == SBF_OK; i++)
+			st = sbf_hs_add(&s, key(13, i), NULL);
+		CHECK(st == SBF_E_NOMEM);
+		sbf_hs_free(&s);
+	}
+	reset_counts(SIZE_MAX);
+}
+
 int
 main(void)
 {
@@ -1419,6 +1863,11 @@ main(void)
 	RUN(out_of_memory);
 	RUN(copy_filter);
 	RUN(status_messages);
+	RUN(hashset_engine);
+	RUN(hashset_union);
+	RUN(hashset_codec);
+	RUN(hashset_states);
+	RUN(hashset_nomem);
 	RUN(fuzz_regressions);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);

@@ -1,0 +1,266 @@
+/*
+ * sbf_hashset.h
+ *	  Pure-C core of the sorted 64-bit hash set: the engine behind sbf_agg and
+ *	  the sbf_hashset type, and the sbf_hashset byte format.  No PostgreSQL
+ *	  headers: test/unit and test/fuzz drive it directly.
+ *
+ *-------------------------------------------------------------------------
+ * SBF_HASHSET FORMAT, VERSION 1
+ *
+ * An sbf_hashset is a byte string (inside PostgreSQL it follows the 4-byte
+ * varlena header).  It holds a set of distinct 64-bit element hashes (the
+ * hashes of sbf_core.h's HASH section) in ascending order, gap-coded with a
+ * Golomb-Rice code.  Multi-byte fields are little-endian; the double is IEEE
+ * 754 binary64.
+ *
+ *	offset	size	field
+ *	0		1		version			1
+ *	1		1		flags			bit 0: an error_rate field follows the count;
+ *									bit 1: the body is a filter (see below);
+ *									bits 2-7 must be 0
+ *	2		1		rice k			0..63 (0 when the body is a filter)
+ *	3		5		reserved		must be 0
+ *	8		8		count n			number of hashes, <= SBF_HS_MAX_COUNT
+ *									(0 when the body is a filter)
+ *	16		8		error_rate		only with flag bit 0: 0 < e < 0.5
+ *	16|24	...		body
+ *
+ * Body of a hash set (flag bit 1 clear): the gaps g_0 = h_0 and
+ * g_i = h_i - h_(i-1) for i >= 1, each written as q = g >> k zero bits, a
+ * one bit, then the k low bits of g (least significant first).  The bit
+ * stream fills each byte from its least significant bit; the last byte is
+ * padded with zero bits.  Every g_i with i >= 1 must be >= 1 (no repeats)
+ * and the running sum must stay below 2^64 (ascending, no wrap-around).
+ * The encoder picks the k that gives the fewest bytes, so the bytes depend
+ * only on the set; a reader accepts any k.  About log2(2^64 / n) + 1.5 bits
+ * per hash: 6.9 bytes at n = 2,000, 5.7 at n = 1,000,000.
+ *
+ * error_rate (flag bit 0) is how sbf_agg's partial states carry the
+ * aggregate's error_rate between processes (parallel workers, Citus
+ * worker_partial_agg).  Functions on sbf_hashset values ignore it and never
+ * return it.  Flag bit 1 is set only on such a partial state whose group
+ * passed the streaming threshold: its body is a scalablebloom payload (see
+ * sbf_core.h) with the same error_rate, and flag bit 0 must be set.
+ *
+ * A reader must reject: a short buffer, an unknown version, unknown flag
+ * bits, flag bit 1 without flag bit 0, k > 63, nonzero reserved bytes, a
+ * count above SBF_HS_MAX_COUNT or above what the body can hold, an
+ * error_rate outside (0, 0.5), a repeated hash (a zero gap), a gap that
+ * passes 2^64 - 1, a truncated body, nonzero padding bits, trailing bytes,
+ * and (flag bit 1) any filter that sbf_validate rejects or whose error_rate
+ * differs.
+ *-------------------------------------------------------------------------
+ */
+#ifndef SBF_HASHSET_H
+#define SBF_HASHSET_H
+
+#include "sbf_core.h"
+
+#define SBF_HS_VERSION			1
+#define SBF_HS_FLAG_RATE		0x01
+#define SBF_HS_FLAG_FILTER		0x02
+#define SBF_HS_HEADER_BYTES		16
+
+/*
+ * Most hashes one set may hold: its sorted array (8 bytes a hash) stays
+ * below 1 GB, PostgreSQL's limit for one allocation and one value.
+ */
+#define SBF_HS_MAX_COUNT		((uint64_t) 0x3FFFFFFF / 8 - 1)
+
+/* sbf_agg streams into a filter past this many distinct hashes (10 Mi). */
+#define SBF_HS_AGG_THRESHOLD	((uint64_t) 10 * 1024 * 1024)
+
+/* Pending hashes kept inside the set itself. */
+#define SBF_HS_INLINE_BUF		8
+
+/* Outcome of reading an sbf_hashset (the validator and the decoder). */
+typedef enum SbfHsError
+{
+	SBF_HS_OK = 0,
+	SBF_HS_E_TRUNCATED,			/* shorter than its header or body needs */
+	SBF_HS_E_VERSION,			/* unknown version */
+	SBF_HS_E_FLAGS,				/* unknown flag bits, bad combination, or a
+								 * reserved byte set */
+	SBF_HS_E_RICE,				/* k out of range */
+	SBF_HS_E_COUNT,				/* count too large for the limit or body */
+	SBF_HS_E_RATE,				/* error_rate out of range */
+	SBF_HS_E_REPEAT,			/* a hash repeated (zero gap) */
+	SBF_HS_E_ORDER,				/* a gap passes 2^64 - 1 */
+	SBF_HS_E_PADDING,			/* nonzero padding bits */
+	SBF_HS_E_TRAILING,			/* bytes after the last hash */
+	SBF_HS_E_FILTER				/* the embedded filter is invalid or has
+								 * another error_rate */
+} SbfHsError;
+
+/* A full sentence describing a reading error, for errdetail. */
+extern const char *sbf_hs_error_message(SbfHsError e);
+
+/* The header of a validated sbf_hashset. */
+typedef struct SbfHsView
+{
+	const uint8_t *buf;
+	size_t		len;
+	uint8_t		flags;
+	uint8_t		k;
+	uint64_t	count;
+	double		error_rate;		/* 0 without flag bit 0 */
+	size_t		body;			/* offset of the body */
+} SbfHsView;
+
+/*
+ * The one validator: every sbf_hashset that enters from outside (text
+ * input, binary receive, bytea cast, aggregate combine) passes here.  Reads
+ * the whole body without allocating.
+ */
+extern SbfHsError sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v);
+
+/* Decodes a validated hash-set body into out[0..v->count). */
+extern void sbf_hs_decode(const SbfHsView *v, uint64_t *out);
+
+/*
+ * Scratch memory for sorting pending buffers, owned by a caller that serves
+ * many sets (e.g. one per aggregate call site), so that sorts do not
+ * allocate anew.  Zero it before first use; free with sbf_hs_scratch_free.
+ */
+typedef struct SbfHsScratch
+{
+	uint64_t   *tmp;
+	uint64_t	tmpcap;			/* entries of tmp */
+	uint32_t   *count;			/* 2^16 + 1 bucket counters */
+	const SbfAllocator *a;
+} SbfHsScratch;
+
+extern void sbf_hs_scratch_free(SbfHsScratch *sc);
+
+/*
+ * The engine: a sorted array of distinct hashes plus a pending buffer of
+ * unsorted hashes with repeats.  An add only appends to the buffer; a full
+ * buffer is sorted (one most-significant-bits bucket pass, then insertion
+ * sort of the small buckets), deduplicated, stripped of the hashes the array
+ * already has (galloping search) and merged into the array in place from the
+ * back.  The buffer holds about a quarter as many hashes as the array (8 ..
+ * 2^20), so each add costs a bounded number of moves on average.  Everything
+ * read from a set (a filter, the encoded bytes, the count) sees the array
+ * merged with a sorted copy of the buffer, so it depends only on the set,
+ * not on insertion order or on how a parallel plan split the rows.
+ *
+ * With a nonzero threshold (sbf_agg: SBF_HS_AGG_THRESHOLD), a merge that
+ * would take the array past it switches the set to streaming: its hashes go
+ * in ascending order into a filter (params, first segment right-sized for
+ * them), the array and buffer are freed, and later hashes are added to the
+ * filter, which grows segment by segment.  With threshold 0 the set never
+ * streams and a merge past SBF_HS_MAX_COUNT fails with SBF_E_TOO_LARGE.
+ * A set that has not flushed may hold up to a buffer more than the
+ * threshold; built into a filter it is then right-sized for all of them.
+ */
+typedef struct SbfHashSet
+{
+	SbfAllocator alloc;			/* all memory of the set */
+	SbfParams	params;			/* of the streaming filter and of builds */
+	uint64_t	threshold;		/* 0 = never stream */
+	void		(*interrupt) (void);	/* called between long chunks, or NULL */
+	bool		streaming;
+	SbfFilter	stream;			/* valid while streaming */
+	uint64_t   *set;			/* nset distinct hashes, ascending, or NULL */
+	uint64_t	nset;
+	uint64_t	setcap;			/* allocated entries of set */
+	uint64_t   *buf;			/* pending hashes, unsorted, with repeats */
+	uint32_t	nbuf;
+	uint32_t	bufcap;			/* 0 while streaming */
+	uint64_t	nrows;			/* hashes that went through the buffer */
+	uint64_t	inline_buf[SBF_HS_INLINE_BUF];
+} SbfHashSet;
+
+/*
+ * Starts an empty set in place (the struct must not move afterwards: the
+ * buffer may point into it).  params are used only when it streams or is
+ * built into a filter; they may be NULL for a set that does neither.
+ */
+extern void sbf_hs_init(SbfHashSet *s, const SbfAllocator *a,
+						const SbfParams *params, uint64_t threshold);
+extern void sbf_hs_free(SbfHashSet *s);
+
+/* Adds a hash to a full buffer or a streaming set (the slow path). */
+extern SbfStatus sbf_hs_add_slow(SbfHashSet *s, uint64_t h, SbfHsScratch *sc);
+
+/* Adds a hash: a store into the buffer, unless it is full. */
+static inline SbfStatus
+sbf_hs_add(SbfHashSet *s, uint64_t h, SbfHsScratch *sc)
+{
+	if (s->nbuf < s->bufcap)
+	{
+		s->buf[s->nbuf++] = h;
+		return SBF_OK;
+	}
+	return sbf_hs_add_slow(s, h, sc);
+}
+
+/* Empties the buffer into the array (or the stream); the set is unchanged. */
+extern SbfStatus sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc);
+
+/*
+ * dst := dst UNION src (src is only read).  A streaming side takes the other
+ * side's hashes as ordinary adds; two streaming sides are united as filters
+ * (sbf_union).
+ */
+extern SbfStatus sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src);
+
+/* Adds n sorted, distinct hashes (a decoded sbf_hashset) to s. */
+extern SbfStatus sbf_hs_union_sorted(SbfHashSet *s, const uint64_t *h, uint64_t n);
+
+/* Takes a sorted array of n distinct hashes allocated with s's allocator. */
+extern SbfStatus sbf_hs_adopt(SbfHashSet *s, uint64_t *set, uint64_t n);
+/* Makes an empty set stream into a copy of a validated filter. */
+extern SbfStatus sbf_hs_adopt_filter(SbfHashSet *s, const SbfView *fv);
+
+/* Replaces an empty set's contents by a validated encoded value. */
+extern SbfStatus sbf_hs_load(SbfHashSet *s, const SbfHsView *v);
+
+/* Exact number of distinct hashes (flushes the buffer); 0 while streaming. */
+extern SbfStatus sbf_hs_count(SbfHashSet *s, uint64_t *n);
+
+/*
+ * Size of the encoding of s (flushes the buffer).  with_rate adds the
+ * error_rate field (params.error_rate).  A streaming set is encoded as its
+ * filter (flag bit 1; with_rate is implied).  SBF_E_TOO_LARGE when it would
+ * exceed max_bytes.
+ */
+extern SbfStatus sbf_hs_encoded_size(SbfHashSet *s, bool with_rate,
+									 size_t max_bytes, size_t *size);
+/* Writes the encoding sized by sbf_hs_encoded_size (no flush in between). */
+extern void sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out,
+						  size_t size);
+
+/*
+ * The one build of a right-sized filter from a set, for sbf_agg's final and
+ * sbf_build alike: a copy of the stream when streaming, else a filter whose
+ * first segment is sized for the set's n distinct hashes (at least 1), with
+ * every hash added in ascending order.  s is only read.
+ */
+extern SbfStatus sbf_hs_build(const SbfHashSet *s, const SbfParams *params,
+							  size_t prefix, const SbfAllocator *a, SbfFilter *out);
+
+/* ---- sbf_agg's 1.0 partial state (bytea of its serialize function) ---- */
+
+/*
+ * Layout (little-endian): version 1 (1 byte), mode (0 = hash set,
+ * 1 = filter), 6 reserved zero bytes, error_rate (double, 0 < e < 0.5),
+ * count (mode 0: 1..SBF_HS_AGG_THRESHOLD hashes; mode 1: 0), then mode 0:
+ * count uint64 hashes strictly ascending; mode 1: a scalablebloom payload
+ * with the same error_rate.
+ */
+#define SBF_HS_V1STATE_HEADER	24
+
+/* Size of the 1.0 serialized state of s (flushes the buffer). */
+extern SbfStatus sbf_hs_v1state_size(SbfHashSet *s, size_t *size);
+extern void sbf_hs_v1state_write(const SbfHashSet *s, uint8_t *out);
+
+/*
+ * Reads a 1.0 serialized state into an empty set initialised with default
+ * params (their error_rate is replaced by the state's).  Returns a reading
+ * error, with *status set for allocation failures.
+ */
+extern SbfHsError sbf_hs_v1state_read(SbfHashSet *s, const uint8_t *buf,
+									  size_t len, SbfStatus *status);
+
+#endif							/* SBF_HASHSET_H */

@@ -1,0 +1,648 @@
+/*
+ * sbf_hashset.c
+ *	  The sbf_hashset type: the exact, mergeable set of element hashes that
+ *	  sbf_agg collects.  Text ("sbfh1:" + base64) and binary I/O, casts with
+ *	  bytea, sbf_hashset_agg, sbf_hashset_union(_agg), # and sbf_build; and
+ *	  the expanded object that every aggregate over sbf_hashset keeps its
+ *	  state in (see sbf_hashset_glue.h).  The engine and the byte format are
+ *	  in src/core/sbf_hashset.h; every value that enters passes its one
+ *	  validator, sbf_hs_validate.
+ */
+#include "postgres.h"
+
+#include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "sbf_hashset_glue.h"
+
+PG_FUNCTION_INFO_V1(sbf_hashset_in);
+PG_FUNCTION_INFO_V1(sbf_hashset_out);
+PG_FUNCTION_INFO_V1(sbf_hashset_recv);
+PG_FUNCTION_INFO_V1(sbf_hashset_send);
+PG_FUNCTION_INFO_V1(sbf_hashset_from_bytea);
+PG_FUNCTION_INFO_V1(sbf_hashset_to_bytea);
+PG_FUNCTION_INFO_V1(sbf_hashset_count);
+PG_FUNCTION_INFO_V1(sbf_hashset_union);
+PG_FUNCTION_INFO_V1(sbf_hashset_union_trans);
+PG_FUNCTION_INFO_V1(sbf_hashset_agg_final);
+PG_FUNCTION_INFO_V1(sbf_hashset_agg_trans_text);
+PG_FUNCTION_INFO_V1(sbf_hashset_agg_trans_int8);
+PG_FUNCTION_INFO_V1(sbf_hashset_agg_trans_bytea);
+PG_FUNCTION_INFO_V1(sbf_hashset_build);
+
+#define SBF_HS_TEXT_PREFIX		"sbfh1:"
+#define SBF_HS_TEXT_PREFIX_LEN	(sizeof(SBF_HS_TEXT_PREFIX) - 1)
+
+/* Largest flat value: payload plus varlena header within 1 GB. */
+#define SBF_HS_MAX_FLAT			((Size) MaxAllocSize - VARHDRSZ)
+
+/* ---- the expanded object ---- */
+
+static Size hso_get_flat_size(ExpandedObjectHeader *eohptr);
+static void hso_flatten_into(ExpandedObjectHeader *eohptr, void *result,
+							 Size allocated_size);
+
+static const ExpandedObjectMethods hso_methods = {
+	hso_get_flat_size,
+	hso_flatten_into
+};
+
+/* CHECK_FOR_INTERRUPTS as a function, for the core's interrupt callback. */
+void
+sbf_hs_interrupt(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* Raises the error for a non-OK status of a set operation. */
+void
+sbf_hs_report_status(SbfStatus st)
+{
+	if (st == SBF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("sbf_hashset is too large"),
+				 errdetail("A set holds at most %llu hashes, and its value at most 1 GB.",
+						   (unsigned long long) SBF_HS_MAX_COUNT),
+				 errhint("Build a filter with sbf_agg, which streams past %llu distinct elements per group.",
+						 (unsigned long long) SBF_HS_AGG_THRESHOLD)));
+	sbf_report_status(st);
+}
+
+/* Error parameters of sbf_agg: defaults with error_rate e. */
+void
+sbf_agg_params(double error_rate, SbfParams *p)
+{
+	sbf_default_params(p);
+	p->error_rate = error_rate;
+}
+
+/* A new, empty expanded set whose memory comes from cxt. */
+static SbfHsObject *
+hso_new_in(MemoryContext cxt, const SbfParams *params, uint64 threshold,
+		   bool with_rate)
+{
+	SbfHsObject *o = MemoryContextAllocZero(cxt, sizeof(SbfHsObject));
+	SbfAllocator a = sbf_palloc_allocator;
+
+	EOH_init_header(&o->hdr, &hso_methods, cxt);
+	a.ctx = cxt;
+	sbf_hs_init(&o->hs, &a, params, threshold);
+	o->hs.interrupt = sbf_hs_interrupt;
+	o->with_rate = with_rate;
+	return o;
+}
+
+/* A new, empty expanded set in a child context of parent. */
+SbfHsObject *
+sbf_hso_new(MemoryContext parent, const SbfParams *params, uint64 threshold,
+			bool with_rate)
+{
+	return hso_new_in(AllocSetContextCreate(parent, "sbf_hashset", ALLOCSET_SMALL_SIZES),
+					  params, threshold, with_rate);
+}
+
+/* The call site's cache, made on first use. */
+SbfHsCallCache *
+sbf_hs_call_cache(FunctionCallInfo fcinfo)
+{
+	SbfHsCallCache *c = (SbfHsCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfHsCallCache));
+		c->alloc = sbf_palloc_allocator;
+		c->alloc.ctx = fcinfo->flinfo->fn_mcxt;
+		c->scratch.a = &c->alloc;
+		fcinfo->flinfo->fn_extra = c;
+	}
+	return c;
+}
+
+/* Forgets an arena that its aggregate context is resetting or deleting. */
+static void
+hs_arena_gone(void *arg)
+{
+	SbfHsCallCache *c = (SbfHsCallCache *) arg;
+
+	c->arena = NULL;
+	c->parent = NULL;
+}
+
+/* A new, empty expanded set in the arena of aggcxt (see SbfHsCallCache). */
+SbfHsObject *
+sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
+				  const SbfParams *params, uint64 threshold, bool with_rate)
+{
+	SbfHsCallCache *c = sbf_hs_call_cache(fcinfo);
+
+	if (c->arena == NULL || c->parent != aggcxt)
+	{
+		MemoryContextCallback *cb;
+
+		c->arena = AllocSetContextCreate(aggcxt, "sbf_hashset states",
+										 ALLOCSET_DEFAULT_SIZES);
+		c->parent = aggcxt;
+		/* in the arena, so that it lives exactly as long as it */
+		cb = MemoryContextAlloc(c->arena, sizeof(MemoryContextCallback));
+		cb->func = hs_arena_gone;
+		cb->arg = c;
+		MemoryContextRegisterResetCallback(c->arena, cb);
+	}
+	return hso_new_in(c->arena, params, threshold, with_rate);
+}
+
+/* Frees an expanded set. */
+void
+sbf_hso_free(SbfHsObject *o)
+{
+	MemoryContextDelete(o->hdr.eoh_context);
+}
+
+/* The read-write datum of an expanded set, whose contents may change. */
+Datum
+sbf_hso_datum(SbfHsObject *o)
+{
+	o->flat_size = 0;
+	return EOHPGetRWDatum(&o->hdr);
+}
+
+/* Our expanded object behind d, or NULL. */
+static SbfHsObject *
+hso_of(Datum d)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	if (eoh->eoh_methods != &hso_methods)
+		return NULL;
+	return (SbfHsObject *) eoh;
+}
+
+/* Our read-write expanded object behind d, or NULL. */
+SbfHsObject *
+sbf_hso_rw(Datum d)
+{
+	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+		return NULL;
+	return hso_of(d);
+}
+
+/* Size of the flat form (varlena header included); 54000 past 1 GB. */
+static Size
+hso_get_flat_size(ExpandedObjectHeader *eohptr)
+{
+	SbfHsObject *o = (SbfHsObject *) eohptr;
+	size_t		size;
+	SbfStatus	st;
+
+	if (o->flat_size != 0)
+		return o->flat_size;
+	st = sbf_hs_encoded_size(&o->hs, o->with_rate, SBF_HS_MAX_FLAT, &size);
+	if (st == SBF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("sbf_hashset is too large to pass as a value"),
+				 errdetail("Its encoding would exceed 1 GB."),
+				 errhint("Aggregate without parallel workers or sharding, or split the group.")));
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	o->flat_size = VARHDRSZ + size;
+	return o->flat_size;
+}
+
+/* Writes the flat form sized by hso_get_flat_size. */
+static void
+hso_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	SbfHsObject *o = (SbfHsObject *) eohptr;
+
+	Assert(allocated_size == o->flat_size);
+	sbf_hs_encode(&o->hs, o->with_rate, (uint8 *) VARDATA(result),
+				  allocated_size - VARHDRSZ);
+	SET_VARSIZE(result, allocated_size);
+}
+
+/* Raises sqlerrcode for a malformed sbf_hashset. */
+static void
+hs_bad_value(SbfHsError e, int sqlerrcode)
+{
+	ereport(ERROR,
+			(errcode(sqlerrcode),
+			 errmsg("invalid sbf_hashset value"),
+			 errdetail("%s", sbf_hs_error_message(e))));
+}
+
+/* Validates outside bytes, raising sqlerrcode when they are malformed. */
+static void
+hs_check(const uint8 *buf, size_t len, SbfHsView *v, int sqlerrcode)
+{
+	SbfHsError	e = sbf_hs_validate(buf, len, v);
+
+	if (e != SBF_HS_OK)
+		hs_bad_value(e, sqlerrcode);
+}
+
+/* Raises 22023 for a streamed sbf_agg state where a set is needed. */
+static void
+hs_refuse_filter(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("sbf_hashset value is a streamed sbf_agg state, not a set"),
+			 errdetail("sbf_agg passes a group with more than %llu distinct elements between processes as a filter.",
+					   (unsigned long long) SBF_HS_AGG_THRESHOLD),
+			 errhint("Use the state only with sbf_agg.")));
+}
+
+/* The set of an sbf_hashset datum for reading (see sbf_hashset_glue.h). */
+SbfHashSet *
+sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp)
+{
+	SbfHsObject *o = hso_of(d);
+	struct varlena *flat;
+	SbfHsView	v;
+	SbfStatus	st;
+
+	*tmp = NULL;
+	if (o != NULL)
+	{
+		if (o->hs.streaming && !allow_filter)
+			hs_refuse_filter();
+		return &o->hs;
+	}
+	flat = PG_DETOAST_DATUM(d);
+	/* a stored value was validated when it entered; this catches corruption */
+	hs_check((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &v,
+			 ERRCODE_DATA_CORRUPTED);
+	if ((v.flags & SBF_HS_FLAG_FILTER) && !allow_filter)
+		hs_refuse_filter();
+	o = sbf_hso_new(CurrentMemoryContext, NULL, 0, false);
+	sbf_agg_params(SBF_DEFAULT_ERROR_RATE, &o->hs.params);
+	if (v.flags & SBF_HS_FLAG_RATE)
+	{
+		o->hs.params.error_rate = v.error_rate;
+		o->with_rate = true;
+	}
+	st = sbf_hs_load(&o->hs, &v);
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	*tmp = o;
+	return &o->hs;
+}
+
+/* A flat sbf_hashset (in CurrentMemoryContext) of a set, without error_rate. */
+static struct varlena *
+hs_flat(SbfHashSet *s)
+{
+	size_t		size;
+	struct varlena *result;
+	SbfStatus	st = sbf_hs_encoded_size(s, false, SBF_HS_MAX_FLAT, &size);
+
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	result = palloc(VARHDRSZ + size);
+	SET_VARSIZE(result, VARHDRSZ + size);
+	sbf_hs_encode(s, false, (uint8 *) VARDATA(result), size);
+	return result;
+}
+
+/* ---- I/O and casts ---- */
+
+/* Text input: "sbfh1:" + base64, decoded and validated. */
+Datum
+sbf_hashset_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	size_t		len = strlen(str);
+	size_t		plen;
+	struct varlena *result;
+	SbfHsView	v;
+
+	if (len < SBF_HS_TEXT_PREFIX_LEN ||
+		memcmp(str, SBF_HS_TEXT_PREFIX, SBF_HS_TEXT_PREFIX_LEN) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type sbf_hashset"),
+				 errdetail("An sbf_hashset text value starts with \"%s\".",
+						   SBF_HS_TEXT_PREFIX)));
+	/* a cstring is below 1 GB, so the decoded bytes fit one palloc */
+	result = palloc(VARHDRSZ + (len - SBF_HS_TEXT_PREFIX_LEN) / 4 * 3);
+	if (!sbf_base64_decode(str + SBF_HS_TEXT_PREFIX_LEN, len - SBF_HS_TEXT_PREFIX_LEN,
+						   (uint8 *) VARDATA(result), &plen))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type sbf_hashset"),
+				 errdetail("The text after \"%s\" is not valid padded base64.",
+						   SBF_HS_TEXT_PREFIX)));
+	hs_check((const uint8 *) VARDATA(result), plen, &v,
+			 ERRCODE_INVALID_TEXT_REPRESENTATION);
+	SET_VARSIZE(result, VARHDRSZ + plen);
+	PG_RETURN_POINTER(result);
+}
+
+/* Text output: "sbfh1:" + base64 of the bytes (flattens an expanded state). */
+Datum
+sbf_hashset_out(PG_FUNCTION_ARGS)
+{
+	struct varlena *h = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+	size_t		plen = VARSIZE(h) - VARHDRSZ;
+	size_t		tlen = SBF_HS_TEXT_PREFIX_LEN + sbf_base64_size(plen);
+	char	   *out;
+
+	if (tlen >= MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("sbf_hashset value is too large for its text form"),
+				 errdetail("The value has %zu bytes; its text form would exceed 1 GB.",
+						   plen),
+				 errhint("Use the binary format or a cast to bytea.")));
+	out = palloc(tlen + 1);
+	memcpy(out, SBF_HS_TEXT_PREFIX, SBF_HS_TEXT_PREFIX_LEN);
+	sbf_base64_encode((const uint8 *) VARDATA(h), plen, out + SBF_HS_TEXT_PREFIX_LEN);
+	PG_RETURN_CSTRING(out);
+}
+
+/* Binary input: the raw bytes, validated, consuming the whole message. */
+Datum
+sbf_hashset_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	int			nbytes = buf->len - buf->cursor;
+	const char *bytes = pq_getmsgbytes(buf, nbytes);
+	struct varlena *result;
+	SbfHsView	v;
+
+	hs_check((const uint8 *) bytes, nbytes, &v, ERRCODE_INVALID_BINARY_REPRESENTATION);
+	result = palloc(VARHDRSZ + nbytes);
+	memcpy(VARDATA(result), bytes, nbytes);
+	SET_VARSIZE(result, VARHDRSZ + nbytes);
+	PG_RETURN_POINTER(result);
+}
+
+/* Binary output: the raw bytes. */
+Datum
+sbf_hashset_send(PG_FUNCTION_ARGS)
+{
+	struct varlena *h = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, VARDATA(h), VARSIZE(h) - VARHDRSZ);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* Cast bytea -> sbf_hashset: the same bytes, validated (22P03). */
+Datum
+sbf_hashset_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_P(0);
+	SbfHsView	v;
+
+	hs_check((const uint8 *) VARDATA(b), VARSIZE(b) - VARHDRSZ, &v,
+			 ERRCODE_INVALID_BINARY_REPRESENTATION);
+	PG_RETURN_POINTER(b);
+}
+
+/* Cast sbf_hashset -> bytea: the bytes as they are. */
+Datum
+sbf_hashset_to_bytea(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+}
+
+/* ---- functions ---- */
+
+/* # h: the exact number of distinct hashes. */
+Datum
+sbf_hashset_count(PG_FUNCTION_ARGS)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+	uint64		n;
+
+	if (hso_of(d) != NULL)
+	{
+		SbfHsObject *tmp;
+		SbfHashSet *s = sbf_hso_open(d, false, &tmp);
+		SbfStatus	st = sbf_hs_count(s, &n);
+
+		if (st != SBF_OK)
+			sbf_hs_report_status(st);
+	}
+	else
+	{
+		struct varlena *flat = PG_DETOAST_DATUM(d);
+		SbfHsView	v;
+
+		hs_check((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &v,
+				 ERRCODE_DATA_CORRUPTED);
+		if (v.flags & SBF_HS_FLAG_FILTER)
+			hs_refuse_filter();
+		n = v.count;
+	}
+	PG_RETURN_INT64((int64) n);
+}
+
+/* sbf_hashset_union(a, b): the exact union. */
+Datum
+sbf_hashset_union(PG_FUNCTION_ARGS)
+{
+	SbfHsObject *ta;
+	SbfHsObject *tb;
+	SbfHsObject *u = sbf_hso_new(CurrentMemoryContext, NULL, 0, false);
+	SbfHashSet *a = sbf_hso_open(PG_GETARG_DATUM(0), false, &ta);
+	SbfHashSet *b = sbf_hso_open(PG_GETARG_DATUM(1), false, &tb);
+	SbfStatus	st;
+	struct varlena *result;
+
+	st = sbf_hs_union(&u->hs, a);
+	if (st == SBF_OK)
+		st = sbf_hs_union(&u->hs, b);
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	result = hs_flat(&u->hs);
+	sbf_hso_free(u);
+	if (ta != NULL)
+		sbf_hso_free(ta);
+	if (tb != NULL)
+		sbf_hso_free(tb);
+	PG_RETURN_POINTER(result);
+}
+
+/* The aggregate context of a transition or combine function. */
+static MemoryContext
+hs_agg_context(FunctionCallInfo fcinfo, const char *fn)
+{
+	MemoryContext aggcxt;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "%s called in non-aggregate context", fn);
+	return aggcxt;
+}
+
+/*
+ * The state argument of an sbf_hashset_agg / sbf_hashset_union_agg step,
+ * ready to change: our read-write object, or a new one in the aggregate
+ * context (holding a copy of a flat or read-only state, if any).
+ */
+static SbfHsObject *
+hs_agg_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
+{
+	SbfHsObject *o;
+	SbfHsObject *tmp;
+	SbfStatus	st;
+
+	if (!PG_ARGISNULL(0) && (o = sbf_hso_rw(PG_GETARG_DATUM(0))) != NULL)
+		return o;
+	o = sbf_hso_new_state(fcinfo, aggcxt, NULL, 0, false);
+	if (!PG_ARGISNULL(0))
+	{
+		SbfHashSet *s = sbf_hso_open(PG_GETARG_DATUM(0), false, &tmp);
+
+		st = sbf_hs_union(&o->hs, s);
+		if (st != SBF_OK)
+			sbf_hs_report_status(st);
+		if (tmp != NULL)
+			sbf_hso_free(tmp);
+	}
+	return o;
+}
+
+/*
+ * sbf_hashset_union_agg transition and the combine of both set aggregates:
+ * state := state UNION h (h is only read).
+ */
+Datum
+sbf_hashset_union_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_union_trans");
+	SbfHsObject *o;
+	SbfHsObject *tmp;
+	SbfHashSet *s;
+	SbfStatus	st;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	o = hs_agg_state(fcinfo, aggcxt);
+	s = sbf_hso_open(PG_GETARG_DATUM(1), false, &tmp);
+	st = sbf_hs_union(&o->hs, s);
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	if (tmp != NULL)
+		sbf_hso_free(tmp);
+	PG_RETURN_DATUM(sbf_hso_datum(o));
+}
+
+/* The shared step of sbf_hashset_agg: add the element's hash. */
+static Datum
+hs_agg_add(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
+{
+	SbfHsObject *o = hs_agg_state(fcinfo, aggcxt);
+
+	if (likely(o->hs.nbuf < o->hs.bufcap))
+		o->hs.buf[o->hs.nbuf++] = h;
+	else
+	{
+		SbfStatus	st = sbf_hs_add_slow(&o->hs, h, &sbf_hs_call_cache(fcinfo)->scratch);
+
+		if (st != SBF_OK)
+			sbf_hs_report_status(st);
+	}
+	PG_RETURN_DATUM(sbf_hso_datum(o));
+}
+
+/*
+ * Final function of the set aggregates: the state as a flat value (the
+ * state itself is only read), so that the result owns no aggregate memory.
+ */
+Datum
+sbf_hashset_agg_final(PG_FUNCTION_ARGS)
+{
+	SbfHsObject *tmp;
+	SbfHashSet *s;
+	struct varlena *result;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	s = sbf_hso_open(PG_GETARG_DATUM(0), false, &tmp);
+	result = hs_flat(s);
+	if (tmp != NULL)
+		sbf_hso_free(tmp);
+	PG_RETURN_POINTER(result);
+}
+
+/* The state unchanged, for a NULL element. */
+static Datum
+hs_agg_skip(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/* sbf_hashset_agg(text) transition. */
+Datum
+sbf_hashset_agg_trans_text(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_agg_trans");
+
+	if (PG_ARGISNULL(1))
+		return hs_agg_skip(fcinfo);
+	return hs_agg_add(fcinfo, aggcxt, sbf_hash_text(PG_GETARG_TEXT_PP(1)));
+}
+
+/* sbf_hashset_agg(bigint) transition. */
+Datum
+sbf_hashset_agg_trans_int8(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_agg_trans");
+
+	if (PG_ARGISNULL(1))
+		return hs_agg_skip(fcinfo);
+	return hs_agg_add(fcinfo, aggcxt, sbf_hash_int64(PG_GETARG_INT64(1)));
+}
+
+/* sbf_hashset_agg(bytea) transition. */
+Datum
+sbf_hashset_agg_trans_bytea(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_agg_trans");
+
+	if (PG_ARGISNULL(1))
+		return hs_agg_skip(fcinfo);
+	return hs_agg_add(fcinfo, aggcxt, sbf_hash_bytea(PG_GETARG_BYTEA_PP(1)));
+}
+
+/*
+ * sbf_build(h, error_rate): the filter sbf_agg builds from the same elements
+ * at that error_rate, through the same core build.
+ */
+Datum
+sbf_hashset_build(PG_FUNCTION_ARGS)
+{
+	double		error_rate = PG_ARGISNULL(1) ? SBF_DEFAULT_ERROR_RATE : PG_GETARG_FLOAT8(1);
+	SbfHsObject *tmp;
+	SbfHashSet *s;
+	SbfParams	p;
+	SbfFilter	f;
+	SbfStatus	st;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	sbf_agg_params(error_rate, &p);
+	sbf_check_params(&p);
+	s = sbf_hso_open(PG_GETARG_DATUM(0), false, &tmp);
+	st = sbf_hs_build(s, &p, VARHDRSZ, &sbf_palloc_allocator, &f);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	if (tmp != NULL)
+		sbf_hso_free(tmp);
+	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&f));
+}

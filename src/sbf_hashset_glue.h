@@ -1,0 +1,105 @@
+/*
+ * sbf_hashset_glue.h
+ *	  PostgreSQL glue of the sbf_hashset type (src/sbf_hashset.c), shared with
+ *	  sbf_agg (src/sbf_agg.c): the read-write expanded object that aggregate
+ *	  states live in, and the helpers that open sbf_hashset arguments.  The
+ *	  byte format is in src/core/sbf_hashset.h.
+ *
+ * An aggregate whose state type is sbf_hashset keeps its state as an
+ * expanded object (src/include/utils/expandeddatum.h) whose memory context
+ * is a child of the aggregate context.  Transition and combine functions
+ * change it in place and return the same read-write pointer, so nodeAgg
+ * neither copies nor frees it per row (ExecAggTransReparent).  It becomes
+ * bytes only when PostgreSQL needs a datum: a parallel worker's partial
+ * result, Citus's worker_partial_agg (via the text output), a value stored
+ * in a table.  Then get_flat_size encodes nothing but sizes the encoding
+ * (raising 54000 past 1 GB) and flatten_into writes it.
+ */
+#ifndef SBF_HASHSET_GLUE_H
+#define SBF_HASHSET_GLUE_H
+
+#include "postgres.h"
+#include "fmgr.h"
+#include "utils/expandeddatum.h"
+
+#include "sbf.h"
+#include "sbf_hashset.h"
+
+/* An expanded sbf_hashset. */
+typedef struct SbfHsObject
+{
+	ExpandedObjectHeader hdr;
+	SbfHashSet	hs;				/* allocates in hdr.eoh_context */
+	bool		with_rate;		/* an sbf_agg state: flatten with error_rate */
+	Size		flat_size;		/* cached by get_flat_size; 0 = unknown */
+} SbfHsObject;
+
+/*
+ * A new, empty expanded set in a child context of parent.  threshold and
+ * params as for sbf_hs_init; with_rate as above.
+ */
+extern SbfHsObject *sbf_hso_new(MemoryContext parent, const SbfParams *params,
+								uint64 threshold, bool with_rate);
+
+/*
+ * What an aggregate call site keeps in fn_extra: scratch for sorting full
+ * buffers, and the arena its states live in.
+ *
+ * The arena: nodeAgg adopts a returned read-write expanded object without
+ * copying only if its context is a child of the aggregate context.  A child
+ * context per group would cost about 1.2 kB per group (a context header and
+ * a first 1 kB block), ten times 1.0's 128-byte state, for the millions of
+ * small groups of GROUP BY user_id.  So all states of one aggregate context
+ * share one child context, the arena.  That is safe because nothing deletes
+ * one state alone: nodeAgg deletes a read-write state only when a
+ * transition or combine function returns a different datum, and ours always
+ * return the state they were given once it exists; the arena goes with its
+ * aggregate context, and a reset callback forgets it then.
+ */
+typedef struct SbfHsCallCache
+{
+	SbfAllocator alloc;			/* palloc in fn_mcxt, for the scratch */
+	SbfHsScratch scratch;
+	MemoryContext parent;		/* aggregate context of the arena */
+	MemoryContext arena;		/* NULL until needed or after a reset */
+} SbfHsCallCache;
+
+/* The call site's cache, made on first use. */
+extern SbfHsCallCache *sbf_hs_call_cache(FunctionCallInfo fcinfo);
+
+/* A new, empty expanded set in the arena of aggcxt (an aggregate state). */
+extern SbfHsObject *sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
+									  const SbfParams *params, uint64 threshold,
+									  bool with_rate);
+
+/*
+ * The expanded object behind datum d if it is one of ours and read-write,
+ * else NULL.
+ */
+extern SbfHsObject *sbf_hso_rw(Datum d);
+
+/*
+ * The set of an sbf_hashset datum for reading: the object itself when d is
+ * an expanded one (read-only or read-write), else a temporary set decoded
+ * from the flat value (validated, 22P03 / XX001 on malformed bytes);
+ * *tmp is then that temporary object, to free with sbf_hso_free (or NULL).
+ * allow_filter: accept a streamed sbf_agg state (else 22023).
+ */
+extern SbfHashSet *sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp);
+
+/* Frees an expanded set. */
+extern void sbf_hso_free(SbfHsObject *o);
+
+/* The read-write datum of an expanded set (its flat size forgotten). */
+extern Datum sbf_hso_datum(SbfHsObject *o);
+
+/* Raises the error for a non-OK status of a set operation. */
+extern void sbf_hs_report_status(SbfStatus st) pg_attribute_noreturn();
+
+/* CHECK_FOR_INTERRUPTS as a function, for the core's interrupt callback. */
+extern void sbf_hs_interrupt(void);
+
+/* Error parameters of sbf_agg: defaults with error_rate e. */
+extern void sbf_agg_params(double error_rate, SbfParams *p);
+
+#endif							/* SBF_HASHSET_GLUE_H */
