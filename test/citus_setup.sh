@@ -39,13 +39,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Cache key: the version from the tarball's name, the server's major version,
-# and a hash of the tarball, the patch and the server's full version (an
-# extension is built against one minor release's headers: 15.14 changed them).
+# and a hash of the tarball, the patch, the server's full version (an
+# extension is built against one minor release's headers: 15.14 changed them)
+# and its header directory (the build's dependency files name the headers, so
+# a build is reused only for the same installation).
 version=$(basename "$src" | sed -E 's/^citus-(.*)\.tar\.gz$/\1/')
 pg_version=$("$pg_config" --version)
 pg_major=$(echo "$pg_version" | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
-hash=$({ cat "$src"; [ -z "$patchfile" ] || cat "$patchfile"; echo "$pg_version"; } |
-	sha256sum | cut -c1-16)
+hash=$({ cat "$src"; [ -z "$patchfile" ] || cat "$patchfile"; echo "$pg_version";
+	"$pg_config" --includedir-server; } | sha256sum | cut -c1-16)
 build=$cache/citus-$version-$pg_major-$hash
 
 mkdir -p "$cache"
@@ -56,7 +58,7 @@ flock 9
 if [ -f "$build/.built" ]; then
 	echo "citus_setup: reusing the build in $build"
 else
-	echo "citus_setup: building Citus $version for PostgreSQL $pg_major in $build (about a minute on 2 cores)"
+	echo "citus_setup: building Citus $version for PostgreSQL $pg_major in $build (about 3 CPU-minutes)"
 	rm -rf "$build" "$build.tmp"
 	mkdir -p "$build.tmp"
 	tar -xzf "$src" -C "$build.tmp" --strip-components=1
@@ -76,8 +78,7 @@ else
 	touch "$build/.built"
 fi
 
-# Install into the server PG_CONFIG names (it may differ from the one the
-# cached build was configured with: same version, another prefix).
+# Install into the server PG_CONFIG names.
 make -s -C "$build" install PG_CONFIG="$pg_config" > "$build/install.log" 2>&1 || {
 	echo "citus_setup: make install failed; see $build/install.log" >&2
 	tail -20 "$build/install.log" >&2
