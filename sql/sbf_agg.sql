@@ -151,9 +151,11 @@ SELECT x, sbf_cardinality(sbf_agg(x::text) OVER (ORDER BY x)) AS running,
 	   sbf_contains(sbf_agg(x::text) OVER (ORDER BY x), '3') AS has_3
 FROM generate_series(1, 5) x;
 
--- sbf_union_agg of per-day filters contains every element of every day
+-- sbf_union_agg of per-day filters contains every element of every day (the
+-- days' segments are appended: within 1% they would be refused, so the union
+-- gets a budget of its own; see sbf_union.sql)
 WITH per_day AS (SELECT user_id, day, sbf_agg(object) AS f FROM agg_log GROUP BY user_id, day),
-	 u AS (SELECT user_id, sbf_union_agg(f) AS f FROM per_day GROUP BY user_id)
+	 u AS (SELECT user_id, sbf_union_agg(f, 0.05) AS f FROM per_day GROUP BY user_id)
 SELECT count(*) AS rows_checked,
 	   count(*) FILTER (WHERE NOT sbf_contains(u.f, l.object)) AS false_negatives
 FROM agg_log l JOIN u USING (user_id)
@@ -161,7 +163,7 @@ WHERE l.object IS NOT NULL;
 
 -- its HyperLogLog is the union's: the same cardinality as one sbf_agg over all days
 WITH per_day AS (SELECT user_id, day, sbf_agg(object) AS f FROM agg_log GROUP BY user_id, day),
-	 u AS (SELECT user_id, sbf_union_agg(f) AS f FROM per_day GROUP BY user_id),
+	 u AS (SELECT user_id, sbf_union_agg(f, 0.05) AS f FROM per_day GROUP BY user_id),
 	 a AS (SELECT user_id, sbf_agg(object) AS f FROM agg_log GROUP BY user_id)
 SELECT count(*) FILTER (WHERE sbf_cardinality(u.f) = sbf_cardinality(a.f)) AS same_cardinality
 FROM u JOIN a USING (user_id);
@@ -247,20 +249,21 @@ SELECT (SELECT bool_and(sbf_contains(f, object)) FROM agg_big) AS all_found,
 FROM (SELECT sbf_agg(object) AS f FROM agg_big) s;
 
 -- sbf_union_agg in parallel: 20 per-group filters, the same answers as serial
+-- (20 appended segments need a budget of their own)
 CREATE TABLE agg_filters AS
 SELECT id % 20 AS part, sbf_agg(object) AS f FROM agg_big GROUP BY id % 20;
 ALTER TABLE agg_filters SET (parallel_workers = 2);
 ANALYZE agg_filters;
 SET max_parallel_workers_per_gather = 2;
-SELECT * FROM pg_temp.parallel_plan('SELECT sbf_union_agg(f) FROM agg_filters');
+SELECT * FROM pg_temp.parallel_plan('SELECT sbf_union_agg(f, 0.2) FROM agg_filters');
 SELECT sbf_cardinality(u) AS par_card,
 	   (SELECT bool_and(sbf_contains(u, object)) FROM agg_big) AS all_found
-FROM (SELECT sbf_union_agg(f) AS u FROM agg_filters) s \gset
+FROM (SELECT sbf_union_agg(f, 0.2) AS u FROM agg_filters) s \gset
 SELECT :'all_found' AS all_found_parallel;
 SET max_parallel_workers_per_gather = 0;
 SELECT sbf_cardinality(u) = :par_card AS same_cardinality,
 	   (SELECT bool_and(sbf_contains(u, object)) FROM agg_big) AS all_found
-FROM (SELECT sbf_union_agg(f) AS u FROM agg_filters) s;
+FROM (SELECT sbf_union_agg(f, 0.2) AS u FROM agg_filters) s;
 
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

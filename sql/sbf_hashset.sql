@@ -164,6 +164,26 @@ SELECT md5(sbf_build(sbf_hashset_union_agg(h))::bytea) = :'s_rollup' AS rollup_s
 RESET parallel_leader_participation;
 RESET max_parallel_workers_per_gather;
 
+-- 1.0's internal-state entry points still work with this library (a
+-- database at extension version 1.0 calls them until it is updated):
+-- an aggregate over them gives sbf_agg's bytes, serial and parallel
+CREATE SCHEMA hs_v10;
+CREATE AGGREGATE hs_v10.agg(text) (SFUNC = sbf_agg_trans, STYPE = internal, SSPACE = 144,
+	FINALFUNC = sbf_agg_final, FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = sbf_agg_combine,
+	SERIALFUNC = sbf_agg_serialize, DESERIALFUNC = sbf_agg_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE hs_v10.agg(bigint, float8) (SFUNC = sbf_agg_trans, STYPE = internal,
+	FINALFUNC = sbf_agg_final, FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = sbf_agg_combine,
+	SERIALFUNC = sbf_agg_serialize, DESERIALFUNC = sbf_agg_deserialize, PARALLEL = SAFE);
+SELECT md5(hs_v10.agg(object)::bytea) = :'s_agg' AS v10_serial,
+	   md5(hs_v10.agg(id, 0.001)::bytea) = :'s_ids' AS v10_ids_serial FROM hs_big;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT hs_v10.agg(object) FROM hs_big;
+SELECT md5(hs_v10.agg(object)::bytea) = :'s_agg' AS v10_parallel,
+	   md5(hs_v10.agg(id, 0.001)::bytea) = :'s_ids' AS v10_ids_parallel FROM hs_big;
+RESET parallel_leader_participation;
+RESET max_parallel_workers_per_gather;
+
 -- malformed values, each through every way bytes come in: text input
 -- (22P02), the bytea cast and binary receive (22P03).  The valid base value
 -- holds the hashes 1, 2, 3 with Rice parameter k = 0: gaps 1, 1, 1 are the

@@ -80,9 +80,26 @@ extern void sbf_params_from_sql(int64 capacity, float8 error_rate, int32 growth,
 
 /*
  * Raises 22023 with a detail naming the differing parameters unless two
- * filters can be united.
+ * filters can be united (sbf_union_mismatch); own_rate: the result keeps the
+ * filters' error_rate, so it must be equal too.
  */
-extern void sbf_check_union_compatible(const SbfView *a, const SbfView *b);
+extern void sbf_check_union_compatible(const SbfView *a, const SbfView *b,
+									   bool own_rate);
+
+/* The one wording of an incompatible union (views may be NULL). */
+extern void sbf_union_incompatible(const SbfView *a, const SbfView *b,
+								   uint32 diff) pg_attribute_noreturn();
+
+/*
+ * Raises the error of a failed union: for SBF_E_OVER_BUDGET 22023 with a
+ * hint naming the error_rate that would fit (from bound) and sbf_hashset;
+ * else as sbf_report_status.
+ */
+extern void sbf_report_union(SbfStatus st, double bound, double error_rate)
+	pg_attribute_noreturn();
+
+/* Raises 22023 with a hint for an error_rate outside (0, 0.5). */
+extern void sbf_check_error_rate(double error_rate);
 
 /* Default parameters (used when a NULL filter starts a new one). */
 extern void sbf_default_params(SbfParams *p);

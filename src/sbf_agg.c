@@ -1,7 +1,7 @@
 /*
  * sbf_agg.c
- *	  Aggregates that build scalablebloom values: sbf_agg(element
- *	  [, error_rate]) and sbf_union_agg(scalablebloom).
+ *	  The aggregate that builds scalablebloom values: sbf_agg(element
+ *	  [, error_rate]).  sbf_union_agg lives in sbf_union_agg.c.
  *
  * sbf_agg does not add rows to a filter as they arrive.  A filter built that
  * way has to guess its size up front and, when the guess is low, becomes a
@@ -28,12 +28,9 @@
  * sbf_agg_deserialize) stay for databases not yet updated; they run on
  * the same engine, with 1.0's serialized state format.
  *
- * sbf_union_agg keeps a mutable filter: a copy of the first input, then
- * sbf_union with each next one.
- *
- * Both aggregates return NULL for zero rows (or only NULL rows), like
- * PostgreSQL's own aggregates other than count.  Their final functions only
- * read the state, so they may be called more than once (window aggregates).
+ * The aggregate returns NULL for zero rows (or only NULL rows), like
+ * PostgreSQL's own aggregates other than count.  Its final function only
+ * reads the state, so it may be called more than once (window aggregates).
  */
 #include "postgres.h"
 
@@ -59,11 +56,6 @@ PG_FUNCTION_INFO_V1(sbf_agg_hs_trans_int8);
 PG_FUNCTION_INFO_V1(sbf_agg_hs_trans_bytea);
 PG_FUNCTION_INFO_V1(sbf_agg_hs_final);
 PG_FUNCTION_INFO_V1(sbf_agg_hs_combine);
-PG_FUNCTION_INFO_V1(sbf_union_agg_trans);
-PG_FUNCTION_INFO_V1(sbf_union_agg_final);
-PG_FUNCTION_INFO_V1(sbf_union_agg_combine);
-PG_FUNCTION_INFO_V1(sbf_union_agg_serialize);
-PG_FUNCTION_INFO_V1(sbf_union_agg_deserialize);
 
 /* A filter that lives in the aggregate context, with its allocator. */
 typedef struct SbfAggFilter
@@ -103,17 +95,6 @@ agg_skip(FunctionCallInfo fcinfo)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-}
-
-/* A varlena copy of a mutable filter's payload. */
-static ScalableBloom *
-agg_filter_copy(const SbfFilter *f)
-{
-	ScalableBloom *result = palloc(VARHDRSZ + f->len);
-
-	SET_VARSIZE(result, VARHDRSZ + f->len);
-	memcpy(result->data, SBF_PAYLOAD(f), f->len);
-	return result;
 }
 
 /* Raises 22023 when a row's error_rate differs from the aggregate's. */
@@ -468,107 +449,4 @@ sbf_agg_deserialize(PG_FUNCTION_ARGS)
 	if (status != SBF_OK)
 		sbf_report_status(status);
 	PG_RETURN_POINTER(st);
-}
-
-/* ---- sbf_union_agg ---- */
-
-/* A new filter state in cxt holding a copy of v. */
-static SbfAggFilter *
-union_state_new(const SbfView *v, MemoryContext cxt)
-{
-	SbfAggFilter *sf = MemoryContextAlloc(cxt, sizeof(SbfAggFilter));
-	SbfStatus	status;
-
-	sf->alloc = sbf_palloc_allocator;
-	sf->alloc.ctx = cxt;
-	status = sbf_copy(&sf->filter, v, VARHDRSZ, 0, &sf->alloc);
-	if (status != SBF_OK)
-		sbf_report_status(status);
-	return sf;
-}
-
-/* dst := dst UNION v, with the detailed error for incompatible filters. */
-static void
-union_state_add(SbfAggFilter *dst, const SbfView *v)
-{
-	SbfView		dv;
-	SbfStatus	status;
-
-	sbf_filter_view(&dst->filter, &dv);
-	sbf_check_union_compatible(&dv, v);
-	status = sbf_union(&dst->filter, v);
-	if (status != SBF_OK)
-		sbf_report_status(status);
-}
-
-/* sbf_union_agg transition: copy the first filter, unite the next ones. */
-Datum
-sbf_union_agg_trans(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_union_agg_trans");
-	SbfAggFilter *sf = PG_ARGISNULL(0) ? NULL : (SbfAggFilter *) PG_GETARG_POINTER(0);
-	ScalableBloom *f;
-	SbfView		v;
-
-	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
-	f = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(f, &v);
-	if (sf == NULL)
-		sf = union_state_new(&v, aggcxt);
-	else
-		union_state_add(sf, &v);
-	PG_RETURN_POINTER(sf);
-}
-
-/* sbf_union_agg final: a copy of the united filter (the state is only read). */
-Datum
-sbf_union_agg_final(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_SCALABLEBLOOM_P(agg_filter_copy(&((SbfAggFilter *) PG_GETARG_POINTER(0))->filter));
-}
-
-/* sbf_union_agg combine: sbf_union of the two partial filters. */
-Datum
-sbf_union_agg_combine(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_union_agg_combine");
-	SbfAggFilter *sf1 = PG_ARGISNULL(0) ? NULL : (SbfAggFilter *) PG_GETARG_POINTER(0);
-	SbfAggFilter *sf2 = PG_ARGISNULL(1) ? NULL : (SbfAggFilter *) PG_GETARG_POINTER(1);
-	SbfView		v;
-
-	if (sf2 == NULL)
-	{
-		if (sf1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(sf1);
-	}
-	sbf_filter_view(&sf2->filter, &v);
-	if (sf1 == NULL)
-		PG_RETURN_POINTER(union_state_new(&v, aggcxt));
-	union_state_add(sf1, &v);
-	PG_RETURN_POINTER(sf1);
-}
-
-/* sbf_union_agg serialize: the filter's payload. */
-Datum
-sbf_union_agg_serialize(PG_FUNCTION_ARGS)
-{
-	(void) agg_context(fcinfo, "sbf_union_agg_serialize");
-	PG_RETURN_BYTEA_P((bytea *) agg_filter_copy(&((SbfAggFilter *) PG_GETARG_POINTER(0))->filter));
-}
-
-/* sbf_union_agg deserialize: a payload that passes the one validator. */
-Datum
-sbf_union_agg_deserialize(PG_FUNCTION_ARGS)
-{
-	bytea	   *b;
-	SbfView		v;
-
-	(void) agg_context(fcinfo, "sbf_union_agg_deserialize");
-	b = PG_GETARG_BYTEA_PP(0);
-	sbf_check_payload((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &v);
-	PG_RETURN_POINTER(union_state_new(&v, CurrentMemoryContext));
 }

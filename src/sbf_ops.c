@@ -76,6 +76,7 @@ PG_FUNCTION_INFO_V1(sbf_matches_text);
 PG_FUNCTION_INFO_V1(sbf_matches_int8);
 PG_FUNCTION_INFO_V1(sbf_cardinality_pg);
 PG_FUNCTION_INFO_V1(sbf_union_pg);
+PG_FUNCTION_INFO_V1(sbf_union_budget_pg);
 PG_FUNCTION_INFO_V1(sbf_info);
 
 /* ---- creating and adding ---- */
@@ -316,18 +317,40 @@ sbf_add_int8_array(PG_FUNCTION_ARGS)
 /* ---- union ---- */
 
 /*
- * Union of arguments 0 and 1; a NULL side yields the other one, two NULLs
- * yield NULL.
+ * The union of filters a and b (b may be NULL) within error_rate (0 = the
+ * filters' own): see "Merging" in the README and sbf_union.c.
+ */
+static ScalableBloom *
+sbf_union_views(const SbfView *va, const SbfView *vb, double error_rate)
+{
+	SbfUnionSpec spec = {error_rate, true, true};
+	SbfView		in[2];
+	SbfFilter	nf;
+	SbfStatus	st;
+	double		bound;
+
+	in[0] = *va;
+	if (vb != NULL)
+	{
+		sbf_check_union_compatible(va, vb, error_rate == 0.0);
+		in[1] = *vb;
+	}
+	st = sbf_union_many(&nf, in, vb != NULL ? 2 : 1, &spec, &bound, VARHDRSZ,
+						&sbf_palloc_allocator);
+	if (st != SBF_OK)
+		sbf_report_union(st, bound, error_rate > 0.0 ? error_rate : va->error_rate);
+	return sbf_filter_finish(&nf);
+}
+
+/*
+ * Union of arguments 0 and 1 within the filters' own error_rate; a NULL side
+ * yields the other one, two NULLs yield NULL.
  */
 static Datum
 sbf_union_args(FunctionCallInfo fcinfo)
 {
-	ScalableBloom *a;
-	ScalableBloom *b;
 	SbfView		va;
 	SbfView		vb;
-	SbfFilter	nf;
-	SbfStatus	st;
 
 	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
 		PG_RETURN_NULL();
@@ -336,19 +359,9 @@ sbf_union_args(FunctionCallInfo fcinfo)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
-	a = PG_GETARG_SCALABLEBLOOM_P(0);
-	b = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(a, &va);
-	sbf_view_of(b, &vb);
-	sbf_check_union_compatible(&va, &vb);
-
-	/* the union holds at most both payloads; sbf_copy clamps the room */
-	st = sbf_copy(&nf, &va, VARHDRSZ, vb.len, &sbf_palloc_allocator);
-	if (st == SBF_OK)
-		st = sbf_union(&nf, &vb);
-	if (st != SBF_OK)
-		sbf_report_status(st);
-	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
+	sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(0), &va);
+	sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(1), &vb);
+	PG_RETURN_SCALABLEBLOOM_P(sbf_union_views(&va, &vb, 0.0));
 }
 
 /* sbf_union(scalablebloom, scalablebloom) */
@@ -356,6 +369,36 @@ Datum
 sbf_union_pg(PG_FUNCTION_ARGS)
 {
 	return sbf_union_args(fcinfo);
+}
+
+/*
+ * sbf_union(scalablebloom, scalablebloom, error_rate): the result's budget
+ * is error_rate, so filters of different error_rate may unite.  A NULL
+ * filter is left out (the other one is re-budgeted alone); a NULL
+ * error_rate means the filters' own.
+ */
+Datum
+sbf_union_budget_pg(PG_FUNCTION_ARGS)
+{
+	SbfView		v[2];
+	int			n = 0;
+	double		error_rate = 0.0;
+	int			i;
+
+	if (!PG_ARGISNULL(2))
+	{
+		error_rate = PG_GETARG_FLOAT8(2);
+		sbf_check_error_rate(error_rate);
+	}
+	for (i = 0; i < 2; i++)
+		if (!PG_ARGISNULL(i))
+			sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(i), &v[n++]);
+	if (n == 0)
+		PG_RETURN_NULL();
+	if (n == 1 && error_rate == 0.0)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(PG_ARGISNULL(0) ? 1 : 0));
+	PG_RETURN_SCALABLEBLOOM_P(sbf_union_views(&v[0], n == 2 ? &v[1] : NULL,
+											  error_rate));
 }
 
 /* Resolves what sbf_concat_any does with a right-hand type. */

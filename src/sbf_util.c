@@ -10,6 +10,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/float.h"
 #include "utils/memutils.h"
 
@@ -46,11 +47,19 @@ sbf_pfree(void *ptr, void *ctx)
 		pfree(ptr);
 }
 
+/* The core's interrupt callback: a cancel or timeout leaves by longjmp. */
+static void
+sbf_interrupt(void *ctx)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
 const SbfAllocator sbf_palloc_allocator = {
 	sbf_palloc,
 	sbf_repalloc,
 	sbf_pfree,
-	NULL
+	NULL,
+	sbf_interrupt
 };
 
 /* Formats a float8 the way float8out does, for messages. */
@@ -159,10 +168,7 @@ sbf_report_status(SbfStatus st)
 					 errhint("Build the filter with a larger capacity or growth.")));
 			break;
 		case SBF_E_INCOMPATIBLE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot union scalablebloom values with different parameters"),
-					 errhint("Build both filters with the same error_rate, growth and tightening.")));
+			sbf_union_incompatible(NULL, NULL, 0);
 			break;
 		case SBF_E_PARAM:
 			ereport(ERROR,
@@ -175,6 +181,9 @@ sbf_report_status(SbfStatus st)
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("out of memory"),
 					 errdetail("The scalablebloom value could not be allocated.")));
+			break;
+		case SBF_E_OVER_BUDGET:
+			elog(ERROR, "over-budget union reported without its bound");
 			break;
 		case SBF_OK:
 			elog(ERROR, "sbf_report_status called without an error");
@@ -191,7 +200,7 @@ sbf_report_status(SbfStatus st)
 }
 
 /* Raises 22023 for an error_rate outside (0, 0.5). */
-static void
+void
 sbf_check_error_rate(double error_rate)
 {
 	/* written so that NaN fails */
@@ -287,40 +296,44 @@ sbf_default_params(SbfParams *p)
 	p->hll_p = SBF_HLL_P_DEFAULT;
 }
 
-/* Raises 22023 naming the differing parameters unless a and b can unite. */
+/*
+ * The one wording of "these filters cannot be united": with the views, a
+ * detail names each differing parameter (diff from sbf_union_mismatch).
+ */
 void
-sbf_check_union_compatible(const SbfView *a, const SbfView *b)
+sbf_union_incompatible(const SbfView *a, const SbfView *b, uint32 diff)
 {
 	StringInfoData left;
 	StringInfoData right;
 	const char *sep = "";
 
-	if (a->error_rate == b->error_rate && a->growth == b->growth &&
-		a->tightening == b->tightening && a->hash_id == b->hash_id &&
-		a->version == b->version)
-		return;
+	if (a == NULL || b == NULL || diff == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot union scalablebloom values with different parameters"),
+				 errhint("Build both filters with the same error_rate, growth and tightening.")));
 
 	initStringInfo(&left);
 	initStringInfo(&right);
-	if (a->error_rate != b->error_rate)
+	if (diff & SBF_DIFF_ERROR_RATE)
 	{
 		appendStringInfo(&left, "error_rate %s", sbf_fmt_float(a->error_rate));
 		appendStringInfo(&right, "error_rate %s", sbf_fmt_float(b->error_rate));
 		sep = ", ";
 	}
-	if (a->growth != b->growth)
+	if (diff & SBF_DIFF_GROWTH)
 	{
 		appendStringInfo(&left, "%sgrowth %u", sep, (unsigned) a->growth);
 		appendStringInfo(&right, "%sgrowth %u", sep, (unsigned) b->growth);
 		sep = ", ";
 	}
-	if (a->tightening != b->tightening)
+	if (diff & SBF_DIFF_TIGHTENING)
 	{
 		appendStringInfo(&left, "%stightening %s", sep, sbf_fmt_float(a->tightening));
 		appendStringInfo(&right, "%stightening %s", sep, sbf_fmt_float(b->tightening));
 		sep = ", ";
 	}
-	if (a->hash_id != b->hash_id || a->version != b->version)
+	if (diff & (SBF_DIFF_HASH | SBF_DIFF_VERSION))
 	{
 		appendStringInfo(&left, "%sformat %u hash %u", sep,
 						 (unsigned) a->version, (unsigned) a->hash_id);
@@ -333,7 +346,70 @@ sbf_check_union_compatible(const SbfView *a, const SbfView *b)
 			 errmsg("cannot union scalablebloom values with different parameters"),
 			 errdetail("The first filter has %s; the second has %s.",
 					   left.data, right.data),
+			 (diff & ~(uint32) SBF_DIFF_ERROR_RATE) == 0 ?
+			 errhint("Build both filters with the same error_rate, or give the union its own: sbf_union(f, g, error_rate).") :
 			 errhint("Build both filters with the same error_rate, growth and tightening.")));
+	pg_unreachable();
+}
+
+/*
+ * Raises 22023 naming the differing parameters unless a and b can unite;
+ * own_rate: the union keeps the filters' error_rate, so it must match too.
+ */
+void
+sbf_check_union_compatible(const SbfView *a, const SbfView *b, bool own_rate)
+{
+	uint32		diff = sbf_union_mismatch(a, b);
+
+	if (!own_rate)
+		diff &= ~(uint32) SBF_DIFF_ERROR_RATE;
+	if (diff != 0)
+		sbf_union_incompatible(a, b, diff);
+}
+
+/*
+ * Smallest error_rate with two significant digits that is at least bound:
+ * what the hint of a refused union offers.
+ */
+static double
+sbf_rate_that_fits(double bound)
+{
+	double		scale = pow(10.0, 1.0 - floor(log10(bound)));
+	double		r = ceil(bound * scale) / scale;
+
+	/* guard against the division rounding below the bound */
+	while (r < bound)
+		r = nextafter(r, 1.0);
+	return r;
+}
+
+/*
+ * Raises the error of a failed union: the over-budget refusal with the
+ * error_rate that would fit, else as sbf_report_status.
+ */
+void
+sbf_report_union(SbfStatus st, double bound, double error_rate)
+{
+	double		fits;
+
+	if (st != SBF_E_OVER_BUDGET)
+		sbf_report_status(st);
+	fits = sbf_rate_that_fits(bound);
+	if (fits < 0.5)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scalablebloom union would exceed its error_rate"),
+				 errdetail("The united filter's false-positive bound would be %s, above its error_rate %s.",
+						   sbf_fmt_float(bound), sbf_fmt_float(error_rate)),
+				 errhint("Pass error_rate %s or more to accept that bound, e.g. sbf_union(f, g, %s) or sbf_union_agg(f, %s); for exact rollups keep sbf_hashset values and build the filter with sbf_build().",
+						 sbf_fmt_float(fits), sbf_fmt_float(fits), sbf_fmt_float(fits))));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("scalablebloom union would exceed its error_rate"),
+			 errdetail("The united filter's false-positive bound would be %s, above its error_rate %s.",
+					   sbf_fmt_float(bound), sbf_fmt_float(error_rate)),
+			 errhint("No error_rate below 0.5 fits these filters; for exact rollups keep sbf_hashset values and build the filter with sbf_build().")));
+	pg_unreachable();
 }
 
 /* Wraps a mutable core filter (created with prefix VARHDRSZ) as a varlena. */

@@ -131,7 +131,9 @@ typedef enum SbfStatus
 	SBF_E_TOO_MANY_SEGMENTS,	/* result would exceed SBF_MAX_SEGMENTS */
 	SBF_E_INCOMPATIBLE,			/* union of filters with different
 								 * parameters */
-	SBF_E_NOMEM					/* allocator returned NULL */
+	SBF_E_NOMEM,				/* allocator returned NULL */
+	SBF_E_OVER_BUDGET			/* union's fpr_bound would exceed its
+								 * error_rate */
 } SbfStatus;
 
 /* A lowercase, period-free sentence fragment describing a status. */
@@ -255,6 +257,13 @@ typedef struct SbfAllocator
 	void	   *(*realloc) (void *ptr, size_t size, void *ctx);
 	void		(*free) (void *ptr, void *ctx);
 	void	   *ctx;
+	/*
+	 * Called from long loops (union, combine) if not NULL; may not return
+	 * (PostgreSQL: CHECK_FOR_INTERRUPTS).  It is called only while the
+	 * operation's inputs are unchanged, so leaving by longjmp loses nothing
+	 * but the scratch memory, which belongs to the allocator's context.
+	 */
+	void		(*interrupt) (void *ctx);
 } SbfAllocator;
 
 typedef struct SbfFilter
@@ -298,14 +307,64 @@ extern SbfStatus sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n);
 /* Updates only the HyperLogLog. */
 extern SbfStatus sbf_hll_add_hash(SbfFilter *f, uint64_t h);
 
+/* ---- union (sbf_union.c) ---- */
+
+/* Bits of sbf_union_mismatch: the parameters in which two filters differ. */
+#define SBF_DIFF_VERSION		0x01
+#define SBF_DIFF_HASH			0x02
+#define SBF_DIFF_GROWTH			0x04
+#define SBF_DIFF_TIGHTENING		0x08
+#define SBF_DIFF_ERROR_RATE		0x10
+
 /*
- * dst := dst UNION src.  Requires equal error_rate, tightening, growth, hash
- * id and version (else SBF_E_INCOMPATIBLE); a differing hll_p folds to the
- * smaller one.  Segments of src whose (nbits, k) equal a dst segment and whose
- * combined counts fit its capacity are OR-ed into it; the others are appended.
- * No false negatives either way.
+ * The one compatibility rule of unions: which parameters of a and b differ
+ * (0 = none).  Version, hash, growth and tightening must always match;
+ * error_rate must match unless the union is given its own error_rate.  A
+ * differing capacity or hll_p never matters (the larger initial capacity
+ * is kept; the HyperLogLog folds to the smaller precision).
+ */
+extern uint32_t sbf_union_mismatch(const SbfView *a, const SbfView *b);
+
+/* How sbf_union_many unites. */
+typedef struct SbfUnionSpec
+{
+	double		error_rate;		/* the result's error_rate; 0 = the inputs'
+								 * own, which must then be equal */
+	bool		merge;			/* OR segments of equal geometry that fit;
+								 * false: only drop duplicate segments */
+	bool		enforce;		/* SBF_E_OVER_BUDGET when the result's
+								 * fpr_bound exceeds its error_rate (never
+								 * with tightening 1: no compound bound) */
+} SbfUnionSpec;
+
+/*
+ * out := the union of n >= 1 validated views, a new filter.  The result
+ * depends only on the multiset of the inputs' segments, not on their order
+ * (canonical segment order, see sbf_union.c): equal segments are one;
+ * with merge a segment is OR-ed into an earlier one of equal geometry when
+ * its bits are a subset or the OR stays within the fill expected at
+ * capacity; every other segment is appended unchanged.  No false negatives
+ * either way.  *bound (if not NULL) receives the result's fpr_bound, also
+ * when SBF_E_OVER_BUDGET is returned, so a caller can name the error_rate
+ * that would fit.  SBF_E_INCOMPATIBLE per sbf_union_mismatch.
+ */
+extern SbfStatus sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
+								const SbfUnionSpec *spec, double *bound,
+								size_t prefix, const SbfAllocator *a);
+
+/*
+ * dst := dst UNION src (sbf_union_many with merge, equal error_rates, no
+ * budget check: 1.0's meaning for callers).  On error dst is unchanged.
  */
 extern SbfStatus sbf_union(SbfFilter *dst, const SbfView *src);
+
+/*
+ * dst := dst UNION src with merge and the budget check: error_rate is the
+ * result's (0 = the filters' own, which must be equal).  On error dst is
+ * unchanged; *bound as in sbf_union_many.
+ */
+extern SbfStatus sbf_union_budget(SbfFilter *dst, const SbfView *src,
+								  double error_rate, double *bound);
 
 extern void sbf_filter_free(SbfFilter *f);
 

@@ -40,6 +40,8 @@ sbf_status_message(SbfStatus st)
 			return "filter would exceed the maximum number of segments";
 		case SBF_E_INCOMPATIBLE:
 			return "filters have incompatible parameters";
+		case SBF_E_OVER_BUDGET:
+			return "union would exceed its error budget";
 		case SBF_E_NOMEM:
 			return "out of memory";
 	}

@@ -67,6 +67,6 @@ fuzz_free(void *ptr, void *ctx)
 	free(ptr);
 }
 
-static const SbfAllocator fuzz_allocator = {fuzz_alloc, fuzz_realloc, fuzz_free, NULL};
+static const SbfAllocator fuzz_allocator = {fuzz_alloc, fuzz_realloc, fuzz_free, NULL, NULL};
 
 #endif							/* FUZZ_COMMON_H */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "sbf_core.h"
+#include "sbf_hashset.h"
 
 static void *
 gen_alloc(size_t size, void *ctx)
@@ -34,7 +35,7 @@ gen_free(void *ptr, void *ctx)
 	free(ptr);
 }
 
-static const SbfAllocator gen_allocator = {gen_alloc, gen_realloc, gen_free, NULL};
+static const SbfAllocator gen_allocator = {gen_alloc, gen_realloc, gen_free, NULL, NULL};
 
 /* Writes len bytes to dir/name. */
 static void
@@ -90,6 +91,45 @@ emit(const char *root, const char *name, uint64_t capacity, double e,
 	sbf_filter_free(&f);
 }
 
+/* Writes a hash set of n hashes (maybe streamed past threshold) in all three forms. */
+static void
+emit_hashset(const char *root, const char *name, uint64_t n, uint64_t threshold,
+			 bool with_rate)
+{
+	SbfParams	params = {1000, 0.01, 0.9, 2, 9};
+	SbfHashSet	s;
+	char		dir[512];
+	char		file[256];
+	size_t		size;
+	uint8_t    *buf;
+	uint64_t	i;
+
+	sbf_hs_init(&s, &gen_allocator, &params, threshold);
+	for (i = 0; i < n; i++)
+		if (sbf_hs_add(&s, sbf_hash_int64((int64_t) (i % (n / 2 + 1))), NULL) != SBF_OK ||
+			sbf_hs_add(&s, sbf_hash_int64((int64_t) i), NULL) != SBF_OK)
+			exit(1);
+	snprintf(dir, sizeof(dir), "%s/fuzz_hashset", root);
+	if (sbf_hs_encoded_size(&s, with_rate, SIZE_MAX, &size) != SBF_OK)
+		exit(1);
+	buf = malloc(size + 1);
+	buf[0] = 0;					/* mode 0: sbf_hashset bytes */
+	sbf_hs_encode(&s, with_rate, buf + 1, size);
+	snprintf(file, sizeof(file), "bytes-%s", name);
+	write_file(dir, file, buf, size + 1);
+	free(buf);
+	if (sbf_hs_v1state_size(&s, &size) != SBF_OK)
+		exit(1);
+	buf = malloc(size + 1);
+	buf[0] = 2;					/* mode 2: 1.0 partial state */
+	sbf_hs_v1state_write(&s, buf + 1);
+	snprintf(file, sizeof(file), "v1state-%s", name);
+	if (n > 0)
+		write_file(dir, file, buf, size + 1);
+	free(buf);
+	sbf_hs_free(&s);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -119,6 +159,27 @@ main(int argc, char **argv)
 		write_file(dir, "seed000", seed000, sizeof(seed000));
 		write_file(dir, "incompatible", incompatible, sizeof(incompatible));
 	}
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_hashset", root);
+	mkdir(dir, 0777);
+	{
+		/* mode 1 scripts: a threshold byte, then 3-byte hashes */
+		uint8_t		script[1 + 1 + 3 * 300];
+		int			i;
+
+		script[0] = 1;
+		script[1] = 0;			/* never stream */
+		for (i = 0; i < 3 * 300; i++)
+			script[2 + i] = (uint8_t) (i * 37 % 101);
+		write_file(dir, "engine-no-stream", script, sizeof(script));
+		script[1] = 140;		/* stream past 52 */
+		write_file(dir, "engine-stream", script, sizeof(script));
+	}
+	emit_hashset(root, "empty", 0, 0, false);
+	emit_hashset(root, "one", 1, 0, false);
+	emit_hashset(root, "ten-rate", 10, 0, true);
+	emit_hashset(root, "300", 300, 0, false);
+	emit_hashset(root, "streamed", 300, 100, true);
 
 	emit(root, "empty", 1, 0.01, 2, 0.9, 4, 0, 0);
 	emit(root, "one", 10, 0.01, 2, 0.9, 9, 1, 0);
