@@ -184,6 +184,30 @@ SELECT md5(hs_v10.agg(object)::bytea) = :'s_agg' AS v10_parallel,
 RESET parallel_leader_participation;
 RESET max_parallel_workers_per_gather;
 
+-- partitionwise aggregation: the partial states reach the combine function
+-- in the same process, as read-only expanded objects, not bytes
+CREATE TABLE hs_parted (id int, g int, object text) PARTITION BY LIST (g);
+CREATE TABLE hs_parted_0 PARTITION OF hs_parted FOR VALUES IN (0, 1, 2, 3, 4);
+CREATE TABLE hs_parted_1 PARTITION OF hs_parted FOR VALUES IN (5, 6, 7, 8, 9);
+INSERT INTO hs_parted SELECT id, g, object FROM hs_big;
+ANALYZE hs_parted;
+SET enable_partitionwise_aggregate = on;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT sbf_agg(object), sbf_hashset_agg(object) FROM hs_parted;
+SELECT md5(sbf_agg(object)::bytea) = :'s_agg' AS agg_same,
+	   md5(sbf_hashset_agg(object)::bytea) = :'s_set' AS set_same
+FROM hs_parted;
+-- sorted groups (the plan may or may not aggregate per partition first)
+SET enable_hashagg = off;
+SELECT bool_and(a.f::bytea = b.f::bytea AND a.h::bytea = b.h::bytea) AS partitionwise_same
+FROM (SELECT id % 3 AS k, sbf_agg(object) AS f, sbf_hashset_agg(object) AS h
+	  FROM hs_parted GROUP BY id % 3) a
+JOIN (SELECT id % 3 AS k, sbf_agg(object) AS f, sbf_hashset_agg(object) AS h
+	  FROM hs_big GROUP BY id % 3) b USING (k);
+RESET enable_hashagg;
+RESET enable_partitionwise_aggregate;
+RESET max_parallel_workers_per_gather;
+
 -- malformed values, each through every way bytes come in: text input
 -- (22P02), the bytea cast and binary receive (22P03).  The valid base value
 -- holds the hashes 1, 2, 3 with Rice parameter k = 0: gaps 1, 1, 1 are the

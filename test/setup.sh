@@ -2,6 +2,7 @@
 # Installs what sbf needs on a fresh Debian 12 machine (as root), then builds
 # and installs the extension into the local PostgreSQL 15.
 #   SBF_EXTRA_PACKAGES  more Debian packages to install (benchmarks, study)
+#   CITUS_SRC, CITUS_PATCH  also build and install Citus (test/citus_setup.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,3 +27,8 @@ export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 make -s PG_CONFIG="$PG_CONFIG" WERROR=${WERROR:-1} >/dev/null
 make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 echo "setup: sbf built and installed into $("$PG_CONFIG" --pkglibdir)"
+
+# Citus for test/t/020_citus.pl, built from source (Debian does not package it)
+if [ -n "${CITUS_SRC:-}" ]; then
+	bash test/citus_setup.sh
+fi

@@ -12,6 +12,12 @@
 # checks that every build produces the same bytes for every user.
 #   test/bench/agg_quick.sh                       # installed sbf
 #   test/bench/agg_quick.sh base=/tmp/a/sbf.so new=/tmp/b/sbf.so
+# A build given as LABEL=ext is the installed extension's own sbf_agg (since
+# 1.1 its state type is sbf_hashset, which needs the extension's type), e.g.
+#   test/bench/agg_quick.sh base=/tmp/main/sbf.so new=ext
+# To run against a private installation instead of pg_virtualenv's, start a
+# cluster of it, set PGHOST/PGPORT/PGUSER, and run agg_quick_run.sh directly
+# with REPS, SCALE, WORKERS and QUICK_BUILDS set (test/bench/agg_quick_private.sh).
 # Environment: REPS (default 5), SCALE (default 0.4), WORKERS (default 0).
 # Run as root or as a user that can run pg_virtualenv; the .so files must be
 # readable by the postgres user.

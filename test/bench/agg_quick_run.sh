@@ -31,7 +31,7 @@ echo "# sbf_agg quick benchmark"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "REPS=$REPS SCALE=$SCALE WORKERS=$WORKERS"
 
-declare -A Q
+declare -A Q AGG
 names=(count)
 Q[count]="SELECT count(a) FROM (SELECT user_id, count(*) AS a FROM interactions GROUP BY user_id) s"
 if [ -z "$QUICK_BUILDS" ]; then
@@ -41,6 +41,14 @@ if [ -z "$QUICK_BUILDS" ]; then
 else
 	for b in $QUICK_BUILDS; do
 		label=${b%%=*} so=${b#*=}
+		if [ "$so" = ext ]; then
+			# the installed extension's own sbf_agg (its 1.1 sbf_hashset state)
+			sql "CREATE EXTENSION IF NOT EXISTS sbf"
+			names+=("$label")
+			AGG[$label]="sbf_agg(object)::bytea"
+			Q[$label]="SELECT count(a) FROM (SELECT user_id, ${AGG[$label]} AS a FROM interactions GROUP BY user_id) s"
+			continue
+		fi
 		"${PSQL[@]}" <<SQL
 CREATE SCHEMA $label;
 CREATE FUNCTION $label.trans(internal, text) RETURNS internal
@@ -58,7 +66,8 @@ CREATE AGGREGATE $label.agg(text) (SFUNC = $label.trans, STYPE = internal, SSPAC
 	SERIALFUNC = $label.ser, DESERIALFUNC = $label.deser, PARALLEL = SAFE);
 SQL
 		names+=("$label")
-		Q[$label]="SELECT count(a) FROM (SELECT user_id, $label.agg(object) AS a FROM interactions GROUP BY user_id) s"
+		AGG[$label]="$label.agg(object)"
+		Q[$label]="SELECT count(a) FROM (SELECT user_id, ${AGG[$label]} AS a FROM interactions GROUP BY user_id) s"
 	done
 fi
 
@@ -74,7 +83,7 @@ if [ -n "$QUICK_BUILDS" ]; then
 	for n in "${names[@]:1}"; do
 		sum=$(sql "SET max_parallel_workers_per_gather = 0;
 			SELECT md5(string_agg(md5(a), ',' ORDER BY user_id))
-			FROM (SELECT user_id, $n.agg(object) AS a FROM interactions GROUP BY user_id) s")
+			FROM (SELECT user_id, ${AGG[$n]} AS a FROM interactions GROUP BY user_id) s")
 		echo "bytes of $n: md5 $sum"
 	done
 fi
