@@ -269,9 +269,9 @@ union_collect(UnionPlan *pl, const SbfView *in, uint32_t n, bool own_rate,
 			it->words = in[i].buf + off;
 			off += (size_t) sbf_words_bytes(seg.nbits);
 			union_item_scan(it, a);
+			union_interrupt(a);
 			it++;
 		}
-		union_interrupt(a);
 	}
 	pl->s.nitems = (uint32_t) total;
 	qsort(pl->s.items, total, sizeof(UnionItem), union_item_cmp);
@@ -420,8 +420,7 @@ union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
 		UnionOut   *o;
 		bool		placed = false;
 
-		if (i % 64 == 63)
-			union_interrupt(a);
+		union_interrupt(a);
 		if (s->nout > group &&
 			union_geometry_cmp(s->out[group].seed, x) != 0)
 			group = s->nout;
