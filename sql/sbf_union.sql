@@ -64,6 +64,12 @@ SELECT (a800 || a800)::bytea = ((a800 || a800) || a800)::bytea AS self_union_sta
 	   (sbf_union(a800, a300))::bytea = (a800 || a800)::bytea AS subset_absorbed
 FROM pairs;
 
+-- an empty filter adds nothing, not even an empty segment
+SELECT (pg_temp.shape(sbf_union(a300, sbf_empty(10)))).*,
+	   sbf_union(a300, sbf_empty(10))::bytea = (a300 || a300)::bytea AS same_as_alone,
+	   (sbf_empty() || sbf_empty())::bytea = sbf_empty()::bytea AS empty_stays_empty
+FROM pairs;
+
 -- append: a full and a 800-element segment of one geometry do not fit one
 -- segment, so both stay; the growth chain's bound stays within 0.01
 SELECT (pg_temp.shape(a800 || b2500)).*,

@@ -1571,13 +1571,15 @@ union_budget(void)
 	/* different error_rate: incompatible unless the union has its own */
 	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
 	CHECK_ST(sbf_create(&b, &q, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 34, 0, 10);
+	add_keys(&b, 35, 0, 10);
 	CHECK_ST(validate_filter(&a, &va), SBF_OK);
 	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
 	CHECK(sbf_union_mismatch(&va, &vb) == SBF_DIFF_ERROR_RATE);
 	CHECK_ST(sbf_union_budget(&a, &vb, 0.0, NULL), SBF_E_INCOMPATIBLE);
 	CHECK_ST(sbf_union(&a, &vb), SBF_E_INCOMPATIBLE);
 	CHECK_ST(sbf_union_budget(&a, &vb, 0.02, &bound), SBF_OK);
-	/* the two equal first segments (0.001 and 0.005) both stay */
+	/* the two first segments (errors 0.001 and 0.005) both stay */
 	CHECK(fabs(bound - 0.006) < 1e-12);
 	sbf_filter_free(&a);
 	sbf_filter_free(&b);
@@ -1596,6 +1598,21 @@ union_budget(void)
 		sbf_filter_free(&a);
 		sbf_filter_free(&b);
 	}
+
+	/* an empty filter adds no segment; two empty ones stay one */
+	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&c, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK_ST(sbf_union(&a, &vb), SBF_OK);
+	CHECK(same_bytes(&a, &c));
+	add_keys(&b, 36, 0, 10);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK_ST(sbf_union(&c, &vb), SBF_OK);
+	CHECK(same_bytes(&b, &c));
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+	sbf_filter_free(&c);
 
 	/* tightening 1: no compound bound, so no refusal */
 	CHECK_ST(sbf_create(&a, &seed, 0, &g_alloc), SBF_OK);
