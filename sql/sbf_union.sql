@@ -172,6 +172,11 @@ SELECT (SELECT sbf_union_agg(f) FROM (VALUES (NULL::scalablebloom), (a300), (NUL
 FROM pairs;
 SELECT sbf_union_agg(f, NULL)::bytea = sbf_union_agg(f)::bytea AS null_rate_is_own FROM small;
 
+-- with an error_rate, filters of different error_rate unite, as sbf_union does
+SELECT (SELECT sbf_union_agg(f, 0.1) FROM (VALUES (c2000), (e2000_05)) v(f))::bytea =
+	   sbf_union(c2000, e2000_05, 0.1)::bytea AS same_as_sbf_union
+FROM pairs;
+
 -- the error_rate of sbf_union_agg must be the same in every row
 \x on
 SELECT * FROM pg_temp.try($$SELECT sbf_union_agg(f, 0.2 + g / 1000.0) FROM small$$);
