@@ -87,6 +87,15 @@ extern SbfHsObject *sbf_hso_rw(Datum d);
  */
 extern SbfHashSet *sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp);
 
+/* The error_rate an sbf_hashset datum carries, or 0 (sbf_agg's states). */
+extern double sbf_hs_datum_rate(Datum d);
+
+/*
+ * dst := dst UNION the set of datum d (only read; a flat value is checked
+ * as it is decoded).  allow_filter as for sbf_hso_open.
+ */
+extern void sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter);
+
 /* Frees an expanded set. */
 extern void sbf_hso_free(SbfHsObject *o);
 

@@ -550,36 +550,49 @@ sbf_hs_add_slow(SbfHashSet *s, uint64_t h, SbfHsScratch *sc)
 	return SBF_OK;
 }
 
-/* Adds n sorted, distinct hashes to s. */
+/* Adds n sorted, distinct hashes to s; run is scratch and is changed. */
+SbfStatus
+sbf_hs_union_run(SbfHashSet *s, uint64_t *run, uint64_t n)
+{
+	SbfHsIter	it;
+	SbfStatus	status;
+
+	if (n == 0)
+		return SBF_OK;
+	if (!s->streaming)
+	{
+		status = sbf_hs_flush(s, NULL);
+		if (status != SBF_OK)
+			return status;
+	}
+	if (s->streaming)
+	{
+		hs_iter_start(&it, run, n, NULL, 0);
+		return hs_filter_add_all(&s->stream, &it, &s->alloc, s->interrupt);
+	}
+	s->nrows += n;
+	status = hs_merge(s, run, n);
+	if (status == SBF_OK && !s->streaming)
+		status = hs_size_buffer(s);
+	return status;
+}
+
+/* Adds n sorted, distinct hashes to s (h is only read). */
 SbfStatus
 sbf_hs_union_sorted(SbfHashSet *s, const uint64_t *h, uint64_t n)
 {
-	SbfHsIter	it;
 	uint64_t   *run;
 	SbfStatus	status;
 
 	if (n == 0)
 		return SBF_OK;
-	if (s->streaming)
-	{
-		hs_iter_start(&it, h, n, NULL, 0);
-		return hs_filter_add_all(&s->stream, &it, &s->alloc, s->interrupt);
-	}
-	status = sbf_hs_flush(s, NULL);
-	if (status != SBF_OK)
-		return status;
-	if (s->streaming)
-		return sbf_hs_union_sorted(s, h, n);
 	/* hs_merge changes its run */
 	run = s->alloc.alloc(n * sizeof(uint64_t), s->alloc.ctx);
 	if (run == NULL)
 		return SBF_E_NOMEM;
 	memcpy(run, h, n * sizeof(uint64_t));
-	s->nrows += n;
-	status = hs_merge(s, run, n);
+	status = sbf_hs_union_run(s, run, n);
 	s->alloc.free(run, s->alloc.ctx);
-	if (status == SBF_OK && !s->streaming)
-		status = hs_size_buffer(s);
 	return status;
 }
 
@@ -645,7 +658,7 @@ sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src)
 		{
 			while (hs_iter_next(&it, &h))
 				run[r++] = h;
-			status = sbf_hs_union_sorted(dst, run, r);
+			status = sbf_hs_union_run(dst, run, r);
 			dst->alloc.free(run, dst->alloc.ctx);
 		}
 	}

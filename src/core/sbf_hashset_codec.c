@@ -12,50 +12,45 @@
 
 /* ---- the sbf_hashset codec ---- */
 
-/* Bits of the Rice code of the set's gaps with parameter k (saturating). */
-static uint64_t
-hs_rice_bits(const uint64_t *h, uint64_t n, int k)
-{
-	uint64_t	bits = 0;
-	uint64_t	prev = 0;
-	uint64_t	i;
-
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	q = (h[i] - prev) >> k;
-
-		prev = h[i];
-		bits += q + 1 + (uint64_t) k;
-		if (bits > (UINT64_MAX >> 4))
-			return UINT64_MAX >> 4;
-	}
-	return bits;
-}
-
 /*
- * The k with the fewest bits: the best Rice parameter for a geometric gap
- * distribution is near log2 of the mean gap, so k0 - 1 .. k0 + 1 are tried.
+ * The Rice parameter with the fewest bits, and that number.  The best k for
+ * a geometric gap distribution is near log2 of the mean gap, so k0 - 1 ..
+ * k0 + 1 are tried, in one pass: a code of gap g with parameter k takes
+ * (g >> k) + 1 + k bits.  The sums cannot overflow: sum(g >> k) <= h[n-1].
  */
 static int
 hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits)
 {
 	int			k0;
-	int			best = 0;
-	int			k;
+	int			lo;
+	uint64_t	sum[3] = {0, 0, 0};
+	uint64_t	prev = 0;
+	uint64_t	i;
+	int			best = -1;
+	int			j;
 
 	*bits = 0;
 	if (n == 0)
 		return 0;
 	k0 = h[n - 1] / n == 0 ? 0 : sbf_log2_64(h[n - 1] / n);
-	*bits = UINT64_MAX;
-	for (k = SBF_HS_MAX(k0 - 1, 0); k <= SBF_HS_MIN(k0 + 1, 63); k++)
+	lo = SBF_HS_MAX(k0 - 1, 0);
+	for (i = 0; i < n; i++)
 	{
-		uint64_t	b = hs_rice_bits(h, n, k);
+		uint64_t	g = h[i] - prev;
 
-		if (b < *bits)
+		prev = h[i];
+		sum[0] += g >> lo;
+		sum[1] += g >> SBF_HS_MIN(lo + 1, 63);
+		sum[2] += g >> SBF_HS_MIN(lo + 2, 63);
+	}
+	for (j = 0; j < 3 && lo + j <= 63; j++)
+	{
+		uint64_t	b = sum[j] + n * (uint64_t) (lo + j + 1);
+
+		if (best < 0 || b < *bits)
 		{
 			*bits = b;
-			best = k;
+			best = lo + j;
 		}
 	}
 	return best;
@@ -277,9 +272,9 @@ hs_walk(const SbfHsView *v, uint64_t *out)
 	return SBF_HS_OK;
 }
 
-/* The one validator of sbf_hashset bytes. */
+/* Checks a value's header (and an embedded filter), not a set's body. */
 SbfHsError
-sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
+sbf_hs_parse(const uint8_t *buf, size_t len, SbfHsView *v)
 {
 	int			i;
 
@@ -327,7 +322,25 @@ sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
 	if (v->count > SBF_HS_MAX_COUNT ||
 		v->count > (uint64_t) (len - v->body) * 8 / ((uint64_t) v->k + 1))
 		return SBF_HS_E_COUNT;
+	return SBF_HS_OK;
+}
+
+/* The one validator of sbf_hashset bytes: the header, then the body. */
+SbfHsError
+sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
+{
+	SbfHsError	e = sbf_hs_parse(buf, len, v);
+
+	if (e != SBF_HS_OK || (v->flags & SBF_HS_FLAG_FILTER))
+		return e;
 	return hs_walk(v, NULL);
+}
+
+/* Checks and decodes the body of a parsed hash set into out[0..v->count). */
+SbfHsError
+sbf_hs_walk(const SbfHsView *v, uint64_t *out)
+{
+	return hs_walk(v, out);
 }
 
 /* Decodes a validated hash-set body. */
