@@ -43,7 +43,7 @@ static Size hso_get_flat_size(ExpandedObjectHeader *eohptr);
 static void hso_flatten_into(ExpandedObjectHeader *eohptr, void *result,
 							 Size allocated_size);
 
-static const ExpandedObjectMethods hso_methods = {
+const ExpandedObjectMethods sbf_hso_methods = {
 	hso_get_flat_size,
 	hso_flatten_into
 };
@@ -86,7 +86,7 @@ hso_new_in(MemoryContext cxt, const SbfParams *params, uint64 threshold,
 	SbfHsObject *o = MemoryContextAllocZero(cxt, sizeof(SbfHsObject));
 	SbfAllocator a = sbf_palloc_allocator;
 
-	EOH_init_header(&o->hdr, &hso_methods, cxt);
+	EOH_init_header(&o->hdr, &sbf_hso_methods, cxt);
 	a.ctx = cxt;
 	sbf_hs_init(&o->hs, &a, params, threshold);
 	o->hs.interrupt = sbf_hs_interrupt;
@@ -177,18 +177,9 @@ hso_of(Datum d)
 	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
 		return NULL;
 	eoh = DatumGetEOHP(d);
-	if (eoh->eoh_methods != &hso_methods)
+	if (eoh->eoh_methods != &sbf_hso_methods)
 		return NULL;
 	return (SbfHsObject *) eoh;
-}
-
-/* Our read-write expanded object behind d, or NULL. */
-SbfHsObject *
-sbf_hso_rw(Datum d)
-{
-	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
-		return NULL;
-	return hso_of(d);
 }
 
 /* Size of the flat form (varlena header included); 54000 past 1 GB. */

@@ -72,11 +72,23 @@ extern SbfHsObject *sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext agg
 									  const SbfParams *params, uint64 threshold,
 									  bool with_rate);
 
+/* The methods of our expanded objects (how one is recognised). */
+extern const ExpandedObjectMethods sbf_hso_methods;
+
 /*
  * The expanded object behind datum d if it is one of ours and read-write,
- * else NULL.
+ * else NULL.  Inline: every transition call asks.
  */
-extern SbfHsObject *sbf_hso_rw(Datum d);
+static inline SbfHsObject *
+sbf_hso_rw(Datum d)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	return eoh->eoh_methods == &sbf_hso_methods ? (SbfHsObject *) eoh : NULL;
+}
 
 /*
  * The set of an sbf_hashset datum for reading: the object itself when d is
