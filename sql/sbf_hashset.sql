@@ -208,6 +208,19 @@ RESET enable_hashagg;
 RESET enable_partitionwise_aggregate;
 RESET max_parallel_workers_per_gather;
 
+-- window aggregates restart and move their frame over the expanded state;
+-- DISTINCT and ORDER BY inputs go through the same transition function
+SELECT bool_and(w::bytea = (SELECT sbf_agg('sku:' || j)::bytea
+							FROM generate_series(greatest(i - 2, 1), i) j)) AS window_agg,
+	   bool_and(# h = least(i, 3)) AS window_set
+FROM (SELECT i, sbf_agg('sku:' || i) OVER w AS w, sbf_hashset_agg('sku:' || i) OVER w AS h
+	  FROM generate_series(1, 300) i
+	  WINDOW w AS (ORDER BY i ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)) t;
+SELECT sbf_agg(DISTINCT object ORDER BY object)::bytea = (SELECT sbf_agg(object)::bytea FROM hs_interactions)
+	   AS distinct_agg,
+	   # sbf_hashset_agg(DISTINCT object ORDER BY object) AS distinct_set
+FROM hs_interactions;
+
 -- malformed values, each through every way bytes come in: text input
 -- (22P02), the bytea cast and binary receive (22P03).  The valid base value
 -- holds the hashes 1, 2, 3 with Rice parameter k = 0: gaps 1, 1, 1 are the

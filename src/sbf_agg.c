@@ -253,6 +253,15 @@ sbf_agg_hs_final(PG_FUNCTION_ARGS)
 	PG_RETURN_SCALABLEBLOOM_P(result);
 }
 
+/* The error_rate of an sbf_agg state datum (the default if it has none). */
+static double
+agg_datum_rate(Datum d)
+{
+	double		rate = sbf_hs_datum_rate(d);
+
+	return rate == 0.0 ? SBF_DEFAULT_ERROR_RATE : rate;
+}
+
 /*
  * sbf_agg combine over sbf_hashset states: exact union (see sbf_hs_union
  * for streamed sides).  The second state, a worker's flat partial state or
@@ -263,37 +272,23 @@ sbf_agg_hs_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_combine");
 	SbfHsObject *o;
-	SbfHsObject *tmp;
-	SbfHashSet *src;
-	SbfStatus	st;
 
 	if (PG_ARGISNULL(1))
 		return agg_skip(fcinfo);
-	src = sbf_hso_open(PG_GETARG_DATUM(1), true, &tmp);
 	if (PG_ARGISNULL(0) || (o = sbf_hso_rw(PG_GETARG_DATUM(0))) == NULL)
 	{
-		SbfHsObject *tmp0 = NULL;
-		SbfHashSet *s0 = PG_ARGISNULL(0) ? NULL :
-			sbf_hso_open(PG_GETARG_DATUM(0), true, &tmp0);
+		/* a new state with the first input's error_rate and hashes */
+		Datum		first = PG_GETARG_DATUM(PG_ARGISNULL(0) ? 1 : 0);
+		SbfParams	p;
 
-		o = sbf_hso_new_state(fcinfo, aggcxt, s0 ? &s0->params : &src->params,
-							  SBF_HS_AGG_THRESHOLD, true);
-		if (s0 != NULL)
-		{
-			st = sbf_hs_union(&o->hs, s0);
-			if (st != SBF_OK)
-				sbf_report_status(st);
-		}
-		if (tmp0 != NULL)
-			sbf_hso_free(tmp0);
+		agg_new_params(agg_datum_rate(first), &p);
+		o = sbf_hso_new_state(fcinfo, aggcxt, &p, SBF_HS_AGG_THRESHOLD, true);
+		if (!PG_ARGISNULL(0))
+			sbf_hs_union_datum(&o->hs, first, true);
 	}
 	o->flat_size = 0;
-	agg_check_rate(o->hs.params.error_rate, src->params.error_rate);
-	st = sbf_hs_union(&o->hs, src);
-	if (st != SBF_OK)
-		sbf_report_status(st);
-	if (tmp != NULL)
-		sbf_hso_free(tmp);
+	agg_check_rate(o->hs.params.error_rate, agg_datum_rate(PG_GETARG_DATUM(1)));
+	sbf_hs_union_datum(&o->hs, PG_GETARG_DATUM(1), true);
 	return EOHPGetRWDatum(&o->hdr);
 }
 

@@ -43,7 +43,7 @@ static Size hso_get_flat_size(ExpandedObjectHeader *eohptr);
 static void hso_flatten_into(ExpandedObjectHeader *eohptr, void *result,
 							 Size allocated_size);
 
-static const ExpandedObjectMethods hso_methods = {
+const ExpandedObjectMethods sbf_hso_methods = {
 	hso_get_flat_size,
 	hso_flatten_into
 };
@@ -86,7 +86,7 @@ hso_new_in(MemoryContext cxt, const SbfParams *params, uint64 threshold,
 	SbfHsObject *o = MemoryContextAllocZero(cxt, sizeof(SbfHsObject));
 	SbfAllocator a = sbf_palloc_allocator;
 
-	EOH_init_header(&o->hdr, &hso_methods, cxt);
+	EOH_init_header(&o->hdr, &sbf_hso_methods, cxt);
 	a.ctx = cxt;
 	sbf_hs_init(&o->hs, &a, params, threshold);
 	o->hs.interrupt = sbf_hs_interrupt;
@@ -177,18 +177,9 @@ hso_of(Datum d)
 	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
 		return NULL;
 	eoh = DatumGetEOHP(d);
-	if (eoh->eoh_methods != &hso_methods)
+	if (eoh->eoh_methods != &sbf_hso_methods)
 		return NULL;
 	return (SbfHsObject *) eoh;
-}
-
-/* Our read-write expanded object behind d, or NULL. */
-SbfHsObject *
-sbf_hso_rw(Datum d)
-{
-	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
-		return NULL;
-	return hso_of(d);
 }
 
 /* Size of the flat form (varlena header included); 54000 past 1 GB. */
@@ -292,6 +283,75 @@ sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp)
 		sbf_hs_report_status(st);
 	*tmp = o;
 	return &o->hs;
+}
+
+/*
+ * The error_rate an sbf_hashset datum carries (flag bit 0, or an expanded
+ * sbf_agg state's), or 0.
+ */
+double
+sbf_hs_datum_rate(Datum d)
+{
+	SbfHsObject *o = hso_of(d);
+	struct varlena *flat;
+	SbfHsView	v;
+	SbfHsError	e;
+
+	if (o != NULL)
+		return o->with_rate ? o->hs.params.error_rate : 0.0;
+	flat = PG_DETOAST_DATUM(d);
+	e = sbf_hs_parse((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &v);
+	if (e != SBF_HS_OK)
+		hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
+	return v.error_rate;
+}
+
+/*
+ * dst := dst UNION the set of datum d (only read).  A flat hash set is
+ * checked while it is decoded into one array that is merged in place, the
+ * fast path of every combine.
+ */
+void
+sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
+{
+	struct varlena *flat;
+	SbfHsView	v;
+	SbfHsError	e;
+	SbfStatus	st;
+	uint64	   *run;
+
+	if (hso_of(d) == NULL)
+	{
+		flat = PG_DETOAST_DATUM(d);
+		e = sbf_hs_parse((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &v);
+		if (e != SBF_HS_OK)
+			hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
+		if (!(v.flags & SBF_HS_FLAG_FILTER))
+		{
+			if (v.count == 0)
+				return;
+			/* count <= SBF_HS_MAX_COUNT: the array is below 1 GB */
+			run = palloc(v.count * sizeof(uint64));
+			e = sbf_hs_walk(&v, run);
+			if (e != SBF_HS_OK)
+				hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
+			st = sbf_hs_union_run(dst, run, v.count);
+			if (st != SBF_OK)
+				sbf_hs_report_status(st);
+			pfree(run);
+			return;
+		}
+	}
+	{
+		SbfHsObject *tmp;
+		SbfHashSet *s = sbf_hso_open(d, allow_filter, &tmp);
+
+		st = sbf_hs_union(dst, s);
+		if (st != SBF_OK)
+			sbf_hs_report_status(st);
+		if (tmp != NULL)
+			sbf_hso_free(tmp);
+	}
 }
 
 /* A flat sbf_hashset (in CurrentMemoryContext) of a set, without error_rate. */
@@ -492,22 +552,12 @@ static SbfHsObject *
 hs_agg_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 {
 	SbfHsObject *o;
-	SbfHsObject *tmp;
-	SbfStatus	st;
 
 	if (!PG_ARGISNULL(0) && (o = sbf_hso_rw(PG_GETARG_DATUM(0))) != NULL)
 		return o;
 	o = sbf_hso_new_state(fcinfo, aggcxt, NULL, 0, false);
 	if (!PG_ARGISNULL(0))
-	{
-		SbfHashSet *s = sbf_hso_open(PG_GETARG_DATUM(0), false, &tmp);
-
-		st = sbf_hs_union(&o->hs, s);
-		if (st != SBF_OK)
-			sbf_hs_report_status(st);
-		if (tmp != NULL)
-			sbf_hso_free(tmp);
-	}
+		sbf_hs_union_datum(&o->hs, PG_GETARG_DATUM(0), false);
 	return o;
 }
 
@@ -520,9 +570,6 @@ sbf_hashset_union_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_union_trans");
 	SbfHsObject *o;
-	SbfHsObject *tmp;
-	SbfHashSet *s;
-	SbfStatus	st;
 
 	if (PG_ARGISNULL(1))
 	{
@@ -531,12 +578,7 @@ sbf_hashset_union_trans(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 	o = hs_agg_state(fcinfo, aggcxt);
-	s = sbf_hso_open(PG_GETARG_DATUM(1), false, &tmp);
-	st = sbf_hs_union(&o->hs, s);
-	if (st != SBF_OK)
-		sbf_hs_report_status(st);
-	if (tmp != NULL)
-		sbf_hso_free(tmp);
+	sbf_hs_union_datum(&o->hs, PG_GETARG_DATUM(1), false);
 	PG_RETURN_DATUM(sbf_hso_datum(o));
 }
 

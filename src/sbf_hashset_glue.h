@@ -72,11 +72,23 @@ extern SbfHsObject *sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext agg
 									  const SbfParams *params, uint64 threshold,
 									  bool with_rate);
 
+/* The methods of our expanded objects (how one is recognised). */
+extern const ExpandedObjectMethods sbf_hso_methods;
+
 /*
  * The expanded object behind datum d if it is one of ours and read-write,
- * else NULL.
+ * else NULL.  Inline: every transition call asks.
  */
-extern SbfHsObject *sbf_hso_rw(Datum d);
+static inline SbfHsObject *
+sbf_hso_rw(Datum d)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	return eoh->eoh_methods == &sbf_hso_methods ? (SbfHsObject *) eoh : NULL;
+}
 
 /*
  * The set of an sbf_hashset datum for reading: the object itself when d is
@@ -86,6 +98,15 @@ extern SbfHsObject *sbf_hso_rw(Datum d);
  * allow_filter: accept a streamed sbf_agg state (else 22023).
  */
 extern SbfHashSet *sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp);
+
+/* The error_rate an sbf_hashset datum carries, or 0 (sbf_agg's states). */
+extern double sbf_hs_datum_rate(Datum d);
+
+/*
+ * dst := dst UNION the set of datum d (only read; a flat value is checked
+ * as it is decoded).  allow_filter as for sbf_hso_open.
+ */
+extern void sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter);
 
 /* Frees an expanded set. */
 extern void sbf_hso_free(SbfHsObject *o);

@@ -77,6 +77,24 @@ hs_cmp64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* Bits of the bucket index hs_sort_unique uses for n hashes: about n/4 buckets. */
+static inline int
+hs_bucket_bits(uint64_t n)
+{
+	int			bits = sbf_log2_64(n) - 2;
+
+	return SBF_HS_MIN(SBF_HS_MAX(bits, 1), 16);
+}
+
+/* Counters hs_sort_unique needs for n hashes (0: none). */
+static inline size_t
+hs_count_size(uint64_t n)
+{
+	if (n <= SBF_HS_SMALL_SORT || n > UINT32_MAX)
+		return 0;
+	return ((size_t) 1 << hs_bucket_bits(n)) + 1;
+}
+
 /*
  * Sorts src[0..n) into dst (n entries; dst may be src only when n <=
  * SBF_HS_SMALL_SORT) and drops repeats; returns the number of distinct
@@ -84,7 +102,7 @@ hs_cmp64(const void *pa, const void *pb)
  * their top bits into about n/4 buckets leaves buckets of a few hashes,
  * sorted by insertion; a bucket that is large anyway (repeats, or inputs
  * built to collide) is sorted by qsort, so the worst case stays n log n.
- * count has room for 2^16 + 1 counters.
+ * count has room for hs_count_size(n) counters.
  */
 static uint64_t
 hs_sort_unique(const uint64_t *src, uint64_t n, uint64_t *dst, uint32_t *count)
@@ -105,13 +123,12 @@ hs_sort_unique(const uint64_t *src, uint64_t n, uint64_t *dst, uint32_t *count)
 	}
 	else
 	{
-		int			bits = sbf_log2_64(n) - 2;
+		int			bits = hs_bucket_bits(n);
 		int			shift;
 		uint32_t	nb;
 		uint32_t	b;
 		uint64_t	start = 0;
 
-		bits = SBF_HS_MIN(SBF_HS_MAX(bits, 1), 16);
 		shift = 64 - bits;
 		nb = (uint32_t) 1 << bits;
 		memset(count, 0, (nb + 1) * sizeof(uint32_t));
@@ -246,9 +263,10 @@ hs_iter_of(const SbfHashSet *s, const SbfAllocator *a, SbfHsIter *it,
 		run = a->alloc(s->nbuf * sizeof(uint64_t), a->ctx);
 		if (run == NULL)
 			return SBF_E_NOMEM;
-		if (s->nbuf > SBF_HS_SMALL_SORT)
+		if (hs_count_size(s->nbuf) > 0)
 		{
-			count = a->alloc(((1 << 16) + 1) * sizeof(uint32_t), a->ctx);
+			/* as many counters as this sort uses: a small set stays cheap */
+			count = a->alloc(hs_count_size(s->nbuf) * sizeof(uint32_t), a->ctx);
 			if (count == NULL)
 			{
 				a->free(run, a->ctx);
@@ -510,17 +528,26 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 		return SBF_OK;
 	if (s->nbuf <= SBF_HS_SMALL_SORT)
 		run = s->buf;			/* sorted in place */
-	else
+	else if (sc != NULL)
 	{
-		if (sc == NULL)
-			sc = &local;
 		status = hs_scratch_reserve(sc, s->bufcap);
 		if (status != SBF_OK)
+			return status;
+		run = sc->tmp;
+	}
+	else
+	{
+		/* one sort: scratch of exactly its size */
+		sc = &local;
+		local.tmp = s->alloc.alloc(s->nbuf * sizeof(uint64_t), s->alloc.ctx);
+		local.count = s->alloc.alloc(hs_count_size(s->nbuf) * sizeof(uint32_t),
+									 s->alloc.ctx);
+		if (local.tmp == NULL || local.count == NULL)
 		{
 			sbf_hs_scratch_free(&local);
-			return status;
+			return SBF_E_NOMEM;
 		}
-		run = sc->tmp;
+		run = local.tmp;
 	}
 	s->nrows += s->nbuf;
 	r = hs_sort_unique(s->buf, s->nbuf, run, sc != NULL ? sc->count : NULL);
@@ -550,36 +577,49 @@ sbf_hs_add_slow(SbfHashSet *s, uint64_t h, SbfHsScratch *sc)
 	return SBF_OK;
 }
 
-/* Adds n sorted, distinct hashes to s. */
+/* Adds n sorted, distinct hashes to s; run is scratch and is changed. */
+SbfStatus
+sbf_hs_union_run(SbfHashSet *s, uint64_t *run, uint64_t n)
+{
+	SbfHsIter	it;
+	SbfStatus	status;
+
+	if (n == 0)
+		return SBF_OK;
+	if (!s->streaming)
+	{
+		status = sbf_hs_flush(s, NULL);
+		if (status != SBF_OK)
+			return status;
+	}
+	if (s->streaming)
+	{
+		hs_iter_start(&it, run, n, NULL, 0);
+		return hs_filter_add_all(&s->stream, &it, &s->alloc, s->interrupt);
+	}
+	s->nrows += n;
+	status = hs_merge(s, run, n);
+	if (status == SBF_OK && !s->streaming)
+		status = hs_size_buffer(s);
+	return status;
+}
+
+/* Adds n sorted, distinct hashes to s (h is only read). */
 SbfStatus
 sbf_hs_union_sorted(SbfHashSet *s, const uint64_t *h, uint64_t n)
 {
-	SbfHsIter	it;
 	uint64_t   *run;
 	SbfStatus	status;
 
 	if (n == 0)
 		return SBF_OK;
-	if (s->streaming)
-	{
-		hs_iter_start(&it, h, n, NULL, 0);
-		return hs_filter_add_all(&s->stream, &it, &s->alloc, s->interrupt);
-	}
-	status = sbf_hs_flush(s, NULL);
-	if (status != SBF_OK)
-		return status;
-	if (s->streaming)
-		return sbf_hs_union_sorted(s, h, n);
 	/* hs_merge changes its run */
 	run = s->alloc.alloc(n * sizeof(uint64_t), s->alloc.ctx);
 	if (run == NULL)
 		return SBF_E_NOMEM;
 	memcpy(run, h, n * sizeof(uint64_t));
-	s->nrows += n;
-	status = hs_merge(s, run, n);
+	status = sbf_hs_union_run(s, run, n);
 	s->alloc.free(run, s->alloc.ctx);
-	if (status == SBF_OK && !s->streaming)
-		status = hs_size_buffer(s);
 	return status;
 }
 
@@ -645,7 +685,7 @@ sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src)
 		{
 			while (hs_iter_next(&it, &h))
 				run[r++] = h;
-			status = sbf_hs_union_sorted(dst, run, r);
+			status = sbf_hs_union_run(dst, run, r);
 			dst->alloc.free(run, dst->alloc.ctx);
 		}
 	}

@@ -115,6 +115,16 @@ typedef struct SbfHsView
  */
 extern SbfHsError sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v);
 
+/*
+ * The validator in two steps, for readers that decode anyway: sbf_hs_parse
+ * checks the header (and an embedded filter) and bounds the count by the
+ * body's length; sbf_hs_walk then checks the body of a hash set while
+ * decoding it into out[0..v->count).  Together they accept exactly what
+ * sbf_hs_validate accepts.
+ */
+extern SbfHsError sbf_hs_parse(const uint8_t *buf, size_t len, SbfHsView *v);
+extern SbfHsError sbf_hs_walk(const SbfHsView *v, uint64_t *out);
+
 /* Decodes a validated hash-set body into out[0..v->count). */
 extern void sbf_hs_decode(const SbfHsView *v, uint64_t *out);
 
@@ -208,6 +218,8 @@ extern SbfStatus sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src);
 
 /* Adds n sorted, distinct hashes (a decoded sbf_hashset) to s. */
 extern SbfStatus sbf_hs_union_sorted(SbfHashSet *s, const uint64_t *h, uint64_t n);
+/* The same without a copy: run is the caller's scratch and is changed. */
+extern SbfStatus sbf_hs_union_run(SbfHashSet *s, uint64_t *run, uint64_t n);
 
 /* Takes a sorted array of n distinct hashes allocated with s's allocator. */
 extern SbfStatus sbf_hs_adopt(SbfHashSet *s, uint64_t *set, uint64_t n);

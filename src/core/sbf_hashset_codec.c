@@ -12,50 +12,45 @@
 
 /* ---- the sbf_hashset codec ---- */
 
-/* Bits of the Rice code of the set's gaps with parameter k (saturating). */
-static uint64_t
-hs_rice_bits(const uint64_t *h, uint64_t n, int k)
-{
-	uint64_t	bits = 0;
-	uint64_t	prev = 0;
-	uint64_t	i;
-
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	q = (h[i] - prev) >> k;
-
-		prev = h[i];
-		bits += q + 1 + (uint64_t) k;
-		if (bits > (UINT64_MAX >> 4))
-			return UINT64_MAX >> 4;
-	}
-	return bits;
-}
-
 /*
- * The k with the fewest bits: the best Rice parameter for a geometric gap
- * distribution is near log2 of the mean gap, so k0 - 1 .. k0 + 1 are tried.
+ * The Rice parameter with the fewest bits, and that number.  The best k for
+ * a geometric gap distribution is near log2 of the mean gap, so k0 - 1 ..
+ * k0 + 1 are tried, in one pass: a code of gap g with parameter k takes
+ * (g >> k) + 1 + k bits.  The sums cannot overflow: sum(g >> k) <= h[n-1].
  */
 static int
 hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits)
 {
 	int			k0;
-	int			best = 0;
-	int			k;
+	int			lo;
+	uint64_t	sum[3] = {0, 0, 0};
+	uint64_t	prev = 0;
+	uint64_t	i;
+	int			best = -1;
+	int			j;
 
 	*bits = 0;
 	if (n == 0)
 		return 0;
 	k0 = h[n - 1] / n == 0 ? 0 : sbf_log2_64(h[n - 1] / n);
-	*bits = UINT64_MAX;
-	for (k = SBF_HS_MAX(k0 - 1, 0); k <= SBF_HS_MIN(k0 + 1, 63); k++)
+	lo = SBF_HS_MAX(k0 - 1, 0);
+	for (i = 0; i < n; i++)
 	{
-		uint64_t	b = hs_rice_bits(h, n, k);
+		uint64_t	g = h[i] - prev;
 
-		if (b < *bits)
+		prev = h[i];
+		sum[0] += g >> lo;
+		sum[1] += g >> SBF_HS_MIN(lo + 1, 63);
+		sum[2] += g >> SBF_HS_MIN(lo + 2, 63);
+	}
+	for (j = 0; j < 3 && lo + j <= 63; j++)
+	{
+		uint64_t	b = sum[j] + n * (uint64_t) (lo + j + 1);
+
+		if (best < 0 || b < *bits)
 		{
 			*bits = b;
-			best = k;
+			best = lo + j;
 		}
 	}
 	return best;
@@ -85,26 +80,54 @@ sbf_hs_encoded_size(SbfHashSet *s, bool with_rate, size_t max_bytes, size_t *siz
 	return SBF_OK;
 }
 
-/* Bit writer: fills bytes from their least significant bit. */
+/* Bit writer: fills 64-bit little-endian words from their low bit. */
 typedef struct HsBitWriter
 {
 	uint8_t    *p;
-	uint64_t	acc;
-	int			nacc;
+	uint64_t	acc;			/* pending bits, nacc of them */
+	int			nacc;			/* 0..63 */
 } HsBitWriter;
 
-/* Appends the low nbits (<= 32) of v. */
+/* Appends the low nbits (1..64) of v (v < 2^nbits). */
 static inline void
 hs_put(HsBitWriter *w, uint64_t v, int nbits)
 {
+	int			rest = w->nacc + nbits - 64;
+
 	w->acc |= v << w->nacc;
-	w->nacc += nbits;
-	while (w->nacc >= 8)
+	if (rest < 0)
 	{
-		*w->p++ = (uint8_t) w->acc;
-		w->acc >>= 8;
-		w->nacc -= 8;
+		w->nacc += nbits;
+		return;
 	}
+	/* a word is complete: every byte of it belongs to the stream */
+	sbf_store64(w->p, w->acc);
+	w->p += 8;
+	w->acc = rest > 0 ? v >> (nbits - rest) : 0;
+	w->nacc = rest;
+}
+
+/* Appends the Rice code of gap g with parameter k. */
+static inline void
+hs_put_gap(HsBitWriter *w, uint64_t g, int k)
+{
+	uint64_t	q = g >> k;
+	uint64_t	r = k == 0 ? 0 : g & ((UINT64_C(1) << k) - 1);
+
+	if (q + 1 + (uint64_t) k <= 64)
+	{
+		/* q zero bits, a one bit, the remainder: one append */
+		hs_put(w, ((r << 1) | 1) << q, (int) q + 1 + k);
+		return;
+	}
+	while (q >= 64)
+	{
+		hs_put(w, 0, 64);
+		q -= 64;
+	}
+	hs_put(w, UINT64_C(1) << q, (int) q + 1);
+	if (k > 0)
+		hs_put(w, r, k);
 }
 
 /* Writes the encoding of s (sized by sbf_hs_encoded_size). */
@@ -138,106 +161,88 @@ sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out, size_t size)
 		HsBitWriter w = {body, 0, 0};
 		uint64_t	prev = 0;
 		uint64_t	i;
+		int			j;
 
 		for (i = 0; i < s->nset; i++)
 		{
-			uint64_t	g = s->set[i] - prev;
-			uint64_t	q = g >> k;
-
+			hs_put_gap(&w, s->set[i] - prev, k);
 			prev = s->set[i];
-			while (q >= 32)
-			{
-				hs_put(&w, 0, 32);
-				q -= 32;
-			}
-			hs_put(&w, (uint64_t) 1 << q, (int) q + 1);
-			if (k > 32)
-			{
-				hs_put(&w, g & 0xFFFFFFFFu, 32);
-				hs_put(&w, (g >> 32) & ((UINT64_C(1) << (k - 32)) - 1), k - 32);
-			}
-			else if (k > 0)
-				hs_put(&w, g & ((UINT64_C(1) << k) - 1), k);
 		}
-		if (w.nacc > 0)
-			*w.p++ = (uint8_t) w.acc;
-	}
-}
-
-/* Bit reader over the body; refills a byte at a time. */
-typedef struct HsBitReader
-{
-	const uint8_t *p;
-	const uint8_t *end;
-	uint64_t	acc;
-	int			nacc;
-} HsBitReader;
-
-/* Tops the accumulator up to at least 57 bits, or to the end of the body. */
-static inline void
-hs_refill(HsBitReader *r)
-{
-	while (r->nacc <= 56 && r->p < r->end)
-	{
-		r->acc |= (uint64_t) *r->p++ << r->nacc;
-		r->nacc += 8;
+		/* the last, partial word: only its bytes that hold bits */
+		for (j = 0; j < w.nacc; j += 8)
+			*w.p++ = (uint8_t) (w.acc >> j);
 	}
 }
 
 /*
- * Reads the next gap with parameter k into *g; SBF_HS_E_TRUNCATED when the
- * body ends first, SBF_HS_E_ORDER when the gap does not fit 64 bits.
+ * The 64 bits of a body from bit pos on (bits past its end read as 0); at
+ * least 57 of them are the stream's when pos is inside it.
+ */
+static inline uint64_t
+hs_peek(const uint8_t *body, size_t len, uint64_t pos)
+{
+	size_t		byte = (size_t) (pos >> 3);
+	uint64_t	w;
+
+	if (byte + 8 <= len)
+		w = sbf_load64(body + byte);
+	else
+	{
+		uint8_t		tmp[8] = {0};
+
+		if (byte < len)
+			memcpy(tmp, body + byte, len - byte);
+		w = sbf_load64(tmp);
+	}
+	return w >> (pos & 7);
+}
+
+/*
+ * Reads the gap at bit *pos with parameter k into *g; SBF_HS_E_TRUNCATED
+ * when the body ends first, SBF_HS_E_ORDER when the gap does not fit 64
+ * bits.
  */
 static inline SbfHsError
-hs_read_gap(HsBitReader *r, int k, uint64_t *g)
+hs_read_gap(const uint8_t *body, size_t len, uint64_t *pos, int k, uint64_t *g)
 {
+	uint64_t	nbits = (uint64_t) len * 8;
+	uint64_t	qmax = UINT64_MAX >> k;
 	uint64_t	q = 0;
 	uint64_t	rem = 0;
-	uint64_t	qmax = UINT64_MAX >> k;
+	uint64_t	w;
 
 	for (;;)
 	{
-		int			t;
-
-		hs_refill(r);
-		if (r->nacc == 0)
+		if (*pos >= nbits)
 			return SBF_HS_E_TRUNCATED;
-		if (r->acc == 0)
-		{
-			q += (uint64_t) r->nacc;
-			r->nacc = 0;
-			if (q > qmax)
-				return SBF_HS_E_ORDER;
-			continue;
-		}
-		t = sbf_ctz64(r->acc);
+		w = hs_peek(body, len, *pos);
+		if (w != 0)
+			break;
+		/* 57..64 zero bits (those past the end are caught above) */
+		q += 64 - (*pos & 7);
+		*pos += 64 - (*pos & 7);
+		if (q > qmax)
+			return SBF_HS_E_ORDER;
+	}
+	{
+		int			t = sbf_ctz64(w);
+
 		q += (uint64_t) t;
-		r->acc = (r->acc >> t) >> 1;
-		r->nacc -= t + 1;
-		break;
+		*pos += (uint64_t) t + 1;
 	}
 	if (q > qmax)
 		return SBF_HS_E_ORDER;
-	/* the remainder in two parts: a refill guarantees only 57 bits */
 	if (k > 0)
 	{
-		int			lo = k > 32 ? 32 : k;
-
-		hs_refill(r);
-		if (r->nacc < lo)
+		if (*pos + (uint64_t) k > nbits)
 			return SBF_HS_E_TRUNCATED;
-		rem = r->acc & ((UINT64_C(1) << lo) - 1);
-		r->acc >>= lo;
-		r->nacc -= lo;
-		if (k > lo)
-		{
-			hs_refill(r);
-			if (r->nacc < k - lo)
-				return SBF_HS_E_TRUNCATED;
-			rem |= (r->acc & ((UINT64_C(1) << (k - lo)) - 1)) << lo;
-			r->acc >>= k - lo;
-			r->nacc -= k - lo;
-		}
+		w = hs_peek(body, len, *pos);
+		if (k <= 57)
+			rem = w & ((UINT64_C(1) << k) - 1);
+		else
+			rem = (w & 0xFFFFFFFFu) |
+				((hs_peek(body, len, *pos + 32) & ((UINT64_C(1) << (k - 32)) - 1)) << 32);
+		*pos += (uint64_t) k;
 	}
 	*g = (k == 0 ? q : (q << k)) | rem;
 	return SBF_HS_OK;
@@ -250,14 +255,16 @@ hs_read_gap(HsBitReader *r, int k, uint64_t *g)
 static SbfHsError
 hs_walk(const SbfHsView *v, uint64_t *out)
 {
-	HsBitReader r = {v->buf + v->body, v->buf + v->len, 0, 0};
+	const uint8_t *body = v->buf + v->body;
+	size_t		len = v->len - v->body;
+	uint64_t	pos = 0;
 	uint64_t	prev = 0;
 	uint64_t	i;
 
 	for (i = 0; i < v->count; i++)
 	{
 		uint64_t	g;
-		SbfHsError	e = hs_read_gap(&r, v->k, &g);
+		SbfHsError	e = hs_read_gap(body, len, &pos, v->k, &g);
 
 		if (e != SBF_HS_OK)
 			return e;
@@ -270,16 +277,16 @@ hs_walk(const SbfHsView *v, uint64_t *out)
 			out[i] = prev;
 	}
 	/* what is left is the padding of the last byte */
-	if (r.p != r.end || r.nacc >= 8)
+	if ((uint64_t) len * 8 - pos >= 8)
 		return SBF_HS_E_TRAILING;
-	if (r.acc != 0)
+	if (pos < (uint64_t) len * 8 && hs_peek(body, len, pos) != 0)
 		return SBF_HS_E_PADDING;
 	return SBF_HS_OK;
 }
 
-/* The one validator of sbf_hashset bytes. */
+/* Checks a value's header (and an embedded filter), not a set's body. */
 SbfHsError
-sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
+sbf_hs_parse(const uint8_t *buf, size_t len, SbfHsView *v)
 {
 	int			i;
 
@@ -327,7 +334,25 @@ sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
 	if (v->count > SBF_HS_MAX_COUNT ||
 		v->count > (uint64_t) (len - v->body) * 8 / ((uint64_t) v->k + 1))
 		return SBF_HS_E_COUNT;
+	return SBF_HS_OK;
+}
+
+/* The one validator of sbf_hashset bytes: the header, then the body. */
+SbfHsError
+sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
+{
+	SbfHsError	e = sbf_hs_parse(buf, len, v);
+
+	if (e != SBF_HS_OK || (v->flags & SBF_HS_FLAG_FILTER))
+		return e;
 	return hs_walk(v, NULL);
+}
+
+/* Checks and decodes the body of a parsed hash set into out[0..v->count). */
+SbfHsError
+sbf_hs_walk(const SbfHsView *v, uint64_t *out)
+{
+	return hs_walk(v, out);
 }
 
 /* Decodes a validated hash-set body. */
