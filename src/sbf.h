@@ -142,10 +142,42 @@ extern uint64 sbf_hash_text(text *t);
 extern uint64 sbf_hash_bytea(bytea *b);
 extern uint64 sbf_hash_datum(Datum d, Oid typid);
 
-/* ---- sbf_cache.c ---- */
+/* ---- sbf_slice.c ---- */
 
 /* A large out-of-line value read by slices (opaque). */
 typedef struct SbfSliced SbfSliced;
+
+/* Whether about nelems lookups in a stored len-byte value should read slices. */
+extern bool sbf_slices_may_pay(Size len, uint32 nelems);
+
+/*
+ * Opens an uncompressed out-of-line value of len payload bytes for nelems
+ * lookups by slices; NULL when that would likely fetch more than a detoast.
+ */
+extern SbfSliced *sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems);
+extern bool sbf_sliced_contains(SbfSliced *s, uint64 h);
+extern void sbf_sliced_close(SbfSliced *s);
+
+/*
+ * A filter opened for its header and directory only (sbf_cardinality,
+ * sbf_info): view.buf covers at least header and directory; len is the
+ * payload length.  sbf_prefix_hll() fetches the HyperLogLog area when the
+ * caller needs it.
+ */
+typedef struct SbfPrefixRead
+{
+	SbfView		view;
+	Size		len;
+	struct varlena *raw;		/* out-of-line value read by slices, or NULL */
+	void	   *tofree;
+	void	   *hll_tofree;
+} SbfPrefixRead;
+
+extern void sbf_prefix_open(Datum d, SbfPrefixRead *r);
+extern const uint8 *sbf_prefix_hll(SbfPrefixRead *r);
+extern void sbf_prefix_close(SbfPrefixRead *r);
+
+/* ---- sbf_cache.c ---- */
 
 /*
  * A filter argument opened for lookups: a view over the whole value (from
@@ -167,28 +199,8 @@ typedef struct SbfProbe
  * the call's FmgrInfo: a function that calls it must not use fn_extra
  * otherwise.
  */
-/*
- * A filter opened for its header and directory only (sbf_cardinality,
- * sbf_info): view.buf covers at least header and directory; len is the
- * payload length.  sbf_prefix_hll() fetches the HyperLogLog area when the
- * caller needs it.
- */
-typedef struct SbfPrefixRead
-{
-	SbfView		view;
-	Size		len;
-	struct varlena *raw;		/* out-of-line value read by slices, or NULL */
-	void	   *tofree;
-	void	   *hll_tofree;
-} SbfPrefixRead;
-
-extern void sbf_prefix_open(Datum d, SbfPrefixRead *r);
-extern const uint8 *sbf_prefix_hll(SbfPrefixRead *r);
-extern void sbf_prefix_close(SbfPrefixRead *r);
-
 extern void sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems,
 						   SbfProbe *p);
-extern bool sbf_sliced_contains(SbfSliced *s, uint64 h);
 extern void sbf_probe_close(SbfProbe *p);
 
 /* Membership by hash in an opened filter: false = definitely absent. */

@@ -1,0 +1,306 @@
+/*
+ * sbf_slice.c
+ *	  Partial reads of a stored filter: by TOAST chunks for a single lookup
+ *	  on a large value, and of header, directory and HyperLogLog only for
+ *	  sbf_cardinality and sbf_info.
+ *
+ * The type's STORAGE is external, so an out-of-line value is stored
+ * uncompressed and detoast_attr_slice() fetches only the TOAST chunks a
+ * range covers.  A sliced lookup reads the first chunk (header and segment
+ * directory), then the chunk of each probed byte (the core names the bytes
+ * and masks: sbf_segment_probes), stopping at the first clear bit of a
+ * segment.  What the reads rely on is checked on every read by
+ * sbf_parse_prefix: the header and directory must be in range and describe
+ * exactly the value's length, so every probed byte lies inside the value.
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heaptoast.h"
+
+#include "sbf.h"
+
+/*
+ * Slice reads pay off only when they fetch far fewer chunks than the value
+ * has: each detoast_attr_slice() is one TOAST index scan, which costs about
+ * as much as fetching SBF_SLICE_SCAN_CHUNKS chunks in a full detoast
+ * (measured with test/bench/lookup_bench.sh: about 5 us per scan, 0.5 us per
+ * chunk).  A call reads by slices only when even its worst case (every
+ * element present: k fetches per segment) costs at most 1/SBF_SLICE_SHARE
+ * of a full detoast, so a call site that goes on to detoast the value on its
+ * second call has wasted little.  Values shorter than SBF_SLICE_MIN_BYTES are
+ * always detoasted whole.
+ */
+#define SBF_SLICE_MIN_BYTES		((Size) 64 * 1024)
+#define SBF_SLICE_SCAN_CHUNKS	8
+#define SBF_SLICE_SHARE			4
+
+/* Chunks a sliced reader keeps while it probes. */
+#define SBF_SLICE_KEEP			8
+
+/* A large out-of-line value read chunk by chunk. */
+struct SbfSliced
+{
+	struct varlena *raw;		/* the TOAST pointer */
+	Size		len;			/* payload length */
+	const uint8 *prefix;		/* payload bytes [0, prefix_len) */
+	Size		prefix_len;
+	SbfView		view;			/* header and directory (buf = prefix) */
+	SbfSegment *segs;
+	/* fetched chunks, replaced round-robin */
+	int			nkept;
+	int			next_slot;
+	int64		chunkno[SBF_SLICE_KEEP];
+	struct varlena *chunk[SBF_SLICE_KEEP];
+};
+
+/* Whether reading about nelems lookups of a len-byte value by slices may pay. */
+bool
+sbf_slices_may_pay(Size len, uint32 nelems)
+{
+	return len >= SBF_SLICE_MIN_BYTES &&
+		(uint64) nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE <
+		len / TOAST_MAX_CHUNK_SIZE;
+}
+
+/* Fetches payload bytes [off, off + len) of an out-of-line value. */
+static struct varlena *
+sbf_fetch_slice(struct varlena *raw, Size off, Size len)
+{
+	struct varlena *s = detoast_attr_slice(raw, (int32) off, (int32) len);
+
+	if (VARSIZE(s) - VARHDRSZ != len)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("scalablebloom value is corrupted"),
+				 errdetail("A slice of %zu bytes at offset %zu of its stored form returned %zu bytes.",
+						   len, off, (Size) (VARSIZE(s) - VARHDRSZ))));
+	return s;
+}
+
+/*
+ * Fetches the header and directory of an uncompressed out-of-line value of
+ * len payload bytes (the first chunk, and the rest of the directory if it is
+ * longer) and parses them into *v.
+ */
+static struct varlena *
+sbf_fetch_prefix(struct varlena *raw, Size len, SbfView *v)
+{
+	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
+	struct varlena *prefix = sbf_fetch_slice(raw, 0, avail);
+
+	while (!sbf_view_of_prefix((const uint8 *) VARDATA(prefix), avail, len, v))
+	{
+		/* the directory goes beyond the first chunk: read all of it */
+		avail = Min(sbf_prefix_size(v->nsegments), len);
+		pfree(prefix);
+		prefix = sbf_fetch_slice(raw, 0, avail);
+	}
+	return prefix;
+}
+
+/*
+ * Starts a sliced read: fetches the first chunk (and the rest of the
+ * directory if it is longer) and parses header and directory.  Returns NULL
+ * when probing nelems elements by slices would likely fetch more than a full
+ * detoast.
+ */
+SbfSliced *
+sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
+{
+	SbfSliced  *s = palloc0(sizeof(SbfSliced));
+	struct varlena *prefix;
+	uint64		fetches = 0;
+	uint32		i;
+
+	prefix = sbf_fetch_prefix(raw, len, &s->view);
+
+	/* a present element costs k fetches per segment, an absent one about 2 */
+	s->segs = palloc(sizeof(SbfSegment) * s->view.nsegments);
+	for (i = 0; i < s->view.nsegments; i++)
+	{
+		/* O(i) each; only values with a few segments get far */
+		sbf_get_segment(&s->view, i, &s->segs[i]);
+		fetches += s->segs[i].k;
+		if (fetches * nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE >
+			len / TOAST_MAX_CHUNK_SIZE)
+		{
+			pfree(prefix);
+			pfree(s->segs);
+			pfree(s);
+			return NULL;
+		}
+	}
+
+	elog(DEBUG2, "scalablebloom: reading a %zu-byte value by slices", len);
+	s->raw = raw;
+	s->len = len;
+	s->prefix = (const uint8 *) VARDATA(prefix);
+	s->prefix_len = VARSIZE(prefix) - VARHDRSZ;
+	return s;
+}
+
+/* The fetched chunk holding payload byte off, or NULL if not fetched yet. */
+static inline const uint8 *
+sbf_sliced_peek(const SbfSliced *s, Size off)
+{
+	int64		chunkno = (int64) (off / TOAST_MAX_CHUNK_SIZE);
+	int			i;
+
+	if (off < s->prefix_len)
+		return s->prefix + off;
+	for (i = 0; i < s->nkept; i++)
+		if (s->chunkno[i] == chunkno)
+			return (const uint8 *) VARDATA(s->chunk[i]) +
+				(off - (Size) chunkno * TOAST_MAX_CHUNK_SIZE);
+	return NULL;
+}
+
+/* Payload byte off, fetching its chunk if needed. */
+static uint8
+sbf_sliced_byte(SbfSliced *s, Size off)
+{
+	const uint8 *p = sbf_sliced_peek(s, off);
+	int64		chunkno;
+	Size		start;
+	int			slot;
+
+	if (p != NULL)
+		return *p;
+
+	/* the directory matched the length, so this cannot fail on a sane value */
+	if (off >= s->len)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("scalablebloom value is corrupted"),
+				 errdetail("A bit position lies outside the value.")));
+
+	chunkno = (int64) (off / TOAST_MAX_CHUNK_SIZE);
+	start = (Size) chunkno * TOAST_MAX_CHUNK_SIZE;
+	slot = s->next_slot;
+	s->next_slot = (s->next_slot + 1) % SBF_SLICE_KEEP;
+	if (slot < s->nkept)
+		pfree(s->chunk[slot]);
+	else
+		s->nkept++;
+	s->chunk[slot] = sbf_fetch_slice(s->raw, start,
+									 Min((Size) TOAST_MAX_CHUNK_SIZE, s->len - start));
+	s->chunkno[slot] = chunkno;
+	return *((const uint8 *) VARDATA(s->chunk[slot]) + (off - start));
+}
+
+/*
+ * Membership by hash in a sliced value: the bytes and masks the core names
+ * (sbf_segment_probes, the same bits sbf_contains_hash tests).  Bytes in
+ * chunks already at hand are tested first, so an absent element often costs
+ * no fetch at all.
+ */
+bool
+sbf_sliced_contains(SbfSliced *s, uint64 h)
+{
+	SbfProbeBit bits[SBF_MAX_K];
+	uint32		i;
+
+	for (i = 0; i < s->view.nsegments; i++)
+	{
+		const SbfSegment *seg = &s->segs[i];
+		bool		absent = false;
+		uint32		j;
+
+		sbf_segment_probes(seg, h, bits);
+		for (j = 0; j < seg->k && !absent; j++)
+		{
+			const uint8 *p = sbf_sliced_peek(s, bits[j].byte);
+
+			if (p != NULL && !(*p & bits[j].mask))
+				absent = true;
+		}
+		for (j = 0; j < seg->k && !absent; j++)
+			if (!(sbf_sliced_byte(s, bits[j].byte) & bits[j].mask))
+				absent = true;
+		if (!absent)
+			return true;
+	}
+	return false;
+}
+
+/* ---- reading header and directory only ---- */
+
+/*
+ * Opens a filter for reading its header and directory: an uncompressed
+ * out-of-line value by slices (the first chunk, more only for a long
+ * directory), an in-line one in place, anything else by a full detoast.
+ */
+void
+sbf_prefix_open(Datum d, SbfPrefixRead *r)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+
+	memset(r, 0, sizeof(*r));
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (!VARATT_EXTERNAL_IS_COMPRESSED(ext))
+		{
+			r->len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
+			r->tofree = sbf_fetch_prefix(raw, r->len, &r->view);
+			r->raw = raw;
+			return;
+		}
+	}
+	else if (!VARATT_IS_EXTENDED(raw))
+	{
+		r->len = VARSIZE(raw) - VARHDRSZ;
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA(raw), r->len, r->len, &r->view);
+		return;
+	}
+	else if (VARATT_IS_SHORT(raw) && !VARATT_IS_EXTERNAL(raw))
+	{
+		r->len = VARSIZE_SHORT(raw) - VARHDRSZ_SHORT;
+		(void) sbf_view_of_prefix((const uint8 *) VARDATA_SHORT(raw), r->len, r->len,
+								  &r->view);
+		return;
+	}
+	r->tofree = detoast_attr(raw);
+	sbf_view_of((ScalableBloom *) r->tofree, &r->view);
+	r->len = r->view.len;
+}
+
+/* The HyperLogLog area of a filter opened by sbf_prefix_open. */
+const uint8 *
+sbf_prefix_hll(SbfPrefixRead *r)
+{
+	struct varlena *area;
+
+	if (r->raw == NULL || r->view.hll_bytes == 0)
+		return r->view.buf + (r->raw == NULL ? r->view.hll_offset : 0);
+	area = sbf_fetch_slice(r->raw, r->view.hll_offset, r->view.hll_bytes);
+	r->hll_tofree = area;
+	return (const uint8 *) VARDATA(area);
+}
+
+/* Releases what sbf_prefix_open and sbf_prefix_hll fetched. */
+void
+sbf_prefix_close(SbfPrefixRead *r)
+{
+	if (r->tofree != NULL)
+		pfree(r->tofree);
+	if (r->hll_tofree != NULL)
+		pfree(r->hll_tofree);
+	r->tofree = r->hll_tofree = NULL;
+}
+
+/* Releases a sliced reader. */
+void
+sbf_sliced_close(SbfSliced *s)
+{
+	int			i;
+
+	for (i = 0; i < s->nkept; i++)
+		pfree(s->chunk[i]);
+	pfree((char *) s->prefix - VARHDRSZ);
+	pfree(s->segs);
+	pfree(s);
+}
