@@ -126,10 +126,10 @@ INSERT INTO interactions
 	FROM generate_series(0, $ROWS - 1) AS i;
 ANALYZE interactions;
 SQL
-echo "$(coord -c "SELECT format('%s rows, %s distinct objects, %s shards on 2 workers; table %s',
-	count(*), count(DISTINCT object), (SELECT count(*) FROM pg_dist_shard
-	WHERE logicalrelid = 'interactions'::regclass),
-	pg_size_pretty(citus_table_size('interactions'))) FROM interactions") (loaded in $(( $(date +%s) - t0 )) s)"
+echo "$(coord -c "SELECT format('%s rows, %s distinct objects', count(*), count(DISTINCT object))
+	FROM interactions"), $(coord -c "SELECT format('%s shards on %s workers, %s',
+	count(*), count(DISTINCT nodeport), pg_size_pretty(sum(shard_size)))
+	FROM citus_shards WHERE table_name = 'interactions'::regclass") (loaded in $(( $(date +%s) - t0 )) s)"
 
 # Rows and bytes the workers send for query $1: every task's query run on its
 # worker, counting rows and the length of their columns' text form.
