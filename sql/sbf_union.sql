@@ -64,6 +64,12 @@ SELECT (a800 || a800)::bytea = ((a800 || a800) || a800)::bytea AS self_union_sta
 	   (sbf_union(a800, a300))::bytea = (a800 || a800)::bytea AS subset_absorbed
 FROM pairs;
 
+-- an empty filter adds nothing, not even an empty segment
+SELECT (pg_temp.shape(sbf_union(a300, sbf_empty(10)))).*,
+	   sbf_union(a300, sbf_empty(10))::bytea = (a300 || a300)::bytea AS same_as_alone,
+	   (sbf_empty() || sbf_empty())::bytea = sbf_empty()::bytea AS empty_stays_empty
+FROM pairs;
+
 -- append: a full and a 800-element segment of one geometry do not fit one
 -- segment, so both stay; the growth chain's bound stays within 0.01
 SELECT (pg_temp.shape(a800 || b2500)).*,
@@ -165,6 +171,11 @@ SELECT (SELECT sbf_union_agg(f) FROM (VALUES (NULL::scalablebloom), (a300), (NUL
 	   sbf_union(a300, b300)::bytea AS nulls_skipped
 FROM pairs;
 SELECT sbf_union_agg(f, NULL)::bytea = sbf_union_agg(f)::bytea AS null_rate_is_own FROM small;
+
+-- with an error_rate, filters of different error_rate unite, as sbf_union does
+SELECT (SELECT sbf_union_agg(f, 0.1) FROM (VALUES (c2000), (e2000_05)) v(f))::bytea =
+	   sbf_union(c2000, e2000_05, 0.1)::bytea AS same_as_sbf_union
+FROM pairs;
 
 -- the error_rate of sbf_union_agg must be the same in every row
 \x on

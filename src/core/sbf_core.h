@@ -432,7 +432,8 @@ typedef struct SbfUnionSpec
 /*
  * out := the union of n >= 1 validated views, a new filter.  The result
  * depends only on the multiset of the inputs' segments, not on their order
- * (canonical segment order, see sbf_union.c): equal segments are one;
+ * (canonical segment order, see sbf_union.c): equal segments are one,
+ * segments without a set bit are dropped (unless all are empty);
  * with merge a segment is OR-ed into an earlier one of equal geometry when
  * its bits are a subset or the OR stays within the fill expected at
  * capacity; every other segment is appended unchanged.  No false negatives

@@ -11,7 +11,8 @@
  *	   canonical order: geometry (capacity, nbits, k, error) ascending --
  *	   a growth chain keeps its order, the open segment stays last -- then
  *	   set bits descending, digest, words.  Equal neighbours (same geometry,
- *	   same words) are one segment: a duplicate changes no answer.
+ *	   same words) are one segment: a duplicate changes no answer.  A
+ *	   segment without a set bit is dropped unless it is all there is.
  *	2. plan, merge (optional): within one geometry, in that order, an item
  *	   is OR-ed into the first earlier result segment it fits: its bits are
  *	   a subset of that segment's, or the OR's fill stays at most the fill
@@ -269,9 +270,9 @@ union_collect(UnionPlan *pl, const SbfView *in, uint32_t n, bool own_rate,
 			it->words = in[i].buf + off;
 			off += (size_t) sbf_words_bytes(seg.nbits);
 			union_item_scan(it, a);
+			union_interrupt(a);
 			it++;
 		}
-		union_interrupt(a);
 	}
 	pl->s.nitems = (uint32_t) total;
 	qsort(pl->s.items, total, sizeof(UnionItem), union_item_cmp);
@@ -374,17 +375,26 @@ union_fits(const UnionOut *o, const UnionItem *x, uint64_t limit,
 	return *extra <= room;
 }
 
-/* Drops items equal to their predecessor, keeping the larger count. */
+/*
+ * Drops items equal to their predecessor, keeping the larger count, and
+ * segments without a set bit (they answer no to everything, so they would
+ * only add their error to the bound) unless nothing else is left.
+ */
 static void
 union_dedupe(UnionScratch *s, const SbfAllocator *a)
 {
 	uint32_t	n = 0;
 	uint32_t	i;
+	bool		any_bits = false;
 
+	for (i = 0; i < s->nitems; i++)
+		any_bits |= s->items[i].ones > 0;
 	for (i = 0; i < s->nitems; i++)
 	{
 		if (i % 64 == 63)
 			union_interrupt(a);
+		if (s->items[i].ones == 0 && (any_bits || n > 0))
+			continue;
 		if (n > 0 && union_item_cmp(&s->items[n - 1], &s->items[i]) == 0)
 		{
 			if (s->items[i].count > s->items[n - 1].count)
@@ -420,8 +430,7 @@ union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
 		UnionOut   *o;
 		bool		placed = false;
 
-		if (i % 64 == 63)
-			union_interrupt(a);
+		union_interrupt(a);
 		if (s->nout > group &&
 			union_geometry_cmp(s->out[group].seed, x) != 0)
 			group = s->nout;

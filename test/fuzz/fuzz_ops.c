@@ -3,7 +3,9 @@
  *	  libFuzzer target driving the writer: the input chooses the parameters
  *	  of two filters and a sequence of adds and unions.  After every step
  *	  both filters must validate, failed steps must leave them unchanged, and
- *	  no element ever added may go missing.
+ *	  no element ever added may go missing; a UNION b must give the bytes of
+ *	  b UNION a, and a budget-checked union must keep fpr_bound within the
+ *	  error_rate.
  */
 #include <string.h>
 
@@ -161,31 +163,83 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			case 5:
 			case 6:
-				sbf_filter_view(&b->f, &v);
-				/* keep runs fast: the union plan is quadratic in segments */
-				if (v.nsegments > 256)
-					break;
-				st = sbf_union(&a->f, &v);
-				if (st == SBF_OK)
-					track_all(a, b);
-				else
 				{
-					FUZZ_ASSERT(st == SBF_E_INCOMPATIBLE || st == SBF_E_TOO_LARGE ||
-								st == SBF_E_TOO_MANY_SEGMENTS || st == SBF_E_NOMEM);
-					FUZZ_ASSERT(a->f.len == blen &&
-								memcmp(SBF_PAYLOAD(&a->f), snap, blen) == 0);
-				}
-				break;
-			default:
-				/* f UNION f = f: the filter must not change */
-				if (++self_unions > 3)
+					/*
+					 * a UNION b, checked to give the bytes of b UNION a (and
+					 * the same error); op 6 also checks the budget
+					 */
+					SbfView		va;
+					SbfFilter	other;
+					SbfStatus	st2;
+					bool		budget = (op >> 1) % 8 == 6;
+					double		bound = 0.0;
+					double		bound2 = 0.0;
+
+					sbf_filter_view(&b->f, &v);
+					/* keep runs fast: b's segments are copied twice */
+					if (v.nsegments > 256)
+						break;
+					sbf_filter_view(&a->f, &va);
+					st2 = sbf_copy(&other, &v, 4, 0, &fuzz_allocator);
+					if (st2 == SBF_OK)
+						st2 = budget ? sbf_union_budget(&other, &va, 0.0, &bound2) :
+							sbf_union(&other, &va);
+					st = budget ? sbf_union_budget(&a->f, &v, 0.0, &bound) :
+						sbf_union(&a->f, &v);
+					if (st == SBF_OK)
+						track_all(a, b);
+					else
+					{
+						FUZZ_ASSERT(st == SBF_E_INCOMPATIBLE || st == SBF_E_TOO_LARGE ||
+									st == SBF_E_TOO_MANY_SEGMENTS || st == SBF_E_NOMEM ||
+									(budget && st == SBF_E_OVER_BUDGET));
+						FUZZ_ASSERT(a->f.len == blen &&
+									memcmp(SBF_PAYLOAD(&a->f), snap, blen) == 0);
+					}
+					if (st != SBF_E_NOMEM && st2 != SBF_E_NOMEM)
+					{
+						/* commutative: the same status, bound and bytes */
+						FUZZ_ASSERT(st == st2);
+						FUZZ_ASSERT(bound == bound2);
+						if (st == SBF_OK)
+							FUZZ_ASSERT(other.len == a->f.len &&
+										memcmp(SBF_PAYLOAD(&other), SBF_PAYLOAD(&a->f),
+											   other.len) == 0);
+					}
+					if (st == SBF_OK && budget && v.tightening < 1.0)
+					{
+						SbfView		r;
+
+						sbf_filter_view(&a->f, &r);
+						FUZZ_ASSERT(sbf_fpr_bound(&r) <= r.error_rate * (1.0 + 1e-9));
+					}
+					sbf_filter_free(&other);
 					break;
-				sbf_filter_view(&a->f, &v);
-				st = sbf_union(&a->f, &v);
-				FUZZ_ASSERT(st == SBF_OK || st == SBF_E_NOMEM);
-				FUZZ_ASSERT(a->f.len == blen &&
-							memcmp(SBF_PAYLOAD(&a->f), snap, blen) == 0);
-				break;
+				}
+			default:
+				{
+					/*
+					 * f UNION f is f's canonical form, which another self
+					 * union keeps byte for byte
+					 */
+					SbfFilter	once;
+
+					if (++self_unions > 3)
+						break;
+					sbf_filter_view(&a->f, &v);
+					st = sbf_union(&a->f, &v);
+					FUZZ_ASSERT(st == SBF_OK || st == SBF_E_NOMEM);
+					if (st != SBF_OK)
+						break;
+					sbf_filter_view(&a->f, &v);
+					FUZZ_ASSERT(sbf_copy(&once, &v, 4, 0, &fuzz_allocator) == SBF_OK);
+					st = sbf_union(&a->f, &v);
+					FUZZ_ASSERT(st == SBF_OK || st == SBF_E_NOMEM);
+					FUZZ_ASSERT(a->f.len == once.len &&
+								memcmp(SBF_PAYLOAD(&a->f), SBF_PAYLOAD(&once), once.len) == 0);
+					sbf_filter_free(&once);
+					break;
+				}
 		}
 		free(snap);
 		/* all keys every 8 steps, otherwise the ones this step added */

@@ -70,7 +70,7 @@ $node->safe_psql(
 	INSERT INTO filters
 		SELECT 9, 'union of a grown filter and an aggregated one',
 			   sbf_union(f, (SELECT sbf_agg(e) FROM members
-							 WHERE id = 9 AND e LIKE 'u:%'))
+							 WHERE id = 9 AND e LIKE 'u:%'), 0.02)
 		FROM filters WHERE id = 5;
 });
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sbf_core.h"
 #include "sbf_hashset.h"
@@ -1642,7 +1643,7 @@ status_messages(void)
 {
 	int			s;
 
-	for (s = SBF_OK; s <= SBF_E_NOMEM; s++)
+	for (s = SBF_OK; s <= SBF_E_OVER_BUDGET; s++)
 	{
 		const char *m = sbf_status_message((SbfStatus) s);
 
@@ -1689,6 +1690,309 @@ fuzz_regressions(void)
 		free(raw);
 		free(text);
 	}
+}
+
+
+/* True when two filters have the same bytes. */
+static bool
+same_bytes(const SbfFilter *a, const SbfFilter *b)
+{
+	return a->len == b->len && memcmp(SBF_PAYLOAD(a), SBF_PAYLOAD(b), a->len) == 0;
+}
+
+/*
+ * sbf_union_many: the same bytes for every order of three inputs, collecting
+ * only or merging; collecting is associative, so an aggregate may collect
+ * in any grouping and merge once.
+ */
+static void
+union_many_orders(void)
+{
+	static const int orders[6][3] = {
+		{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}
+	};
+	SbfParams	p = params(500, 0.01, 2, 0.9, 10);
+	SbfFilter	f[3];
+	SbfView		v[3];
+	int			mode;
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		CHECK_ST(sbf_create(&f[i], &p, 0, &g_alloc), SBF_OK);
+		/* 200 (ORs with the others), 700 (two segments), 150 */
+		add_keys(&f[i], 20 + i, 0, i == 1 ? 700 : 200 - 25 * i);
+		CHECK_ST(validate_filter(&f[i], &v[i]), SBF_OK);
+	}
+	for (mode = 0; mode < 2; mode++)
+	{
+		SbfUnionSpec spec = {0.0, mode == 1, false};
+		SbfFilter	first;
+		int			o;
+
+		for (o = 0; o < 6; o++)
+		{
+			SbfView		in[3];
+			SbfFilter	u;
+			SbfView		vu;
+			uint64_t	missing = 0;
+			uint64_t	j;
+			double		bound;
+
+			for (i = 0; i < 3; i++)
+				in[i] = v[orders[o][i]];
+			CHECK_ST(sbf_union_many(&u, in, 3, &spec, &bound, 0, &g_alloc), SBF_OK);
+			CHECK_ST(validate_filter(&u, &vu), SBF_OK);
+			CHECK(bound == sbf_fpr_bound(&vu));
+			for (i = 0; i < 3; i++)
+				for (j = 0; j < (i == 1 ? 700u : 200u - 25 * i); j++)
+					missing += !sbf_contains_hash(&vu, key(20 + i, j));
+			CHECK(missing == 0);
+			if (o == 0)
+				first = u;
+			else
+			{
+				CHECK(same_bytes(&first, &u));
+				sbf_filter_free(&u);
+			}
+		}
+		/* merging ORs the three first segments into one: 2 segments */
+		sbf_filter_view(&first, &v[0]);
+		/*
+		 * merging: f1's full first segment stays alone, f0 and f2 (350
+		 * elements) OR into one of capacity 500, f1's second stays
+		 */
+		CHECK(v[0].nsegments == (mode == 1 ? 3 : 4));
+		/* collecting twice, in another grouping, then merging: the same */
+		if (mode == 0)
+		{
+			SbfUnionSpec merge = {0.0, true, false};
+			SbfFilter	ab;
+			SbfFilter	m1;
+			SbfFilter	m2;
+			SbfView		in[2];
+
+			sbf_filter_view(&f[0], &in[0]);
+			sbf_filter_view(&f[1], &in[1]);
+			CHECK_ST(sbf_union_many(&ab, in, 2, &spec, NULL, 0, &g_alloc), SBF_OK);
+			sbf_filter_view(&ab, &in[0]);
+			sbf_filter_view(&f[2], &in[1]);
+			CHECK_ST(sbf_union_many(&m1, in, 2, &spec, NULL, 0, &g_alloc), SBF_OK);
+			CHECK(same_bytes(&m1, &first));
+			sbf_filter_view(&m1, &in[0]);
+			CHECK_ST(sbf_union_many(&m2, in, 1, &merge, NULL, 0, &g_alloc), SBF_OK);
+			sbf_filter_view(&m2, &in[0]);
+			CHECK(in[0].nsegments == 3);
+			sbf_filter_free(&ab);
+			sbf_filter_free(&m1);
+			sbf_filter_free(&m2);
+		}
+		sbf_filter_free(&first);
+		for (i = 0; i < 3; i++)
+			sbf_filter_view(&f[i], &v[i]);
+	}
+	for (i = 0; i < 3; i++)
+		sbf_filter_free(&f[i]);
+}
+
+/* The budget: refuse over it with the bound, explicit rates, tightening 1. */
+static void
+union_budget(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfParams	q = params(1000, 0.05, 2, 0.9, 9);
+	SbfParams	seed = params(100, 0.01, 2, 1.0, 9);
+	SbfFilter	a;
+	SbfFilter	b;
+	SbfFilter	c;
+	SbfView		va;
+	SbfView		vb;
+	double		bound = -1;
+	double		pa = sbf_sized_error(0.01, 0.9);
+
+	/* two right-sized filters spend e^1.04 each: over 0.01 */
+	CHECK_ST(sbf_create_sized(&a, &p, 2000, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create_sized(&b, &p, 2000, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 30, 0, 2000);
+	add_keys(&b, 31, 0, 2000);
+	CHECK_ST(validate_filter(&a, &va), SBF_OK);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK(sbf_union_mismatch(&va, &vb) == 0);
+	{
+		uint8_t    *before = malloc(a.len);
+		size_t		blen = a.len;
+
+		memcpy(before, SBF_PAYLOAD(&a), blen);
+		CHECK_ST(sbf_union_budget(&a, &vb, 0.0, &bound), SBF_E_OVER_BUDGET);
+		CHECK(bound == pa + pa);
+		CHECK(a.len == blen && memcmp(before, SBF_PAYLOAD(&a), blen) == 0);
+		free(before);
+	}
+	/* the plain union keeps 1.0's meaning: no check */
+	CHECK_ST(sbf_copy(&c, &va, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(&c, &vb), SBF_OK);
+	sbf_filter_free(&c);
+	/* an explicit budget that fits: the result carries it */
+	CHECK_ST(sbf_union_budget(&a, &vb, 0.0167, &bound), SBF_OK);
+	CHECK_ST(validate_filter(&a, &va), SBF_OK);
+	CHECK(va.error_rate == 0.0167 && sbf_fpr_bound(&va) == bound);
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+
+	/* different error_rate: incompatible unless the union has its own */
+	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&b, &q, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 34, 0, 10);
+	add_keys(&b, 35, 0, 10);
+	CHECK_ST(validate_filter(&a, &va), SBF_OK);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK(sbf_union_mismatch(&va, &vb) == SBF_DIFF_ERROR_RATE);
+	CHECK_ST(sbf_union_budget(&a, &vb, 0.0, NULL), SBF_E_INCOMPATIBLE);
+	CHECK_ST(sbf_union(&a, &vb), SBF_E_INCOMPATIBLE);
+	CHECK_ST(sbf_union_budget(&a, &vb, 0.02, &bound), SBF_OK);
+	/* the two first segments (errors 0.001 and 0.005) both stay */
+	CHECK(fabs(bound - 0.006) < 1e-12);
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+
+	/* every other parameter in the mask */
+	{
+		SbfParams	g4 = params(1000, 0.02, 4, 0.5, 9);
+
+		CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(sbf_create(&b, &g4, 0, &g_alloc), SBF_OK);
+		CHECK_ST(validate_filter(&a, &va), SBF_OK);
+		CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+		CHECK(sbf_union_mismatch(&va, &vb) ==
+			  (SBF_DIFF_ERROR_RATE | SBF_DIFF_GROWTH | SBF_DIFF_TIGHTENING));
+		CHECK_ST(sbf_union_budget(&a, &vb, 0.3, NULL), SBF_E_INCOMPATIBLE);
+		sbf_filter_free(&a);
+		sbf_filter_free(&b);
+	}
+
+	/* an empty filter adds no segment; two empty ones stay one */
+	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&c, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK_ST(sbf_union(&a, &vb), SBF_OK);
+	CHECK(same_bytes(&a, &c));
+	add_keys(&b, 36, 0, 10);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK_ST(sbf_union(&c, &vb), SBF_OK);
+	CHECK(same_bytes(&b, &c));
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+	sbf_filter_free(&c);
+
+	/* tightening 1: no compound bound, so no refusal */
+	CHECK_ST(sbf_create(&a, &seed, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&b, &seed, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 32, 0, 1000);
+	add_keys(&b, 33, 0, 1000);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK_ST(sbf_union_budget(&a, &vb, 0.0, &bound), SBF_OK);
+	CHECK(bound > 0.05);
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+}
+
+/*
+ * Builds the crafted operand of the cancel test: n segments of w words,
+ * every bit set except, when holes, the last word of each (which gets the
+ * segment's number OR salt, so that no two segments are equal).
+ */
+static void
+crafted(SbfFilter *f, uint32_t n, uint32_t w, bool holes, uint64_t salt)
+{
+	size_t		len = SBF_HEADER_BYTES + (size_t) n * (SBF_SEGDIR_BYTES + 8 * w);
+	uint8_t    *buf = calloc(1, len);
+	uint32_t	i;
+	uint32_t	j;
+
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
+	buf[SBF_OFF_HLL_P] = 9;
+	sbf_store16(buf + SBF_OFF_GROWTH, 1);
+	sbf_store16(buf + SBF_OFF_NSEGMENTS, (uint16_t) n);
+	sbf_store_double(buf + SBF_OFF_ERROR_RATE, 0.01);
+	sbf_store_double(buf + SBF_OFF_TIGHTENING, 1.0);
+	sbf_store64(buf + SBF_OFF_CAPACITY, 1000);
+	for (i = 0; i < n; i++)
+	{
+		uint8_t    *e = buf + SBF_SEGDIR_OFFSET(i);
+		uint8_t    *words = buf + SBF_SEGDIR_OFFSET(n) + (size_t) i * 8 * w;
+
+		sbf_store64(e + SBF_SEG_CAPACITY, 1000);
+		sbf_store64(e + SBF_SEG_COUNT, 1000);
+		sbf_store64(e + SBF_SEG_NBITS, (uint64_t) w * 64);
+		sbf_store_double(e + SBF_SEG_ERROR, 0.01);
+		sbf_store16(e + SBF_SEG_K, 7);
+		for (j = 0; j < w; j++)
+			sbf_store64(words + 8 * j, holes && j == w - 1 ? (uint64_t) i | salt : UINT64_MAX);
+	}
+	f->base = NULL;
+	CHECK_ST(sbf_copy(f, &(SbfView) {.buf = buf, .len = len}, 0, 0, &g_alloc), SBF_OK);
+	free(buf);
+}
+
+/*
+ * The crafted pair (2,048 segments of 512 words each side, all bits set but
+ * the last word of each destination segment) that kept 1.0's union busy for
+ * seconds: the plan compares no pair of segments word by word beyond
+ * UNION_MAX_SCANS per segment, checks for interrupts, and finds everything.
+ */
+static void
+union_crafted_pair(void)
+{
+	SbfFilter	a;
+	SbfFilter	b;
+	SbfView		va;
+	SbfView		vb;
+	uint64_t	before = g_interrupts;
+	clock_t		t0;
+	double		secs;
+	uint32_t	i;
+
+	crafted(&a, 2048, 512, true, 0);
+	crafted(&b, 2048, 512, false, 0);
+	CHECK_ST(validate_filter(&a, &va), SBF_OK);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	t0 = clock();
+	CHECK_ST(sbf_union(&a, &vb), SBF_OK);
+	secs = (double) (clock() - t0) / CLOCKS_PER_SEC;
+	printf("# crafted pair union: %.3f s (sanitizer build), %" PRIu64 " interrupt checks\n",
+		   secs, g_interrupts - before);
+	CHECK(g_interrupts - before >= 4096);
+	CHECK_ST(validate_filter(&a, &va), SBF_OK);
+	/*
+	 * b's segments are one (duplicates), and every segment of a is a subset
+	 * of it: one all-ones segment remains, which answers yes to everything
+	 */
+	CHECK(va.nsegments == 1);
+	for (i = 0; i < 1000; i++)
+		CHECK(sbf_contains_hash(&va, key(40, i)));
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+
+	/*
+	 * no subsets across the pair (bits 40 and 41 differ): every segment
+	 * tries its candidates, at most UNION_MAX_SCANS word by word
+	 */
+	crafted(&a, 2048, 512, true, UINT64_C(1) << 40);
+	crafted(&b, 2048, 512, true, UINT64_C(1) << 41);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	before = g_interrupts;
+	t0 = clock();
+	CHECK_ST(sbf_union(&a, &vb), SBF_OK);
+	secs = (double) (clock() - t0) / CLOCKS_PER_SEC;
+	printf("# crafted pair without subsets: %.3f s (sanitizer build), %" PRIu64 " interrupt checks\n",
+		   secs, g_interrupts - before);
+	CHECK(g_interrupts - before >= 4096);
+	CHECK_ST(validate_filter(&a, &va), SBF_OK);
+	CHECK(va.nsegments >= 2 && va.nsegments <= 4096);
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
 }
 
 /* Every filter the tests made was freed. */
@@ -2160,6 +2464,9 @@ main(void)
 	RUN(text_form);
 	RUN(union_filters);
 	RUN(union_idempotent);
+	RUN(union_many_orders);
+	RUN(union_budget);
+	RUN(union_crafted_pair);
 	RUN(batch_add);
 	RUN(hll_fold_exact);
 	RUN(hll_canonical);
