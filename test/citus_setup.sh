@@ -8,6 +8,7 @@
 #   CITUS_PATCH  path to a patch applied with patch -p1 (optional)
 #   PG_CONFIG    target PostgreSQL (default /usr/lib/postgresql/15/bin/pg_config)
 #   SBF_CACHE    cache directory (default /var/cache/sbf)
+#   CITUS_BUILD_ONLY=1  fill the cache, install nothing (e.g. to prepare a CI image)
 set -euo pipefail
 
 src=${CITUS_SRC:?CITUS_SRC must name a Citus source tarball}
@@ -76,6 +77,11 @@ else
 		exit 1
 	fi
 	touch "$build/.built"
+fi
+
+if [ "${CITUS_BUILD_ONLY:-0}" = 1 ]; then
+	echo "citus_setup: built in $build; nothing installed (CITUS_BUILD_ONLY)"
+	exit 0
 fi
 
 # Install into the server PG_CONFIG names.

@@ -28,12 +28,16 @@
 # (test/citus_setup.sh; make install).  Run as root or as postgres.
 #   PG_CONFIG  default /usr/lib/postgresql/15/bin/pg_config
 #   ROWS (default 2000000), REPS (default 5), SHARDS (default 32, Citus's default)
+#   OBJECTS (default 100000): distinct objects; fewer means more repeats, so
+#   smaller partial states (an exact set holds each element once per shard
+#   and group)
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 ROWS=${ROWS:-2000000}
 REPS=${REPS:-5}
 SHARDS=${SHARDS:-32}
+OBJECTS=${OBJECTS:-100000}
 bin=$("$PG_CONFIG" --bindir)
 ext=$("$PG_CONFIG" --sharedir)/extension
 for e in citus sbf; do
@@ -70,7 +74,7 @@ coord() { node 0 "$@"; }
 
 echo "# Citus: partial aggregation on the workers vs row gathering"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "$("$bin/postgres" --version); ROWS=$ROWS REPS=$REPS SHARDS=$SHARDS"
+echo "$("$bin/postgres" --version); ROWS=$ROWS REPS=$REPS SHARDS=$SHARDS OBJECTS=$OBJECTS"
 
 for i in 0 1 2; do
 	"${as_pg[@]}" "$bin/initdb" -D "$dir/${names[$i]}" -A trust -U postgres >/dev/null
@@ -113,23 +117,23 @@ CREATE AGGREGATE rowgather.sbf_agg(text) (SFUNC = rowgather.trans, STYPE = inter
 	DESERIALFUNC = rowgather.deser, PARALLEL = SAFE);
 SQL
 
-# The data: ROWS interactions of 20,000 users over 30 days with 100,000
-# objects whose popularity is skewed (object = r^2 / 10^7 for r uniform in
-# [0, 10^6): low numbers are seen often), inserted through the coordinator.
+# The data: ROWS interactions of 20,000 users over 30 days with OBJECTS
+# objects whose popularity is skewed (object = OBJECTS * r^2 for r uniform
+# in [0, 1): low numbers are seen often), inserted through the coordinator.
 t0=$(date +%s)
 coord <<SQL
 CREATE TABLE interactions (user_id int NOT NULL, day int NOT NULL, object text NOT NULL);
 SELECT create_distributed_table('interactions', 'user_id') \\g /dev/null
 INSERT INTO interactions
 	SELECT 1 + i % 20000, 1 + (i / 20000) % 30,
-		   'sku:' || ((i * 2654435761 % 1000003) ^ 2 / 10000000)::bigint
+		   'sku:' || floor($OBJECTS * ((i * 2654435761 % 1000003) / 1000003.0) ^ 2)::bigint
 	FROM generate_series(0, $ROWS - 1) AS i;
 ANALYZE interactions;
 SQL
-echo "$(coord -c "SELECT format('%s rows, %s distinct objects, %s shards on 2 workers; table %s',
-	count(*), count(DISTINCT object), (SELECT count(*) FROM pg_dist_shard
-	WHERE logicalrelid = 'interactions'::regclass),
-	pg_size_pretty(citus_table_size('interactions'))) FROM interactions") (loaded in $(( $(date +%s) - t0 )) s)"
+echo "$(coord -c "SELECT format('%s rows, %s distinct objects', count(*), count(DISTINCT object))
+	FROM interactions"), $(coord -c "SELECT format('%s shards on %s workers, %s',
+	count(*), count(DISTINCT nodeport), pg_size_pretty(sum(shard_size)))
+	FROM citus_shards WHERE table_name = 'interactions'::regclass") (loaded in $(( $(date +%s) - t0 )) s)"
 
 # Rows and bytes the workers send for query $1: every task's query run on its
 # worker, counting rows and the length of their columns' text form.

@@ -8,10 +8,11 @@
 #      user_id (co-located tables) runs on the workers; the filters equal,
 #      byte for byte, those one server builds from the same rows.
 #   3. sbf_agg grouped by something other than the distribution column (and
-#      with no GROUP BY), and sbf_union_agg, aggregate partially on the
-#      workers (worker_partial_agg in each task's query, coord_combine_agg on
-#      the coordinator): one partial state per shard and group travels, not
-#      the rows.  The results equal the single-server ones byte for byte.
+#      with no GROUP BY), sbf_union_agg and sbf_hashset_union_agg aggregate
+#      partially on the workers (worker_partial_agg in each task's query,
+#      coord_combine_agg on the coordinator): one partial state per shard and
+#      group travels, not the rows.  The results equal the single-server ones
+#      byte for byte.
 #   4. The ranking query (reference table posts joined to one user's filter)
 #      and UPDATE ... SET seen = seen || ... are router plans (one task, one
 #      worker), give the single-server answers and no false negative.
@@ -344,6 +345,25 @@ check_partial(
 	3, 'SELECT user_id % 3, sbf_union_agg(seen) FROM fixed_filters_local GROUP BY 1',
 	$fixed_count);
 
+# The rollup recipe: exact per-user, per-day sets stored next to the raw
+# rows (built on the workers), united across shards into any window's
+# filter, which equals sbf_agg over that window's raw rows.
+$coord->safe_psql(
+	'postgres', q{
+	CREATE TABLE daily_sets (user_id int, day int, h sbf_hashset,
+							 PRIMARY KEY (user_id, day));
+	SELECT create_distributed_table('daily_sets', 'user_id',
+									colocate_with => 'interactions');
+	INSERT INTO daily_sets
+		SELECT user_id, day, sbf_hashset_agg(object) FROM interactions
+		GROUP BY user_id, day;
+});
+check_partial(
+	'sbf_build(sbf_hashset_union_agg(h)) GROUP BY day',
+	'SELECT day, sbf_build(sbf_hashset_union_agg(h)) FROM daily_sets GROUP BY day',
+	4, 'SELECT day, sbf_agg(object) FROM interactions_local GROUP BY day',
+	$coord->safe_psql('postgres', 'SELECT count(*) FROM daily_sets'));
+
 is( $coord->safe_psql(
 		'postgres', q{
 		SELECT count(*) FROM interactions_local i JOIN posts_local USING (object),
@@ -429,7 +449,8 @@ is( $coord->safe_psql(
 is( $coord->safe_psql(
 		'postgres', qq{
 		SELECT count(DISTINCT nodeport) FROM citus_shards
-		WHERE table_name::text IN ('user_filters', 'fixed_filters', 'interactions')
+		WHERE table_name::text IN ('user_filters', 'fixed_filters', 'interactions',
+								  'daily_sets')
 		  AND shardid IN (SELECT shardid FROM pg_dist_shard
 						  WHERE shardminvalue = (SELECT shardminvalue FROM pg_dist_shard
 												 WHERE shardid = $shard))}),
