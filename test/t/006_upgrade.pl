@@ -660,8 +660,9 @@ my @contract = (
 	],
 	[
 		'sbf_agg state type sbf_hashset',
-		q{SELECT string_agg(DISTINCT aggtranstype::regtype::text, ',')
-		  FROM pg_aggregate WHERE aggfnoid::regproc::text = 'sbf_agg'},
+		q{SELECT string_agg(DISTINCT a.aggtranstype::regtype::text, ',')
+		  FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+		  WHERE p.proname = 'sbf_agg'},
 		'sbf_hashset',
 		q{SELECT 1 FROM pg_type WHERE typname = 'sbf_hashset'}
 	],
@@ -681,9 +682,10 @@ my @contract = (
 	],
 	[
 		'sbf_union_agg state type is not internal',
-		q{SELECT CASE WHEN bool_and(aggtranstype <> 'internal'::regtype) THEN 'not internal'
-					  ELSE string_agg(aggtranstype::regtype::text, ',') END
-		  FROM pg_aggregate WHERE aggfnoid::regproc::text = 'sbf_union_agg'},
+		q{SELECT CASE WHEN bool_and(a.aggtranstype <> 'internal'::regtype) THEN 'not internal'
+					  ELSE string_agg(a.aggtranstype::regtype::text, ',') END
+		  FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+		  WHERE p.proname = 'sbf_union_agg'},
 		'not internal',
 		q{SELECT 1 FROM pg_proc WHERE proname = 'sbf_union_agg'
 				AND oidvectortypes(proargtypes) = 'scalablebloom, double precision'}
