@@ -426,12 +426,13 @@ my $catalog_sql = q{
 					  c.castfunc::regprocedure, c.castcontext, c.castmethod)
 		FROM members m JOIN pg_cast c ON m.classid = 'pg_cast'::regclass AND c.oid = m.objid) s};
 
-# Oids of the aggregates and the views' definitions: the update must replace
-# aggregates in place (CREATE OR REPLACE), never drop and recreate them.
+# Oids of the 1.0 aggregates (listed in aggs10 before the update) and the
+# views' definitions: the update must replace aggregates in place (CREATE OR
+# REPLACE), never drop and recreate them.  1.1's new aggregates do not count.
 my $dependents_sql = q{
 	SELECT string_agg(x, E'\n' ORDER BY x) FROM (
-		SELECT p.oid::regprocedure::text || ' oid ' || p.oid AS x
-		FROM pg_proc p WHERE p.proname IN ('sbf_agg', 'sbf_union_agg') AND p.prokind = 'a'
+		SELECT a.sig || ' oid ' || coalesce(to_regprocedure(a.sig)::oid::text, 'missing') AS x
+		FROM aggs10 a
 		UNION ALL
 		SELECT c.relname || ': ' || pg_get_viewdef(c.oid)
 		FROM pg_class c WHERE c.relname IN ('v_agg', 'v_union', 'mv_agg', 'mv_union')
@@ -477,7 +478,14 @@ $before{stored_fp} = $node->safe_psql('upd', fingerprint_sql('stored'));
 $before{mv_agg} = $node->safe_psql('upd',
 	q{SELECT string_agg(g || ' ' || md5(f::bytea), ',' ORDER BY g) FROM mv_agg});
 $before{mv_union} = $node->safe_psql('upd', 'SELECT md5(f::bytea) FROM mv_union');
+$node->safe_psql(
+	'upd', q{
+	CREATE TABLE aggs10 AS
+		SELECT p.oid::regprocedure::text AS sig FROM pg_proc p
+		WHERE p.proname IN ('sbf_agg', 'sbf_union_agg') AND p.prokind = 'a'});
 $before{dependents} = $node->safe_psql('upd', $dependents_sql);
+like($before{dependents}, qr/sbf_union_agg\(scalablebloom\) oid \d+/,
+	'the 1.0 aggregates are listed with their oids');
 unlike($before{stored}, qr/misses=[1-9]/,
 	'1.0 catalog: no false negatives in the filters built through it');
 is($node->safe_psql('upd', $views_sql),
