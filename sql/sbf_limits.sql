@@ -66,16 +66,25 @@ SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::bigint, 1e-300) FROM generate_seri
 
 \x off
 
--- the smallest error_rate builds filters that work
-SELECT f @> 'a'::text AS has_a, f @> 'b'::text AS has_b,
-	   (sbf_info(f) -> 'segments' -> 0 ->> 'error_rate')::float8 >= 2.2250738585072014e-308 AS normal_rate
-FROM (SELECT sbf_empty(10, 1.5140453243167942e-296) || 'a'::text AS f) s;
+-- the smallest error_rate builds filters that work: 3,000 elements, all
+-- contained, an absent one not, every segment's rate a normal double
+WITH s AS MATERIALIZED (
+	SELECT sbf_empty(1000, 1.5140453243167942e-296)
+		   || ARRAY(SELECT 'e' || i FROM generate_series(1, 3000) i) AS f)
+SELECT (SELECT count(*) FROM generate_series(1, 3000) i WHERE NOT f @> ('e' || i)) AS misses,
+	   f @> 'absent'::text AS has_absent,
+	   (SELECT bool_and((s ->> 'error_rate')::float8 >= 2.2250738585072014e-308)
+		FROM jsonb_array_elements(sbf_info(f) -> 'segments') s) AS normal_rates
+FROM s;
 
 -- a chain whose rates tighten to underflow ends like any other that cannot
--- take another segment: tightening 1e-100 gives 0.01, 1e-102, 1e-202 and
--- 1e-302, and the fifth segment would underflow
+-- take another segment.  A format-1 value as 1.0 stored it: capacity 1,
+-- growth 1, tightening 1e-100, four full segments with rates 0.01, 1e-102,
+-- 1e-202 and 1e-302; a fifth would get 1e-402, below the smallest normal
+-- double, so an add is refused
+CREATE TEMP TABLE chain_end AS SELECT
+	'\x0100010901000400000000007b14ae47e17a843f30058ee42eff2b2b01000000000000000100000000000000010000000000000040000000000000007b14ae47e17a843f01000000000000000100000000000000010000000000000040000000000000003d55984affeac12a01000000000000000100000000000000010000000000000040000000000000006ca32796545aff150100000000000000010000000000000001000000000000004000000000000000345686223d6e3b0101000000000000000000000000000000000000000000000000000000000000000000000000000000'::bytea::scalablebloom AS f;
+SELECT jsonb_array_length(sbf_info(f) -> 'segments') AS segments FROM chain_end;
 \x on
-SELECT * FROM pg_temp.try($$SELECT sbf_add(sbf_empty(1, 0.01, 1, 1e-100), ARRAY(SELECT 'c' || i FROM generate_series(1, 5) i))$$);
+SELECT * FROM pg_temp.try($$SELECT f || 'one more' FROM chain_end$$);
 \x off
-SELECT jsonb_array_length(sbf_info(sbf_add(sbf_empty(1, 0.01, 1, 1e-100),
-	ARRAY(SELECT 'c' || i FROM generate_series(1, 4) i))) -> 'segments') AS segments;
