@@ -6,10 +6,23 @@
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
 #   SBF_SKIP           space-separated suites to skip: unit fuzz regress tap
 #   CITUS_SRC, CITUS_PATCH  Citus source tarball and patch for test/t/020_citus.pl
-#                      (test/citus_setup.sh); without them and without an
-#                      installed Citus that test is skipped
+#                      (test/citus_setup.sh); by default the release kept in
+#                      ../shared/vendor next to the clone, else /work/shared/vendor;
+#                      without a source and without an installed Citus that
+#                      test is skipped
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+if [ -z "${CITUS_SRC:-}" ]; then
+	for vendor in ../shared/vendor /work/shared/vendor; do
+		if [ -f "$vendor/citus-13.2.2.tar.gz" ]; then
+			vendor=$(cd "$vendor" && pwd)
+			export CITUS_SRC=$vendor/citus-13.2.2.tar.gz
+			export CITUS_PATCH=${CITUS_PATCH:-$vendor/citus-13.2.2-pg15.14.patch}
+			break
+		fi
+	done
+fi
 root=$(pwd)
 logdir=$root/test/log
 rm -rf "$logdir"; mkdir -p "$logdir"
