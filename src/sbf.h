@@ -203,6 +203,20 @@ extern void sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems,
 						   SbfProbe *p);
 extern void sbf_probe_close(SbfProbe *p);
 
+/* How many of n hashes are probably in an opened filter. */
+static inline int
+sbf_probe_count(SbfProbe *p, const uint64 *h, int n)
+{
+	int			hits = 0;
+	int			i;
+
+	if (likely(p->view != NULL))
+		return (int) sbf_count_contained(p->view, h, (size_t) n);
+	for (i = 0; i < n; i++)
+		hits += sbf_sliced_contains(p->sliced, h[i]);
+	return hits;
+}
+
 /* Membership by hash in an opened filter: false = definitely absent. */
 static inline bool
 sbf_probe_contains(SbfProbe *p, uint64 h)

@@ -589,8 +589,11 @@ sbf_contained_bytea(PG_FUNCTION_ARGS)
  * Counts the non-NULL elements of argument 1 that are probably in filter
  * argument 0.  The filter is opened once per call (and cached across calls,
  * see sbf_probe_open); elements are hashed in place, with no allocation per
- * element.  Duplicates count each time.
+ * element, and looked up SBF_MATCH_BATCH at a time so that their memory
+ * accesses overlap (sbf_count_contained).  Duplicates count each time.
  */
+#define SBF_MATCH_BATCH 16
+
 static int32
 sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 {
@@ -601,6 +604,8 @@ sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 	char		elmalign;
 	array_iter	it;
 	SbfProbe	p;
+	uint64		batch[SBF_MATCH_BATCH];
+	int			nbatch = 0;
 	int32		hits = 0;
 	int			i;
 
@@ -619,9 +624,16 @@ sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 			CHECK_FOR_INTERRUPTS();
 		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
 
-		if (!isnull && sbf_probe_contains(&p, sbf_hash_datum(d, elemtype)))
-			hits++;
+		if (isnull)
+			continue;
+		batch[nbatch++] = sbf_hash_datum(d, elemtype);
+		if (nbatch == SBF_MATCH_BATCH)
+		{
+			hits += sbf_probe_count(&p, batch, nbatch);
+			nbatch = 0;
+		}
 	}
+	hits += sbf_probe_count(&p, batch, nbatch);
 	sbf_probe_close(&p);
 	return hits;
 }

@@ -291,6 +291,12 @@ extern void sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg);
 extern bool sbf_contains_hash(const SbfView *v, uint64_t h);
 
 /*
+ * How many of n hashes are probably present (the sum of sbf_contains_hash),
+ * with the memory accesses of neighbouring hashes overlapped.
+ */
+extern size_t sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n);
+
+/*
  * Where a probe looks: payload byte offset and the mask of the bit in it.
  * Readers that fetch a stored value piecewise (by TOAST chunks) use these
  * instead of knowing the bit layout: the element is absent from a segment as

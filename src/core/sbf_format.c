@@ -410,6 +410,79 @@ sbf_contains_hash(const SbfView *v, uint64_t h)
 	return false;
 }
 
+/* Hashes whose first probes are prefetched together by sbf_count_contained. */
+#define SBF_LOOKUP_BATCH	16
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SBF_PREFETCH_R(p)	__builtin_prefetch((p), 0, 1)
+#else
+#define SBF_PREFETCH_R(p)	((void) (p))
+#endif
+
+/*
+ * How many of n hashes are probably present: the sum of sbf_contains_hash
+ * over them.  In a filter larger than the CPU caches every probe is a cache
+ * miss, one after the other; here, segment by segment, the first two probe
+ * bytes of up to SBF_LOOKUP_BATCH hashes not found yet are prefetched before
+ * any of them is tested, so the misses overlap.
+ */
+size_t
+sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
+{
+	size_t		found = 0;
+	size_t		base;
+
+	for (base = 0; base < n; base += SBF_LOOKUP_BATCH)
+	{
+		size_t		nb = n - base < SBF_LOOKUP_BATCH ? n - base : SBF_LOOKUP_BATCH;
+		SbfPosIter	it[SBF_LOOKUP_BATCH];
+		uint64_t	first[SBF_LOOKUP_BATCH][2];
+		bool		hit[SBF_LOOKUP_BATCH];
+		size_t		off = v->bits_offset;
+		size_t		b;
+		uint32_t	i;
+
+		memset(hit, 0, sizeof(hit));
+		for (i = 0; i < v->nsegments; i++)
+		{
+			const uint8_t *e = v->buf + SBF_SEGDIR_OFFSET(i);
+			uint64_t	m = sbf_load64(e + SBF_SEG_NBITS);
+			uint32_t	k = sbf_load16(e + SBF_SEG_K);
+			const uint8_t *words = v->buf + off;
+
+			for (b = 0; b < nb; b++)
+			{
+				if (hit[b])
+					continue;
+				sbf_pos_start(&it[b], h[base + b], sbf_mix64(h[base + b]) | 1, m);
+				first[b][0] = sbf_pos_next(&it[b]);
+				SBF_PREFETCH_R(words + (first[b][0] >> 3));
+				if (k > 1)
+				{
+					first[b][1] = sbf_pos_next(&it[b]);
+					SBF_PREFETCH_R(words + (first[b][1] >> 3));
+				}
+			}
+			for (b = 0; b < nb; b++)
+			{
+				uint32_t	j;
+
+				if (hit[b] || !sbf_bit_test(words, first[b][0]) ||
+					(k > 1 && !sbf_bit_test(words, first[b][1])))
+					continue;
+				for (j = 2; j < k; j++)
+					if (!sbf_bit_test(words, sbf_pos_next(&it[b])))
+						break;
+				hit[b] = j >= k;
+			}
+			off += (size_t) sbf_words_bytes(m);
+		}
+		for (b = 0; b < nb; b++)
+			found += hit[b];
+	}
+	return found;
+}
+
 /* Probe bits of h in one segment, in sbf_contains_hash's order. */
 void
 sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *out)

@@ -49,6 +49,10 @@ check_tracked(const Tracked *t, int from)
 	FUZZ_ASSERT(sbf_validate(SBF_PAYLOAD(&t->f), t->f.len, &v) == SBF_OK);
 	for (i = from; i < t->nkeys; i++)
 		FUZZ_ASSERT(sbf_contains_hash(&v, t->keys[i]));
+	/* the batched lookup finds every tracked key too */
+	if (from < t->nkeys)
+		FUZZ_ASSERT(sbf_count_contained(&v, t->keys + from, (size_t) (t->nkeys - from)) ==
+					(size_t) (t->nkeys - from));
 }
 
 /* Records that key h is in t (if there is room to remember it). */

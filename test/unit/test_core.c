@@ -416,6 +416,44 @@ segment_probes(void)
 	sbf_filter_free(&f);
 }
 
+/*
+ * sbf_count_contained counts what sbf_contains_hash answers, for batches of
+ * every length around its group size, mixed present and absent keys, one
+ * and several segments, small and large k.
+ */
+static void
+count_contained(void)
+{
+	static const double rates[] = {0.01, 0.4, 1e-12};
+	static const size_t lens[] = {0, 1, 2, 15, 16, 17, 33, 1000};
+	size_t		r;
+
+	for (r = 0; r < 3; r++)
+	{
+		SbfParams	p = params(200, rates[r], 2, 0.9, 9);
+		SbfFilter	f;
+		SbfView		v;
+		uint64_t	h[1000];
+		size_t		c;
+
+		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		add_keys(&f, 0, 0, r == 1 ? 100 : 2000);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		for (c = 0; c < 1000; c++)
+			h[c] = key(c % 3 == 0 ? 1 : 0, c * 7 % 2000);
+		for (c = 0; c < sizeof(lens) / sizeof(lens[0]); c++)
+		{
+			size_t		expect = 0;
+			size_t		i;
+
+			for (i = 0; i < lens[c]; i++)
+				expect += sbf_contains_hash(&v, h[i]);
+			CHECK(sbf_count_contained(&v, h, lens[c]) == expect);
+		}
+		sbf_filter_free(&f);
+	}
+}
+
 /* Measured FPR over 200k absent keys stays within the bound. */
 static void
 measured_fpr(void)
@@ -2495,6 +2533,7 @@ main(void)
 	RUN(golden_payload);
 	RUN(no_false_negatives);
 	RUN(segment_probes);
+	RUN(count_contained);
 	RUN(measured_fpr);
 	RUN(seed000_mode);
 	RUN(create_sized);
