@@ -78,12 +78,15 @@ sbf_agg_params(double error_rate, SbfParams *p)
 	p->error_rate = error_rate;
 }
 
-/* A new, empty expanded set whose memory comes from cxt. */
+/*
+ * A new, empty expanded set: the object from objcxt, everything it
+ * allocates from cxt (its eoh_context).
+ */
 static SbfHsObject *
-hso_new_in(MemoryContext cxt, const SbfParams *params, uint64 threshold,
-		   bool with_rate)
+hso_new_in(MemoryContext objcxt, MemoryContext cxt, const SbfParams *params,
+		   uint64 threshold, bool with_rate)
 {
-	SbfHsObject *o = MemoryContextAllocZero(cxt, sizeof(SbfHsObject));
+	SbfHsObject *o = MemoryContextAllocZero(objcxt, sizeof(SbfHsObject));
 	SbfAllocator a = sbf_palloc_allocator;
 
 	EOH_init_header(&o->hdr, &sbf_hso_methods, cxt);
@@ -99,8 +102,9 @@ SbfHsObject *
 sbf_hso_new(MemoryContext parent, const SbfParams *params, uint64 threshold,
 			bool with_rate)
 {
-	return hso_new_in(AllocSetContextCreate(parent, "sbf_hashset", ALLOCSET_SMALL_SIZES),
-					  params, threshold, with_rate);
+	MemoryContext cxt = AllocSetContextCreate(parent, "sbf_hashset", ALLOCSET_SMALL_SIZES);
+
+	return hso_new_in(cxt, cxt, params, threshold, with_rate);
 }
 
 /* The call site's cache, made on first use. */
@@ -127,6 +131,7 @@ hs_arena_gone(void *arg)
 	SbfHsCallCache *c = (SbfHsCallCache *) arg;
 
 	c->arena = NULL;
+	c->objects = NULL;
 	c->parent = NULL;
 }
 
@@ -143,6 +148,12 @@ sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
 
 		c->arena = AllocSetContextCreate(aggcxt, "sbf_hashset states",
 										 ALLOCSET_DEFAULT_SIZES);
+		/*
+		 * The objects themselves in a slab, a child of the arena: an
+		 * AllocSet would round their 304 bytes up to a 512-byte chunk.
+		 */
+		c->objects = SlabContextCreate(c->arena, "sbf_hashset objects",
+									   SLAB_DEFAULT_BLOCK_SIZE, sizeof(SbfHsObject));
 		c->parent = aggcxt;
 		/* in the arena, so that it lives exactly as long as it */
 		cb = MemoryContextAlloc(c->arena, sizeof(MemoryContextCallback));
@@ -150,7 +161,7 @@ sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
 		cb->arg = c;
 		MemoryContextRegisterResetCallback(c->arena, cb);
 	}
-	return hso_new_in(c->arena, params, threshold, with_rate);
+	return hso_new_in(c->objects, c->arena, params, threshold, with_rate);
 }
 
 /* Frees an expanded set. */

@@ -48,9 +48,11 @@ extern SbfHsObject *sbf_hso_new(MemoryContext parent, const SbfParams *params,
  * The arena: nodeAgg adopts a returned read-write expanded object without
  * copying only if its context is a child of the aggregate context.  A child
  * context per group would cost about 1.2 kB per group (a context header and
- * a first 1 kB block), ten times 1.0's 128-byte state, for the millions of
- * small groups of GROUP BY user_id.  So all states of one aggregate context
- * share one child context, the arena.  That is safe because nothing deletes
+ * a first 1 kB block), for the millions of small groups of GROUP BY
+ * user_id.  So all states of one aggregate context share one child context,
+ * the arena, and their 304-byte objects come from a slab inside it
+ * (measured: 100,000 groups of 10 rows take about 385 bytes a group, 1.0's
+ * internal state about 195).  That is safe because nothing deletes
  * one state alone: nodeAgg deletes a read-write state only when a
  * transition or combine function returns a different datum, and ours always
  * return the state they were given once it exists; the arena goes with its
@@ -62,6 +64,7 @@ typedef struct SbfHsCallCache
 	SbfHsScratch scratch;
 	MemoryContext parent;		/* aggregate context of the arena */
 	MemoryContext arena;		/* NULL until needed or after a reset */
+	MemoryContext objects;		/* slab of the arena's SbfHsObjects */
 } SbfHsCallCache;
 
 /* The call site's cache, made on first use. */
