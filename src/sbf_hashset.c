@@ -34,8 +34,14 @@ PG_FUNCTION_INFO_V1(sbf_hashset_build);
 #define SBF_HS_TEXT_PREFIX		"sbfh1:"
 #define SBF_HS_TEXT_PREFIX_LEN	(sizeof(SBF_HS_TEXT_PREFIX) - 1)
 
-/* Largest flat value: payload plus varlena header within 1 GB. */
-#define SBF_HS_MAX_FLAT			((Size) MaxAllocSize - VARHDRSZ)
+/*
+ * Largest flat payload (after the varlena header): the largest whose text
+ * form (the prefix and 4/3 of the payload) still has at most
+ * SBF_MAX_TEXT_CHARS characters, so every sbf_hashset that can be made can be
+ * written as text, COPY'd and dumped (LIMITS in sbf_core.h).
+ */
+#define SBF_HS_MAX_FLAT \
+	((Size) (SBF_MAX_TEXT_CHARS - SBF_HS_TEXT_PREFIX_LEN) / 4 * 3)
 
 /* ---- the expanded object ---- */
 
@@ -208,7 +214,8 @@ hso_get_flat_size(ExpandedObjectHeader *eohptr)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("sbf_hashset is too large to pass as a value"),
-				 errdetail("Its encoding would exceed 1 GB."),
+				 errdetail("Its encoding would exceed %zu bytes, the most whose text form fits in 1 GB.",
+						   (size_t) SBF_HS_MAX_FLAT),
 				 errhint("Aggregate without parallel workers or sharding, or split the group.")));
 	if (st != SBF_OK)
 		sbf_hs_report_status(st);
