@@ -37,33 +37,20 @@
  */
 #define SBF_ADD_EXTRA		64
 
-/* What sbf_concat_any does with its right-hand argument's type. */
-typedef enum SbfAnyKind
-{
-	SBF_ANY_UNION,				/* another scalablebloom */
-	SBF_ANY_TEXT,				/* text or varchar */
-	SBF_ANY_INT8,
-	SBF_ANY_INT4,
-	SBF_ANY_INT2,
-	SBF_ANY_BYTEA,
-	SBF_ANY_TEXT_ARRAY,			/* text[] or varchar[] */
-	SBF_ANY_INT8_ARRAY,
-	SBF_ANY_INT4_ARRAY,
-	SBF_ANY_INT2_ARRAY
-} SbfAnyKind;
-
-/* The kind cached in fn_extra, with the type it was resolved for. */
+/*
+ * What sbf_concat_any does with its right-hand type, cached in fn_extra with
+ * the type it was resolved for: elem NULL means the union.
+ */
 typedef struct SbfAnyCache
 {
 	Oid			argtype;
-	SbfAnyKind	kind;
+	const SbfElemType *elem;	/* the element type, or NULL: union */
+	bool		array;			/* an array of elem */
 } SbfAnyCache;
 
 PG_FUNCTION_INFO_V1(sbf_empty);
 PG_FUNCTION_INFO_V1(sbf_add_text);
 PG_FUNCTION_INFO_V1(sbf_add_int8);
-PG_FUNCTION_INFO_V1(sbf_add_int4);
-PG_FUNCTION_INFO_V1(sbf_add_int2);
 PG_FUNCTION_INFO_V1(sbf_add_bytea);
 PG_FUNCTION_INFO_V1(sbf_add_text_array);
 PG_FUNCTION_INFO_V1(sbf_add_int8_array);
@@ -182,55 +169,20 @@ sbf_add_one(FunctionCallInfo fcinfo, uint64 h)
 	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
 }
 
-/*
- * Storage layout of the array element types we hash.  Fixed here so that no
- * call needs a catalog lookup; any array that reaches a text[] parameter
- * holds text-compatible varlenas (varchar[] arrives relabeled).
- */
-static void
-sbf_elem_layout(Oid elemtype, int16 *elmlen, bool *elmbyval, char *elmalign)
-{
-	switch (elemtype)
-	{
-		case TEXTOID:
-			*elmlen = -1;
-			*elmbyval = false;
-			*elmalign = TYPALIGN_INT;
-			break;
-		case INT8OID:
-			*elmlen = sizeof(int64);
-			*elmbyval = FLOAT8PASSBYVAL;
-			*elmalign = TYPALIGN_DOUBLE;
-			break;
-		case INT4OID:
-			*elmlen = sizeof(int32);
-			*elmbyval = true;
-			*elmalign = TYPALIGN_INT;
-			break;
-		case INT2OID:
-			*elmlen = sizeof(int16);
-			*elmbyval = true;
-			*elmalign = TYPALIGN_SHORT;
-			break;
-		default:
-			elog(ERROR, "unsupported scalablebloom array element type %u", elemtype);
-	}
-}
-
 /* Adds every non-NULL element of array argument 1 to argument 0. */
 static Datum
-sbf_add_array(FunctionCallInfo fcinfo, Oid elemtype)
+sbf_add_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	int16		elmlen;
-	bool		elmbyval;
-	char		elmalign;
+	ArrayType  *arr;
+	int			nitems;
 	array_iter	it;
 	SbfFilter	nf;
 	int			i;
 
-	sbf_elem_layout(elemtype, &elmlen, &elmbyval, &elmalign);
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	sbf_start_result(fcinfo, SBF_ADD_EXTRA, &nf);
 	array_iter_setup(&it, (AnyArrayType *) arr);
 	for (i = 0; i < nitems; i++)
@@ -242,78 +194,64 @@ sbf_add_array(FunctionCallInfo fcinfo, Oid elemtype)
 		/* a big array is a long loop: let a cancel or timeout in */
 		if ((i & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
-		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
+		d = array_iter_next(&it, &isnull, i, et->typlen, et->typbyval,
+							et->typalign);
 
 		if (isnull)
 			continue;
-		st = sbf_add_hash(&nf, sbf_hash_datum(d, elemtype), NULL);
+		st = sbf_add_hash(&nf, sbf_elem_hash(et->kind, d), NULL);
 		if (st != SBF_OK)
 			sbf_report_status(st);
 	}
 	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
 }
 
+/*
+ * Adds element argument 1 of the given kind to argument 0 (a NULL element
+ * leaves the filter as it is).  Inline, so each entry point hashes its kind
+ * directly.
+ */
+static pg_attribute_always_inline Datum
+sbf_add_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
+{
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
+}
+
 /* sbf_add(scalablebloom, text) */
 Datum
 sbf_add_text(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_text(PG_GETARG_TEXT_PP(1)));
+	return sbf_add_elem(fcinfo, SBF_ELEM_BYTES);
 }
 
 /* sbf_add(scalablebloom, bigint) */
 Datum
 sbf_add_int8(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_int64(PG_GETARG_INT64(1)));
-}
-
-/* sbf_add(scalablebloom, integer): hashes as the equal bigint. */
-Datum
-sbf_add_int4(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_int64((int64) PG_GETARG_INT32(1)));
-}
-
-/* sbf_add(scalablebloom, smallint): hashes as the equal bigint. */
-Datum
-sbf_add_int2(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_int64((int64) PG_GETARG_INT16(1)));
+	return sbf_add_elem(fcinfo, SBF_ELEM_INT8);
 }
 
 /* sbf_add(scalablebloom, bytea) */
 Datum
 sbf_add_bytea(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_bytea(PG_GETARG_BYTEA_PP(1)));
+	return sbf_add_elem(fcinfo, SBF_ELEM_BYTES);
 }
 
 /* sbf_add(scalablebloom, text[]): NULL elements are skipped. */
 Datum
 sbf_add_text_array(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_array(fcinfo, TEXTOID);
+	return sbf_add_array(fcinfo, sbf_elem_type(TEXTOID));
 }
 
 /* sbf_add(scalablebloom, bigint[]): NULL elements are skipped. */
 Datum
 sbf_add_int8_array(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_array(fcinfo, INT8OID);
+	return sbf_add_array(fcinfo, sbf_elem_type(INT8OID));
 }
 
 /* ---- union ---- */
@@ -403,9 +341,9 @@ sbf_union_budget_pg(PG_FUNCTION_ARGS)
 											  error_rate));
 }
 
-/* Resolves what sbf_concat_any does with a right-hand type. */
-static SbfAnyKind
-sbf_any_kind(Oid sbftype, Oid argtype)
+/* Resolves what sbf_concat_any does with a right-hand type (see SbfAnyCache). */
+static void
+sbf_any_resolve(Oid sbftype, Oid argtype, SbfAnyCache *c)
 {
 	/* domains are looked through, once per call site (the result is cached) */
 	Oid			types[2] = {argtype, getBaseType(argtype)};
@@ -414,42 +352,23 @@ sbf_any_kind(Oid sbftype, Oid argtype)
 
 	for (i = 0; i < 2; i++)
 	{
-		Oid			t = types[i];
-
-		if (t == sbfbase)
-			return SBF_ANY_UNION;
-		switch (t)
+		c->elem = NULL;
+		c->array = false;
+		if (types[i] != sbfbase &&
+			(c->elem = sbf_elem_type(types[i])) == NULL)
 		{
-			case TEXTOID:
-			case VARCHAROID:
-				return SBF_ANY_TEXT;
-			case INT8OID:
-				return SBF_ANY_INT8;
-			case INT4OID:
-				return SBF_ANY_INT4;
-			case INT2OID:
-				return SBF_ANY_INT2;
-			case BYTEAOID:
-				return SBF_ANY_BYTEA;
-			case TEXTARRAYOID:
-			case VARCHARARRAYOID:
-				return SBF_ANY_TEXT_ARRAY;
-			case INT8ARRAYOID:
-				return SBF_ANY_INT8_ARRAY;
-			case INT4ARRAYOID:
-				return SBF_ANY_INT4_ARRAY;
-			case INT2ARRAYOID:
-				return SBF_ANY_INT2_ARRAY;
-			default:
-				break;
+			c->array = true;
+			if ((c->elem = sbf_elem_array_type(types[i])) == NULL)
+				continue;
 		}
+		c->argtype = argtype;
+		return;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
 			 errmsg("cannot add a value of type %s to a scalablebloom",
 					format_type_be(argtype)),
 			 errhint("Elements are text, bigint, integer, smallint (the integers hash alike) or bytea values, or arrays of text or integers; || with a scalablebloom forms the union.  Cast other values to one of these types.")));
-	return SBF_ANY_UNION;		/* keep compiler quiet */
 }
 
 /*
@@ -473,61 +392,39 @@ sbf_concat_any(PG_FUNCTION_ARGS)
 
 	if (!OidIsValid(argtype))
 		elog(ERROR, "could not determine the type of the value added to a scalablebloom");
-	if (cache == NULL || cache->argtype != argtype)
+	if (cache == NULL)
 	{
-		SbfAnyKind	kind = sbf_any_kind(get_fn_expr_argtype(fcinfo->flinfo, 0),
-										argtype);
-
-		if (cache == NULL)
-		{
-			cache = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(SbfAnyCache));
-			fcinfo->flinfo->fn_extra = cache;
-		}
-		cache->argtype = argtype;
-		cache->kind = kind;
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfAnyCache));
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	if (cache->argtype != argtype)
+	{
+		/* invalid until resolved: an error leaves no stale resolution */
+		cache->argtype = InvalidOid;
+		sbf_any_resolve(get_fn_expr_argtype(fcinfo->flinfo, 0), argtype, cache);
 	}
 
-	switch (cache->kind)
-	{
-		case SBF_ANY_UNION:
-			return sbf_union_args(fcinfo);
-		case SBF_ANY_TEXT:
-			return sbf_add_text(fcinfo);
-		case SBF_ANY_INT8:
-			return sbf_add_int8(fcinfo);
-		case SBF_ANY_INT4:
-			return sbf_add_int4(fcinfo);
-		case SBF_ANY_INT2:
-			return sbf_add_int2(fcinfo);
-		case SBF_ANY_BYTEA:
-			return sbf_add_bytea(fcinfo);
-		case SBF_ANY_TEXT_ARRAY:
-			return sbf_add_text_array(fcinfo);
-		case SBF_ANY_INT8_ARRAY:
-			return sbf_add_int8_array(fcinfo);
-		case SBF_ANY_INT4_ARRAY:
-			if (PG_ARGISNULL(1))
-				return sbf_add_null(fcinfo);
-			return sbf_add_array(fcinfo, INT4OID);
-		case SBF_ANY_INT2_ARRAY:
-			if (PG_ARGISNULL(1))
-				return sbf_add_null(fcinfo);
-			return sbf_add_array(fcinfo, INT2OID);
-	}
-	elog(ERROR, "unexpected scalablebloom concatenation kind %d", (int) cache->kind);
-	PG_RETURN_NULL();			/* keep compiler quiet */
+	if (cache->elem == NULL)
+		return sbf_union_args(fcinfo);
+	if (cache->array)
+		return sbf_add_array(fcinfo, cache->elem);
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_elem_hash(cache->elem->kind, PG_GETARG_DATUM(1)));
 }
 
 /* ---- lookups ---- */
 
 /*
- * Membership of one element hash in filter argument fpos.  The filter is
- * read through sbf_probe_open: from the session cache or the call site's
- * memo, or by slices for a single lookup on a large value.
+ * Membership of the element in the other argument, of the given kind, in
+ * filter argument fpos.  The filter is read through sbf_probe_open: from the
+ * session cache or the call site's memo, or by slices for a single lookup on
+ * a large value.
  */
-static bool
-sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
+static pg_attribute_always_inline bool
+sbf_contains_elem(FunctionCallInfo fcinfo, int fpos, SbfElemKind kind)
 {
+	uint64		h = sbf_elem_hash(kind, PG_GETARG_DATUM(1 - fpos));
 	SbfProbe	p;
 	bool		result;
 
@@ -541,48 +438,42 @@ sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
 Datum
 sbf_contains_text(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
-									sbf_hash_text(PG_GETARG_TEXT_PP(1))));
+	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES));
 }
 
 /* sbf_contains(scalablebloom, bigint) */
 Datum
 sbf_contains_int8(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
-									sbf_hash_int64(PG_GETARG_INT64(1))));
+	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 0, SBF_ELEM_INT8));
 }
 
 /* sbf_contains(scalablebloom, bytea) */
 Datum
 sbf_contains_bytea(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
-									sbf_hash_bytea(PG_GETARG_BYTEA_PP(1))));
+	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES));
 }
 
 /* text <@ scalablebloom: sbf_contains with the arguments swapped. */
 Datum
 sbf_contained_text(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
-									sbf_hash_text(PG_GETARG_TEXT_PP(0))));
+	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES));
 }
 
 /* bigint <@ scalablebloom */
 Datum
 sbf_contained_int8(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
-									sbf_hash_int64(PG_GETARG_INT64(0))));
+	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 1, SBF_ELEM_INT8));
 }
 
 /* bytea <@ scalablebloom */
 Datum
 sbf_contained_bytea(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
-									sbf_hash_bytea(PG_GETARG_BYTEA_PP(0))));
+	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES));
 }
 
 /*
@@ -592,13 +483,10 @@ sbf_contained_bytea(PG_FUNCTION_ARGS)
  * element.  Duplicates count each time.
  */
 static int32
-sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
+sbf_matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	int16		elmlen;
-	bool		elmbyval;
-	char		elmalign;
 	array_iter	it;
 	SbfProbe	p;
 	int32		hits = 0;
@@ -606,7 +494,6 @@ sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 
 	if (nitems == 0)
 		return 0;
-	sbf_elem_layout(elemtype, &elmlen, &elmbyval, &elmalign);
 	sbf_probe_open(fcinfo, 0, (uint32) nitems, &p);
 	array_iter_setup(&it, (AnyArrayType *) arr);
 	for (i = 0; i < nitems; i++)
@@ -617,9 +504,10 @@ sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 		/* a big array is a long loop: let a cancel or timeout in */
 		if ((i & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
-		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
+		d = array_iter_next(&it, &isnull, i, et->typlen, et->typbyval,
+							et->typalign);
 
-		if (!isnull && sbf_probe_contains(&p, sbf_hash_datum(d, elemtype)))
+		if (!isnull && sbf_probe_contains(&p, sbf_elem_hash(et->kind, d)))
 			hits++;
 	}
 	sbf_probe_close(&p);
@@ -630,14 +518,14 @@ sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 Datum
 sbf_matches_text(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT32(sbf_matches_array(fcinfo, TEXTOID));
+	PG_RETURN_INT32(sbf_matches_array(fcinfo, sbf_elem_type(TEXTOID)));
 }
 
 /* sbf_matches(scalablebloom, bigint[]) */
 Datum
 sbf_matches_int8(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT32(sbf_matches_array(fcinfo, INT8OID));
+	PG_RETURN_INT32(sbf_matches_array(fcinfo, sbf_elem_type(INT8OID)));
 }
 
 /* The HyperLogLog estimate rounded to a bigint. */
