@@ -55,6 +55,16 @@ typedef struct ScalableBloom
 #define PG_GETARG_SCALABLEBLOOM_P(x) DatumGetScalableBloomP(PG_GETARG_DATUM(x))
 #define PG_RETURN_SCALABLEBLOOM_P(x) PG_RETURN_POINTER(x)
 
+/*
+ * Defines SQL entry point name (declared with PG_FUNCTION_INFO_V1 as usual)
+ * as "return expr;" with fcinfo in scope.  For the element functions, whose
+ * entry points differ only in the element kind they pass to one shared,
+ * inlined implementation: one line each.
+ */
+#define SBF_ENTRY_POINT(name, expr) \
+	Datum name(PG_FUNCTION_ARGS) { return (expr); } \
+	extern int no_such_variable
+
 /* ---- sbf_util.c ---- */
 
 /*

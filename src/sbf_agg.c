@@ -156,26 +156,10 @@ agg_hs_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 	return EOHPGetRWDatum(&o->hdr);
 }
 
-/* sbf_agg(text [, error_rate]) transition over an sbf_hashset state. */
-Datum
-sbf_agg_hs_trans_text(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans);
-}
-
-/* sbf_agg(bigint [, error_rate]) transition over an sbf_hashset state. */
-Datum
-sbf_agg_hs_trans_int8(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_INT8, agg_hs_trans);
-}
-
-/* sbf_agg(bytea [, error_rate]) transition over an sbf_hashset state. */
-Datum
-sbf_agg_hs_trans_bytea(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans);
-}
+/* sbf_agg(text | bigint | bytea [, error_rate]) over an sbf_hashset state. */
+SBF_ENTRY_POINT(sbf_agg_hs_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans));
+SBF_ENTRY_POINT(sbf_agg_hs_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_INT8, agg_hs_trans));
+SBF_ENTRY_POINT(sbf_agg_hs_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans));
 
 /* Builds a state's filter through the one core build. */
 static ScalableBloom *
@@ -284,26 +268,10 @@ agg_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 	PG_RETURN_POINTER(st);
 }
 
-/* sbf_agg(text [, error_rate]) transition (1.0, internal state). */
-Datum
-sbf_agg_trans_text(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_trans);
-}
-
-/* sbf_agg(bigint [, error_rate]) transition (1.0, internal state). */
-Datum
-sbf_agg_trans_int8(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_INT8, agg_trans);
-}
-
-/* sbf_agg(bytea [, error_rate]) transition (1.0, internal state). */
-Datum
-sbf_agg_trans_bytea(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_trans);
-}
+/* sbf_agg(text | bigint | bytea [, error_rate]) transitions (1.0, internal state). */
+SBF_ENTRY_POINT(sbf_agg_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_trans));
+SBF_ENTRY_POINT(sbf_agg_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_INT8, agg_trans));
+SBF_ENTRY_POINT(sbf_agg_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_trans));
 
 /* sbf_agg final (1.0): the state is only read. */
 Datum

@@ -592,26 +592,10 @@ sbf_hashset_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
-/* sbf_hashset_agg(text) transition. */
-Datum
-sbf_hashset_agg_trans_text(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add);
-}
-
-/* sbf_hashset_agg(bigint) transition. */
-Datum
-sbf_hashset_agg_trans_int8(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_INT8, hs_agg_add);
-}
-
-/* sbf_hashset_agg(bytea) transition. */
-Datum
-sbf_hashset_agg_trans_bytea(PG_FUNCTION_ARGS)
-{
-	return sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add);
-}
+/* sbf_hashset_agg(text | bigint | bytea) transitions. */
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add));
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_INT8, hs_agg_add));
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add));
 
 /*
  * sbf_build(h, error_rate): the filter sbf_agg builds from the same elements

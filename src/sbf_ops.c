@@ -169,37 +169,67 @@ sbf_add_one(FunctionCallInfo fcinfo, uint64 h)
 	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
 }
 
+/* Walks the non-NULL elements of an array argument, hashing each. */
+typedef struct ElemArray
+{
+	const SbfElemType *et;		/* the element type */
+	array_iter	it;
+	int			nitems;
+	int			i;				/* the next element */
+} ElemArray;
+
+/* Starts walking array argument argno, whose elements have type et. */
+static void
+elem_array_start(FunctionCallInfo fcinfo, int argno, const SbfElemType *et,
+				 ElemArray *a)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(argno);
+
+	a->et = et;
+	a->nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	a->i = 0;
+	array_iter_setup(&a->it, (AnyArrayType *) arr);
+}
+
+/* Sets *h to the hash of the next non-NULL element; false past the last. */
+static inline bool
+elem_array_next(ElemArray *a, uint64 *h)
+{
+	while (a->i < a->nitems)
+	{
+		bool		isnull;
+		Datum		d;
+
+		/* a big array is a long loop: let a cancel or timeout in */
+		if ((a->i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		d = array_iter_next(&a->it, &isnull, a->i++, a->et->typlen,
+							a->et->typbyval, a->et->typalign);
+		if (!isnull)
+		{
+			*h = sbf_elem_hash(a->et->kind, d);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Adds every non-NULL element of array argument 1 to argument 0. */
 static Datum
 sbf_add_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
-	ArrayType  *arr;
-	int			nitems;
-	array_iter	it;
+	ElemArray	a;
 	SbfFilter	nf;
-	int			i;
+	uint64		h;
 
 	if (PG_ARGISNULL(1))
 		return sbf_add_null(fcinfo);
-	arr = PG_GETARG_ARRAYTYPE_P(1);
-	nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	elem_array_start(fcinfo, 1, et, &a);
 	sbf_start_result(fcinfo, SBF_ADD_EXTRA, &nf);
-	array_iter_setup(&it, (AnyArrayType *) arr);
-	for (i = 0; i < nitems; i++)
+	while (elem_array_next(&a, &h))
 	{
-		bool		isnull;
-		Datum		d;
-		SbfStatus	st;
+		SbfStatus	st = sbf_add_hash(&nf, h, NULL);
 
-		/* a big array is a long loop: let a cancel or timeout in */
-		if ((i & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
-		d = array_iter_next(&it, &isnull, i, et->typlen, et->typbyval,
-							et->typalign);
-
-		if (isnull)
-			continue;
-		st = sbf_add_hash(&nf, sbf_elem_hash(et->kind, d), NULL);
 		if (st != SBF_OK)
 			sbf_report_status(st);
 	}
@@ -219,40 +249,14 @@ sbf_add_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
 	return sbf_add_one(fcinfo, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
 }
 
-/* sbf_add(scalablebloom, text) */
-Datum
-sbf_add_text(PG_FUNCTION_ARGS)
-{
-	return sbf_add_elem(fcinfo, SBF_ELEM_BYTES);
-}
+/* sbf_add(scalablebloom, text | bigint | bytea) */
+SBF_ENTRY_POINT(sbf_add_text, sbf_add_elem(fcinfo, SBF_ELEM_BYTES));
+SBF_ENTRY_POINT(sbf_add_int8, sbf_add_elem(fcinfo, SBF_ELEM_INT8));
+SBF_ENTRY_POINT(sbf_add_bytea, sbf_add_elem(fcinfo, SBF_ELEM_BYTES));
 
-/* sbf_add(scalablebloom, bigint) */
-Datum
-sbf_add_int8(PG_FUNCTION_ARGS)
-{
-	return sbf_add_elem(fcinfo, SBF_ELEM_INT8);
-}
-
-/* sbf_add(scalablebloom, bytea) */
-Datum
-sbf_add_bytea(PG_FUNCTION_ARGS)
-{
-	return sbf_add_elem(fcinfo, SBF_ELEM_BYTES);
-}
-
-/* sbf_add(scalablebloom, text[]): NULL elements are skipped. */
-Datum
-sbf_add_text_array(PG_FUNCTION_ARGS)
-{
-	return sbf_add_array(fcinfo, sbf_elem_type(TEXTOID));
-}
-
-/* sbf_add(scalablebloom, bigint[]): NULL elements are skipped. */
-Datum
-sbf_add_int8_array(PG_FUNCTION_ARGS)
-{
-	return sbf_add_array(fcinfo, sbf_elem_type(INT8OID));
-}
+/* sbf_add(scalablebloom, text[] | bigint[]): NULL elements are skipped. */
+SBF_ENTRY_POINT(sbf_add_text_array, sbf_add_array(fcinfo, sbf_elem_type(TEXTOID)));
+SBF_ENTRY_POINT(sbf_add_int8_array, sbf_add_array(fcinfo, sbf_elem_type(INT8OID)));
 
 /* ---- union ---- */
 
@@ -434,47 +438,15 @@ sbf_contains_elem(FunctionCallInfo fcinfo, int fpos, SbfElemKind kind)
 	return result;
 }
 
-/* sbf_contains(scalablebloom, text) */
-Datum
-sbf_contains_text(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES));
-}
+/* sbf_contains(scalablebloom, text | bigint | bytea) */
+SBF_ENTRY_POINT(sbf_contains_text, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contains_int8, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_INT8)));
+SBF_ENTRY_POINT(sbf_contains_bytea, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
 
-/* sbf_contains(scalablebloom, bigint) */
-Datum
-sbf_contains_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 0, SBF_ELEM_INT8));
-}
-
-/* sbf_contains(scalablebloom, bytea) */
-Datum
-sbf_contains_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES));
-}
-
-/* text <@ scalablebloom: sbf_contains with the arguments swapped. */
-Datum
-sbf_contained_text(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES));
-}
-
-/* bigint <@ scalablebloom */
-Datum
-sbf_contained_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 1, SBF_ELEM_INT8));
-}
-
-/* bytea <@ scalablebloom */
-Datum
-sbf_contained_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES));
-}
+/* text | bigint | bytea <@ scalablebloom: sbf_contains, arguments swapped */
+SBF_ENTRY_POINT(sbf_contained_text, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contained_int8, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_INT8)));
+SBF_ENTRY_POINT(sbf_contained_bytea, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
 
 /*
  * Counts the non-NULL elements of argument 1 that are probably in filter
@@ -485,48 +457,25 @@ sbf_contained_bytea(PG_FUNCTION_ARGS)
 static int32
 sbf_matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	array_iter	it;
+	ElemArray	a;
 	SbfProbe	p;
 	int32		hits = 0;
-	int			i;
+	uint64		h;
 
-	if (nitems == 0)
+	elem_array_start(fcinfo, 1, et, &a);
+	if (a.nitems == 0)
 		return 0;
-	sbf_probe_open(fcinfo, 0, (uint32) nitems, &p);
-	array_iter_setup(&it, (AnyArrayType *) arr);
-	for (i = 0; i < nitems; i++)
-	{
-		bool		isnull;
-		Datum		d;
-
-		/* a big array is a long loop: let a cancel or timeout in */
-		if ((i & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
-		d = array_iter_next(&it, &isnull, i, et->typlen, et->typbyval,
-							et->typalign);
-
-		if (!isnull && sbf_probe_contains(&p, sbf_elem_hash(et->kind, d)))
+	sbf_probe_open(fcinfo, 0, (uint32) a.nitems, &p);
+	while (elem_array_next(&a, &h))
+		if (sbf_probe_contains(&p, h))
 			hits++;
-	}
 	sbf_probe_close(&p);
 	return hits;
 }
 
-/* sbf_matches(scalablebloom, text[]) */
-Datum
-sbf_matches_text(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32(sbf_matches_array(fcinfo, sbf_elem_type(TEXTOID)));
-}
-
-/* sbf_matches(scalablebloom, bigint[]) */
-Datum
-sbf_matches_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32(sbf_matches_array(fcinfo, sbf_elem_type(INT8OID)));
-}
+/* sbf_matches(scalablebloom, text[] | bigint[]) */
+SBF_ENTRY_POINT(sbf_matches_text, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(TEXTOID))));
+SBF_ENTRY_POINT(sbf_matches_int8, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(INT8OID))));
 
 /* The HyperLogLog estimate rounded to a bigint. */
 static int64

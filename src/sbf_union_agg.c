@@ -76,6 +76,16 @@ static const ExpandedObjectMethods union_agg_methods = {
 	union_agg_flatten
 };
 
+/* Filter argument argno (detoasted), with its view in *v. */
+static ScalableBloom *
+filter_arg(FunctionCallInfo fcinfo, int argno, SbfView *v)
+{
+	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(argno);
+
+	sbf_view_of(f, v);
+	return f;
+}
+
 /* A varlena copy of a mutable filter's payload. */
 static ScalableBloom *
 union_agg_copy(const SbfFilter *f)
@@ -202,8 +212,7 @@ union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 
 	if (st != NULL)
 		return st;
-	f = PG_GETARG_SCALABLEBLOOM_P(argno);
-	sbf_view_of(f, &v);
+	f = filter_arg(fcinfo, argno, &v);
 	/* a flat state carries the result's error_rate: later inputs match it */
 	st = union_agg_new(aggcxt, &v, true);
 	union_agg_push(st, f);
@@ -226,8 +235,7 @@ union_agg_step(FunctionCallInfo fcinfo, double error_rate)
 
 	if (PG_ARGISNULL(1))
 		return sbf_agg_keep_state(fcinfo);
-	f = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(f, &v);
+	f = filter_arg(fcinfo, 1, &v);
 	if (PG_ARGISNULL(0))
 	{
 		SbfView		shape = v;
@@ -305,8 +313,7 @@ sbf_union_agg_merge(PG_FUNCTION_ARGS)
 	}
 	st = union_agg_state(fcinfo, 0, aggcxt);
 	/* flattens an expanded second state; it is only read */
-	f = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(f, &v);
+	f = filter_arg(fcinfo, 1, &v);
 	/* both states carry the result's error_rate: it must agree */
 	sbf_check_union_compatible(&st->shape, &v, true);
 	union_agg_push(st, f);
@@ -336,7 +343,7 @@ sbf_union_agg_result(PG_FUNCTION_ARGS)
 		sbf_filter_view(&st->coll, &v);
 	}
 	else
-		sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(0), &v);
+		(void) filter_arg(fcinfo, 0, &v);
 	spec.error_rate = v.error_rate;
 	status = sbf_union_many(&nf, &v, 1, &spec, &bound, VARHDRSZ,
 							&sbf_palloc_allocator);
@@ -395,13 +402,11 @@ sbf_union_agg_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_union_agg_trans");
 	LegacyUnionState *sf = PG_ARGISNULL(0) ? NULL : (LegacyUnionState *) PG_GETARG_POINTER(0);
-	ScalableBloom *f;
 	SbfView		v;
 
 	if (PG_ARGISNULL(1))
 		return sbf_agg_keep_state(fcinfo);
-	f = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(f, &v);
+	(void) filter_arg(fcinfo, 1, &v);
 	if (sf == NULL)
 		sf = union_state_new(&v, aggcxt);
 	else
