@@ -25,6 +25,8 @@
  *	  records these symbols in the catalog, so a released entry point keeps
  *	  its name and keeps working for as long as a database may still be at
  *	  that version (see sbf--1.0.sql).
+ *	  Entry points that differ only in their element type are one-line
+ *	  SBF_ENTRY_POINT wrappers over one inlined implementation.
  *	- File-local (static) functions: no prefix, named for what they do
  *	  (check_prefix, hll_split, b64_value), so that a reader knows at once
  *	  that nothing outside the file calls them.  The core follows this; some
