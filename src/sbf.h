@@ -212,8 +212,19 @@ sbf_elem_hash(SbfElemKind kind, Datum d)
 
 /* ---- aggregate support shared by sbf_agg.c, sbf_hashset.c, sbf_union_agg.c ---- */
 
-/* The aggregate context; elog(ERROR) naming fn when not called by an Agg. */
-extern MemoryContext sbf_agg_context(FunctionCallInfo fcinfo, const char *fn);
+/*
+ * The aggregate context; elog(ERROR) naming fn when not called by an Agg.
+ * Inline: every transition call asks.
+ */
+static inline MemoryContext
+sbf_agg_context(FunctionCallInfo fcinfo, const char *fn)
+{
+	MemoryContext aggcxt;
+
+	if (unlikely(!AggCheckCallContext(fcinfo, &aggcxt)))
+		elog(ERROR, "%s called in non-aggregate context", fn);
+	return aggcxt;
+}
 
 /*
  * The state argument unchanged (NULL stays NULL): what a transition or

@@ -502,17 +502,6 @@ sbf_hash_toasted(struct varlena *p)
 	return h;
 }
 
-/* The aggregate context; elog(ERROR) naming fn when not called by an Agg. */
-MemoryContext
-sbf_agg_context(FunctionCallInfo fcinfo, const char *fn)
-{
-	MemoryContext aggcxt;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "%s called in non-aggregate context", fn);
-	return aggcxt;
-}
-
 /* The state argument unchanged, for a NULL second argument. */
 Datum
 sbf_agg_keep_state(FunctionCallInfo fcinfo)
