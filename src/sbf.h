@@ -2,7 +2,7 @@
  * sbf.h
  *	  PostgreSQL glue for the scalablebloom type: the varlena that carries a
  *	  format-v1 payload (see src/core/sbf_core.h for the byte layout), fmgr
- *	  macros, and helpers shared by sbf_io.c, sbf_ops.c and sbf_agg.c.
+ *	  macros, and helpers shared by the glue files.
  *
  * On disk and in memory a scalablebloom is a plain varlena: a 4-byte length
  * word followed by the payload.  Because the payload's first field group is 4
@@ -25,6 +25,8 @@
  *	  records these symbols in the catalog, so a released entry point keeps
  *	  its name and keeps working for as long as a database may still be at
  *	  that version (see sbf--1.0.sql).
+ *	  Entry points that differ only in their element type are one-line
+ *	  SBF_ENTRY_POINT wrappers over one inlined implementation.
  *	- File-local (static) functions: no prefix, named for what they do
  *	  (check_prefix, hll_split, b64_value), so that a reader knows at once
  *	  that nothing outside the file calls them.  The core follows this; some
@@ -38,6 +40,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "utils/expandeddatum.h"
 
 #include "sbf_core.h"
 
@@ -53,6 +56,16 @@ typedef struct ScalableBloom
 #define DatumGetScalableBloomP(x)	((ScalableBloom *) PG_DETOAST_DATUM(x))
 #define PG_GETARG_SCALABLEBLOOM_P(x) DatumGetScalableBloomP(PG_GETARG_DATUM(x))
 #define PG_RETURN_SCALABLEBLOOM_P(x) PG_RETURN_POINTER(x)
+
+/*
+ * Defines SQL entry point name (declared with PG_FUNCTION_INFO_V1 as usual)
+ * as "return expr;" with fcinfo in scope.  For the element functions, whose
+ * entry points differ only in the element kind they pass to one shared,
+ * inlined implementation: one line each.
+ */
+#define SBF_ENTRY_POINT(name, expr) \
+	Datum name(PG_FUNCTION_ARGS) { return (expr); } \
+	extern int no_such_variable
 
 /* ---- sbf_util.c ---- */
 
@@ -132,15 +145,131 @@ extern void sbf_default_params(SbfParams *p);
 extern ScalableBloom *sbf_filter_finish(SbfFilter *f);
 
 /*
- * Element hashing by SQL type: text, bigint, bytea.  sbf_hash_text and
- * sbf_hash_bytea take values that may have a short header but are neither
- * compressed nor external (PG_GETARG_TEXT_PP / PG_GETARG_BYTEA_PP);
- * sbf_hash_datum accepts text, varchar, bigint, integer, smallint and bytea
- * datums in any form.
+ * Element types.  One table (sbf_elem_types in sbf_util.c) says, for each
+ * SQL type whose values are filter elements, how a value becomes the
+ * canonical bytes that sbf_hash turns into the element's hash: text, varchar
+ * and bytea hash their data bytes; bigint, integer and smallint hash as the
+ * equal bigint (sbf_hash_int64), so 42::integer and 42::bigint are one
+ * element.  add, ||, contains, <@, matches and the element aggregates all
+ * hash through it: a new element type is a new row (and its SQL).
  */
-extern uint64 sbf_hash_text(text *t);
-extern uint64 sbf_hash_bytea(bytea *b);
-extern uint64 sbf_hash_datum(Datum d, Oid typid);
+typedef enum SbfElemKind
+{
+	SBF_ELEM_BYTES,				/* a varlena: its data bytes */
+	SBF_ELEM_INT8,				/* bigint */
+	SBF_ELEM_INT4,				/* integer, as the equal bigint */
+	SBF_ELEM_INT2				/* smallint, as the equal bigint */
+} SbfElemKind;
+
+typedef struct SbfElemType
+{
+	Oid			typid;
+	Oid			arraytypid;		/* its array type if || takes such arrays,
+								 * else InvalidOid */
+	SbfElemKind kind;
+	/* storage of the type, so that walking an array needs no catalog lookup */
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+} SbfElemType;
+
+/* The row of an element type, or NULL if typid is not one. */
+extern const SbfElemType *sbf_elem_type(Oid typid);
+
+/* The row whose arrays have type arraytypid, or NULL. */
+extern const SbfElemType *sbf_elem_array_type(Oid arraytypid);
+
+/* Hash of a compressed or out-of-line varlena element (detoasts a copy). */
+extern uint64 sbf_hash_toasted(struct varlena *p);
+
+/*
+ * Hash of an element datum of the given kind, in any form (a varlena may be
+ * short, compressed or out of line).  Inline: a caller that passes a constant
+ * kind gets just that kind's code, with no per-row dispatch.
+ */
+static inline uint64
+sbf_elem_hash(SbfElemKind kind, Datum d)
+{
+	switch (kind)
+	{
+		case SBF_ELEM_BYTES:
+			{
+				struct varlena *p = (struct varlena *) DatumGetPointer(d);
+
+				if (likely(!VARATT_IS_EXTENDED(p) || VARATT_IS_SHORT(p)))
+					return sbf_hash(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+				return sbf_hash_toasted(p);
+			}
+		case SBF_ELEM_INT8:
+			return sbf_hash_int64(DatumGetInt64(d));
+		case SBF_ELEM_INT4:
+			return sbf_hash_int64((int64) DatumGetInt32(d));
+		case SBF_ELEM_INT2:
+			return sbf_hash_int64((int64) DatumGetInt16(d));
+	}
+	pg_unreachable();
+}
+
+/* ---- aggregate support shared by sbf_agg.c, sbf_hashset.c, sbf_union_agg.c ---- */
+
+/*
+ * The aggregate context; elog(ERROR) naming fn when not called by an Agg.
+ * Inline: every transition call asks.
+ */
+static inline MemoryContext
+sbf_agg_context(FunctionCallInfo fcinfo, const char *fn)
+{
+	MemoryContext aggcxt;
+
+	if (unlikely(!AggCheckCallContext(fcinfo, &aggcxt)))
+		elog(ERROR, "%s called in non-aggregate context", fn);
+	return aggcxt;
+}
+
+/*
+ * The state argument unchanged (NULL stays NULL): what a transition or
+ * combine function returns for a NULL second argument.
+ */
+extern Datum sbf_agg_keep_state(FunctionCallInfo fcinfo);
+
+/* A step that adds element hash h to the state of an element aggregate. */
+typedef Datum (*SbfAggStep) (FunctionCallInfo fcinfo, MemoryContext aggcxt,
+							 uint64 h);
+
+/*
+ * The transition of an element aggregate (sbf_agg, sbf_hashset_agg) whose
+ * element, argument 1, has the given kind: checks the aggregate context,
+ * keeps the state for a NULL element, else passes the element's hash to
+ * step.  Always inlined, so that with constant kind and step each entry
+ * point compiles to a direct hash and a direct step: no per-row indirection.
+ */
+static pg_attribute_always_inline Datum
+sbf_agg_elem_trans(FunctionCallInfo fcinfo, const char *fn, SbfElemKind kind,
+				   SbfAggStep step)
+{
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, fn);
+
+	if (PG_ARGISNULL(1))
+		return sbf_agg_keep_state(fcinfo);
+	return step(fcinfo, aggcxt, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
+}
+
+/*
+ * The expanded object behind datum d if its methods are methods (only a
+ * read-write one when rw), else NULL: how a glue file recognises its own
+ * aggregate states.
+ */
+static inline ExpandedObjectHeader *
+sbf_expanded_of(Datum d, const ExpandedObjectMethods *methods, bool rw)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (rw ? !VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) :
+		!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	return eoh->eoh_methods == methods ? eoh : NULL;
+}
 
 /* ---- sbf_slice.c ---- */
 

@@ -57,13 +57,6 @@ PG_FUNCTION_INFO_V1(sbf_agg_hs_trans_bytea);
 PG_FUNCTION_INFO_V1(sbf_agg_hs_final);
 PG_FUNCTION_INFO_V1(sbf_agg_hs_combine);
 
-/* A filter that lives in the aggregate context, with its allocator. */
-typedef struct SbfAggFilter
-{
-	SbfAllocator alloc;			/* sbf_palloc_allocator bound to the context */
-	SbfFilter	filter;
-} SbfAggFilter;
-
 /* 1.0's internal transition state: the engine, in the aggregate context. */
 typedef struct SbfAggState
 {
@@ -75,26 +68,6 @@ static inline bool
 same_double(double a, double b)
 {
 	return memcmp(&a, &b, sizeof(double)) == 0;
-}
-
-/* The aggregate context, checked to be in an Agg. */
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fn)
-{
-	MemoryContext aggcxt;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "%s called in non-aggregate context", fn);
-	return aggcxt;
-}
-
-/* The state unchanged, for a NULL element. */
-static Datum
-agg_skip(FunctionCallInfo fcinfo)
-{
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
 /* Raises 22023 when a row's error_rate differs from the aggregate's. */
@@ -137,15 +110,10 @@ agg_new_params(double error_rate, SbfParams *p)
 static inline void
 agg_add(SbfHashSet *hs, uint64 h, FunctionCallInfo fcinfo)
 {
-	if (likely(hs->nbuf < hs->bufcap))
-		hs->buf[hs->nbuf++] = h;
-	else
-	{
-		SbfStatus	st = sbf_hs_add_slow(hs, h, &sbf_hs_call_cache(fcinfo)->scratch);
+	SbfStatus	st = sbf_hs_add_hash(fcinfo, hs, h);
 
-		if (st != SBF_OK)
-			sbf_report_status(st);
-	}
+	if (unlikely(st != SBF_OK))
+		sbf_report_status(st);
 }
 
 /* ---- 1.1: the state is an sbf_hashset (an expanded object) ---- */
@@ -188,38 +156,10 @@ agg_hs_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 	return EOHPGetRWDatum(&o->hdr);
 }
 
-/* sbf_agg(text [, error_rate]) transition over an sbf_hashset state. */
-Datum
-sbf_agg_hs_trans_text(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
-	return agg_hs_trans(fcinfo, aggcxt, sbf_hash_text(PG_GETARG_TEXT_PP(1)));
-}
-
-/* sbf_agg(bigint [, error_rate]) transition over an sbf_hashset state. */
-Datum
-sbf_agg_hs_trans_int8(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
-	return agg_hs_trans(fcinfo, aggcxt, sbf_hash_int64(PG_GETARG_INT64(1)));
-}
-
-/* sbf_agg(bytea [, error_rate]) transition over an sbf_hashset state. */
-Datum
-sbf_agg_hs_trans_bytea(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
-	return agg_hs_trans(fcinfo, aggcxt, sbf_hash_bytea(PG_GETARG_BYTEA_PP(1)));
-}
+/* sbf_agg(text | bigint | bytea [, error_rate]) over an sbf_hashset state. */
+SBF_ENTRY_POINT(sbf_agg_hs_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans));
+SBF_ENTRY_POINT(sbf_agg_hs_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_INT8, agg_hs_trans));
+SBF_ENTRY_POINT(sbf_agg_hs_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans));
 
 /* Builds a state's filter through the one core build. */
 static ScalableBloom *
@@ -270,11 +210,11 @@ agg_datum_rate(Datum d)
 Datum
 sbf_agg_hs_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_combine");
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_agg_combine");
 	SbfHsObject *o;
 
 	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
+		return sbf_agg_keep_state(fcinfo);
 	if (PG_ARGISNULL(0) || (o = sbf_hso_rw(PG_GETARG_DATUM(0))) == NULL)
 	{
 		/* a new state with the first input's error_rate and hashes */
@@ -328,38 +268,10 @@ agg_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 	PG_RETURN_POINTER(st);
 }
 
-/* sbf_agg(text [, error_rate]) transition (1.0, internal state). */
-Datum
-sbf_agg_trans_text(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
-	return agg_trans(fcinfo, aggcxt, sbf_hash_text(PG_GETARG_TEXT_PP(1)));
-}
-
-/* sbf_agg(bigint [, error_rate]) transition (1.0, internal state). */
-Datum
-sbf_agg_trans_int8(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
-	return agg_trans(fcinfo, aggcxt, sbf_hash_int64(PG_GETARG_INT64(1)));
-}
-
-/* sbf_agg(bytea [, error_rate]) transition (1.0, internal state). */
-Datum
-sbf_agg_trans_bytea(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return agg_skip(fcinfo);
-	return agg_trans(fcinfo, aggcxt, sbf_hash_bytea(PG_GETARG_BYTEA_PP(1)));
-}
+/* sbf_agg(text | bigint | bytea [, error_rate]) transitions (1.0, internal state). */
+SBF_ENTRY_POINT(sbf_agg_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_trans));
+SBF_ENTRY_POINT(sbf_agg_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_INT8, agg_trans));
+SBF_ENTRY_POINT(sbf_agg_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_trans));
 
 /* sbf_agg final (1.0): the state is only read. */
 Datum
@@ -374,17 +286,15 @@ sbf_agg_final(PG_FUNCTION_ARGS)
 Datum
 sbf_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "sbf_agg_combine");
-	SbfAggState *st1 = PG_ARGISNULL(0) ? NULL : (SbfAggState *) PG_GETARG_POINTER(0);
-	SbfAggState *st2 = PG_ARGISNULL(1) ? NULL : (SbfAggState *) PG_GETARG_POINTER(1);
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_agg_combine");
+	SbfAggState *st1;
+	SbfAggState *st2;
 	SbfStatus	status;
 
-	if (st2 == NULL)
-	{
-		if (st1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(st1);
-	}
+	if (PG_ARGISNULL(1))
+		return sbf_agg_keep_state(fcinfo);
+	st1 = PG_ARGISNULL(0) ? NULL : (SbfAggState *) PG_GETARG_POINTER(0);
+	st2 = (SbfAggState *) PG_GETARG_POINTER(1);
 	if (st1 == NULL)
 		st1 = agg_state_new(&st2->hs.params, aggcxt);
 	else
@@ -404,7 +314,7 @@ sbf_agg_serialize(PG_FUNCTION_ARGS)
 	size_t		size;
 	SbfStatus	status;
 
-	(void) agg_context(fcinfo, "sbf_agg_serialize");
+	(void) sbf_agg_context(fcinfo, "sbf_agg_serialize");
 	st = (SbfAggState *) PG_GETARG_POINTER(0);
 	/* flushes first, so a state past the threshold is sent as its filter */
 	status = sbf_hs_v1state_size(&st->hs, &size);
@@ -430,7 +340,7 @@ sbf_agg_deserialize(PG_FUNCTION_ARGS)
 	SbfHsError	e;
 	SbfStatus	status;
 
-	(void) agg_context(fcinfo, "sbf_agg_deserialize");
+	(void) sbf_agg_context(fcinfo, "sbf_agg_deserialize");
 	b = PG_GETARG_BYTEA_PP(0);
 	sbf_agg_params(SBF_DEFAULT_ERROR_RATE, &p);
 	st = agg_state_new(&p, CurrentMemoryContext);

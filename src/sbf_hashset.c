@@ -186,17 +186,10 @@ sbf_hso_datum(SbfHsObject *o)
 }
 
 /* Our expanded object behind d, or NULL. */
-static SbfHsObject *
+static inline SbfHsObject *
 hso_of(Datum d)
 {
-	ExpandedObjectHeader *eoh;
-
-	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
-		return NULL;
-	eoh = DatumGetEOHP(d);
-	if (eoh->eoh_methods != &sbf_hso_methods)
-		return NULL;
-	return (SbfHsObject *) eoh;
+	return (SbfHsObject *) sbf_expanded_of(d, &sbf_hso_methods, false);
 }
 
 /* Size of the flat form (varlena header included); 54000 past 1 GB. */
@@ -550,17 +543,6 @@ sbf_hashset_union(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
-/* The aggregate context of a transition or combine function. */
-static MemoryContext
-hs_agg_context(FunctionCallInfo fcinfo, const char *fn)
-{
-	MemoryContext aggcxt;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "%s called in non-aggregate context", fn);
-	return aggcxt;
-}
-
 /*
  * The state argument of an sbf_hashset_agg / sbf_hashset_union_agg step,
  * ready to change: our read-write object, or a new one in the aggregate
@@ -586,15 +568,11 @@ hs_agg_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 Datum
 sbf_hashset_union_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_union_trans");
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_hashset_union_trans");
 	SbfHsObject *o;
 
 	if (PG_ARGISNULL(1))
-	{
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	}
+		return sbf_agg_keep_state(fcinfo);
 	o = hs_agg_state(fcinfo, aggcxt);
 	sbf_hs_union_datum(&o->hs, PG_GETARG_DATUM(1), false);
 	PG_RETURN_DATUM(sbf_hso_datum(o));
@@ -605,16 +583,10 @@ static Datum
 hs_agg_add(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 {
 	SbfHsObject *o = hs_agg_state(fcinfo, aggcxt);
+	SbfStatus	st = sbf_hs_add_hash(fcinfo, &o->hs, h);
 
-	if (likely(o->hs.nbuf < o->hs.bufcap))
-		o->hs.buf[o->hs.nbuf++] = h;
-	else
-	{
-		SbfStatus	st = sbf_hs_add_slow(&o->hs, h, &sbf_hs_call_cache(fcinfo)->scratch);
-
-		if (st != SBF_OK)
-			sbf_hs_report_status(st);
-	}
+	if (unlikely(st != SBF_OK))
+		sbf_hs_report_status(st);
 	PG_RETURN_DATUM(sbf_hso_datum(o));
 }
 
@@ -638,47 +610,10 @@ sbf_hashset_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
-/* The state unchanged, for a NULL element. */
-static Datum
-hs_agg_skip(FunctionCallInfo fcinfo)
-{
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-}
-
-/* sbf_hashset_agg(text) transition. */
-Datum
-sbf_hashset_agg_trans_text(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return hs_agg_skip(fcinfo);
-	return hs_agg_add(fcinfo, aggcxt, sbf_hash_text(PG_GETARG_TEXT_PP(1)));
-}
-
-/* sbf_hashset_agg(bigint) transition. */
-Datum
-sbf_hashset_agg_trans_int8(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return hs_agg_skip(fcinfo);
-	return hs_agg_add(fcinfo, aggcxt, sbf_hash_int64(PG_GETARG_INT64(1)));
-}
-
-/* sbf_hashset_agg(bytea) transition. */
-Datum
-sbf_hashset_agg_trans_bytea(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = hs_agg_context(fcinfo, "sbf_hashset_agg_trans");
-
-	if (PG_ARGISNULL(1))
-		return hs_agg_skip(fcinfo);
-	return hs_agg_add(fcinfo, aggcxt, sbf_hash_bytea(PG_GETARG_BYTEA_PP(1)));
-}
+/* sbf_hashset_agg(text | bigint | bytea) transitions. */
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add));
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_INT8, hs_agg_add));
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add));
 
 /*
  * sbf_build(h, error_rate): the filter sbf_agg builds from the same elements

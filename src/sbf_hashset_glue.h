@@ -85,12 +85,22 @@ extern const ExpandedObjectMethods sbf_hso_methods;
 static inline SbfHsObject *
 sbf_hso_rw(Datum d)
 {
-	ExpandedObjectHeader *eoh;
+	return (SbfHsObject *) sbf_expanded_of(d, &sbf_hso_methods, true);
+}
 
-	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
-		return NULL;
-	eoh = DatumGetEOHP(d);
-	return eoh->eoh_methods == &sbf_hso_methods ? (SbfHsObject *) eoh : NULL;
+/*
+ * Adds hash h to set hs: a store into the buffer, inline; a full buffer is
+ * sorted in with the call site's scratch (sbf_hs_add_slow).
+ */
+static inline SbfStatus
+sbf_hs_add_hash(FunctionCallInfo fcinfo, SbfHashSet *hs, uint64 h)
+{
+	if (likely(hs->nbuf < hs->bufcap))
+	{
+		hs->buf[hs->nbuf++] = h;
+		return SBF_OK;
+	}
+	return sbf_hs_add_slow(hs, h, &sbf_hs_call_cache(fcinfo)->scratch);
 }
 
 /*

@@ -37,33 +37,20 @@
  */
 #define SBF_ADD_EXTRA		64
 
-/* What sbf_concat_any does with its right-hand argument's type. */
-typedef enum SbfAnyKind
-{
-	SBF_ANY_UNION,				/* another scalablebloom */
-	SBF_ANY_TEXT,				/* text or varchar */
-	SBF_ANY_INT8,
-	SBF_ANY_INT4,
-	SBF_ANY_INT2,
-	SBF_ANY_BYTEA,
-	SBF_ANY_TEXT_ARRAY,			/* text[] or varchar[] */
-	SBF_ANY_INT8_ARRAY,
-	SBF_ANY_INT4_ARRAY,
-	SBF_ANY_INT2_ARRAY
-} SbfAnyKind;
-
-/* The kind cached in fn_extra, with the type it was resolved for. */
+/*
+ * What sbf_concat_any does with its right-hand type, cached in fn_extra with
+ * the type it was resolved for: elem NULL means the union.
+ */
 typedef struct SbfAnyCache
 {
 	Oid			argtype;
-	SbfAnyKind	kind;
+	const SbfElemType *elem;	/* the element type, or NULL: union */
+	bool		array;			/* an array of elem */
 } SbfAnyCache;
 
 PG_FUNCTION_INFO_V1(sbf_empty);
 PG_FUNCTION_INFO_V1(sbf_add_text);
 PG_FUNCTION_INFO_V1(sbf_add_int8);
-PG_FUNCTION_INFO_V1(sbf_add_int4);
-PG_FUNCTION_INFO_V1(sbf_add_int2);
 PG_FUNCTION_INFO_V1(sbf_add_bytea);
 PG_FUNCTION_INFO_V1(sbf_add_text_array);
 PG_FUNCTION_INFO_V1(sbf_add_int8_array);
@@ -182,139 +169,94 @@ sbf_add_one(FunctionCallInfo fcinfo, uint64 h)
 	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
 }
 
-/*
- * Storage layout of the array element types we hash.  Fixed here so that no
- * call needs a catalog lookup; any array that reaches a text[] parameter
- * holds text-compatible varlenas (varchar[] arrives relabeled).
- */
-static void
-sbf_elem_layout(Oid elemtype, int16 *elmlen, bool *elmbyval, char *elmalign)
+/* Walks the non-NULL elements of an array argument, hashing each. */
+typedef struct ElemArray
 {
-	switch (elemtype)
+	const SbfElemType *et;		/* the element type */
+	array_iter	it;
+	int			nitems;
+	int			i;				/* the next element */
+} ElemArray;
+
+/* Starts walking array argument argno, whose elements have type et. */
+static void
+elem_array_start(FunctionCallInfo fcinfo, int argno, const SbfElemType *et,
+				 ElemArray *a)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(argno);
+
+	a->et = et;
+	a->nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	a->i = 0;
+	array_iter_setup(&a->it, (AnyArrayType *) arr);
+}
+
+/* Sets *h to the hash of the next non-NULL element; false past the last. */
+static inline bool
+elem_array_next(ElemArray *a, uint64 *h)
+{
+	while (a->i < a->nitems)
 	{
-		case TEXTOID:
-			*elmlen = -1;
-			*elmbyval = false;
-			*elmalign = TYPALIGN_INT;
-			break;
-		case INT8OID:
-			*elmlen = sizeof(int64);
-			*elmbyval = FLOAT8PASSBYVAL;
-			*elmalign = TYPALIGN_DOUBLE;
-			break;
-		case INT4OID:
-			*elmlen = sizeof(int32);
-			*elmbyval = true;
-			*elmalign = TYPALIGN_INT;
-			break;
-		case INT2OID:
-			*elmlen = sizeof(int16);
-			*elmbyval = true;
-			*elmalign = TYPALIGN_SHORT;
-			break;
-		default:
-			elog(ERROR, "unsupported scalablebloom array element type %u", elemtype);
+		bool		isnull;
+		Datum		d;
+
+		/* a big array is a long loop: let a cancel or timeout in */
+		if ((a->i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		d = array_iter_next(&a->it, &isnull, a->i++, a->et->typlen,
+							a->et->typbyval, a->et->typalign);
+		if (!isnull)
+		{
+			*h = sbf_elem_hash(a->et->kind, d);
+			return true;
+		}
 	}
+	return false;
 }
 
 /* Adds every non-NULL element of array argument 1 to argument 0. */
 static Datum
-sbf_add_array(FunctionCallInfo fcinfo, Oid elemtype)
+sbf_add_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	int16		elmlen;
-	bool		elmbyval;
-	char		elmalign;
-	array_iter	it;
+	ElemArray	a;
 	SbfFilter	nf;
-	int			i;
+	uint64		h;
 
-	sbf_elem_layout(elemtype, &elmlen, &elmbyval, &elmalign);
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	elem_array_start(fcinfo, 1, et, &a);
 	sbf_start_result(fcinfo, SBF_ADD_EXTRA, &nf);
-	array_iter_setup(&it, (AnyArrayType *) arr);
-	for (i = 0; i < nitems; i++)
+	while (elem_array_next(&a, &h))
 	{
-		bool		isnull;
-		Datum		d;
-		SbfStatus	st;
+		SbfStatus	st = sbf_add_hash(&nf, h, NULL);
 
-		/* a big array is a long loop: let a cancel or timeout in */
-		if ((i & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
-		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
-
-		if (isnull)
-			continue;
-		st = sbf_add_hash(&nf, sbf_hash_datum(d, elemtype), NULL);
 		if (st != SBF_OK)
 			sbf_report_status(st);
 	}
 	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
 }
 
-/* sbf_add(scalablebloom, text) */
-Datum
-sbf_add_text(PG_FUNCTION_ARGS)
+/*
+ * Adds element argument 1 of the given kind to argument 0 (a NULL element
+ * leaves the filter as it is).  Inline, so each entry point hashes its kind
+ * directly.
+ */
+static pg_attribute_always_inline Datum
+sbf_add_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
 {
 	if (PG_ARGISNULL(1))
 		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_text(PG_GETARG_TEXT_PP(1)));
+	return sbf_add_one(fcinfo, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
 }
 
-/* sbf_add(scalablebloom, bigint) */
-Datum
-sbf_add_int8(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_int64(PG_GETARG_INT64(1)));
-}
+/* sbf_add(scalablebloom, text | bigint | bytea) */
+SBF_ENTRY_POINT(sbf_add_text, sbf_add_elem(fcinfo, SBF_ELEM_BYTES));
+SBF_ENTRY_POINT(sbf_add_int8, sbf_add_elem(fcinfo, SBF_ELEM_INT8));
+SBF_ENTRY_POINT(sbf_add_bytea, sbf_add_elem(fcinfo, SBF_ELEM_BYTES));
 
-/* sbf_add(scalablebloom, integer): hashes as the equal bigint. */
-Datum
-sbf_add_int4(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_int64((int64) PG_GETARG_INT32(1)));
-}
-
-/* sbf_add(scalablebloom, smallint): hashes as the equal bigint. */
-Datum
-sbf_add_int2(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_int64((int64) PG_GETARG_INT16(1)));
-}
-
-/* sbf_add(scalablebloom, bytea) */
-Datum
-sbf_add_bytea(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_hash_bytea(PG_GETARG_BYTEA_PP(1)));
-}
-
-/* sbf_add(scalablebloom, text[]): NULL elements are skipped. */
-Datum
-sbf_add_text_array(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_array(fcinfo, TEXTOID);
-}
-
-/* sbf_add(scalablebloom, bigint[]): NULL elements are skipped. */
-Datum
-sbf_add_int8_array(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_array(fcinfo, INT8OID);
-}
+/* sbf_add(scalablebloom, text[] | bigint[]): NULL elements are skipped. */
+SBF_ENTRY_POINT(sbf_add_text_array, sbf_add_array(fcinfo, sbf_elem_type(TEXTOID)));
+SBF_ENTRY_POINT(sbf_add_int8_array, sbf_add_array(fcinfo, sbf_elem_type(INT8OID)));
 
 /* ---- union ---- */
 
@@ -403,9 +345,9 @@ sbf_union_budget_pg(PG_FUNCTION_ARGS)
 											  error_rate));
 }
 
-/* Resolves what sbf_concat_any does with a right-hand type. */
-static SbfAnyKind
-sbf_any_kind(Oid sbftype, Oid argtype)
+/* Resolves what sbf_concat_any does with a right-hand type (see SbfAnyCache). */
+static void
+sbf_any_resolve(Oid sbftype, Oid argtype, SbfAnyCache *c)
 {
 	/* domains are looked through, once per call site (the result is cached) */
 	Oid			types[2] = {argtype, getBaseType(argtype)};
@@ -414,42 +356,23 @@ sbf_any_kind(Oid sbftype, Oid argtype)
 
 	for (i = 0; i < 2; i++)
 	{
-		Oid			t = types[i];
-
-		if (t == sbfbase)
-			return SBF_ANY_UNION;
-		switch (t)
+		c->elem = NULL;
+		c->array = false;
+		if (types[i] != sbfbase &&
+			(c->elem = sbf_elem_type(types[i])) == NULL)
 		{
-			case TEXTOID:
-			case VARCHAROID:
-				return SBF_ANY_TEXT;
-			case INT8OID:
-				return SBF_ANY_INT8;
-			case INT4OID:
-				return SBF_ANY_INT4;
-			case INT2OID:
-				return SBF_ANY_INT2;
-			case BYTEAOID:
-				return SBF_ANY_BYTEA;
-			case TEXTARRAYOID:
-			case VARCHARARRAYOID:
-				return SBF_ANY_TEXT_ARRAY;
-			case INT8ARRAYOID:
-				return SBF_ANY_INT8_ARRAY;
-			case INT4ARRAYOID:
-				return SBF_ANY_INT4_ARRAY;
-			case INT2ARRAYOID:
-				return SBF_ANY_INT2_ARRAY;
-			default:
-				break;
+			c->array = true;
+			if ((c->elem = sbf_elem_array_type(types[i])) == NULL)
+				continue;
 		}
+		c->argtype = argtype;
+		return;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
 			 errmsg("cannot add a value of type %s to a scalablebloom",
 					format_type_be(argtype)),
 			 errhint("Elements are text, bigint, integer, smallint (the integers hash alike) or bytea values, or arrays of text or integers; || with a scalablebloom forms the union.  Cast other values to one of these types.")));
-	return SBF_ANY_UNION;		/* keep compiler quiet */
 }
 
 /*
@@ -473,61 +396,39 @@ sbf_concat_any(PG_FUNCTION_ARGS)
 
 	if (!OidIsValid(argtype))
 		elog(ERROR, "could not determine the type of the value added to a scalablebloom");
-	if (cache == NULL || cache->argtype != argtype)
+	if (cache == NULL)
 	{
-		SbfAnyKind	kind = sbf_any_kind(get_fn_expr_argtype(fcinfo->flinfo, 0),
-										argtype);
-
-		if (cache == NULL)
-		{
-			cache = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(SbfAnyCache));
-			fcinfo->flinfo->fn_extra = cache;
-		}
-		cache->argtype = argtype;
-		cache->kind = kind;
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfAnyCache));
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	if (cache->argtype != argtype)
+	{
+		/* invalid until resolved: an error leaves no stale resolution */
+		cache->argtype = InvalidOid;
+		sbf_any_resolve(get_fn_expr_argtype(fcinfo->flinfo, 0), argtype, cache);
 	}
 
-	switch (cache->kind)
-	{
-		case SBF_ANY_UNION:
-			return sbf_union_args(fcinfo);
-		case SBF_ANY_TEXT:
-			return sbf_add_text(fcinfo);
-		case SBF_ANY_INT8:
-			return sbf_add_int8(fcinfo);
-		case SBF_ANY_INT4:
-			return sbf_add_int4(fcinfo);
-		case SBF_ANY_INT2:
-			return sbf_add_int2(fcinfo);
-		case SBF_ANY_BYTEA:
-			return sbf_add_bytea(fcinfo);
-		case SBF_ANY_TEXT_ARRAY:
-			return sbf_add_text_array(fcinfo);
-		case SBF_ANY_INT8_ARRAY:
-			return sbf_add_int8_array(fcinfo);
-		case SBF_ANY_INT4_ARRAY:
-			if (PG_ARGISNULL(1))
-				return sbf_add_null(fcinfo);
-			return sbf_add_array(fcinfo, INT4OID);
-		case SBF_ANY_INT2_ARRAY:
-			if (PG_ARGISNULL(1))
-				return sbf_add_null(fcinfo);
-			return sbf_add_array(fcinfo, INT2OID);
-	}
-	elog(ERROR, "unexpected scalablebloom concatenation kind %d", (int) cache->kind);
-	PG_RETURN_NULL();			/* keep compiler quiet */
+	if (cache->elem == NULL)
+		return sbf_union_args(fcinfo);
+	if (cache->array)
+		return sbf_add_array(fcinfo, cache->elem);
+	if (PG_ARGISNULL(1))
+		return sbf_add_null(fcinfo);
+	return sbf_add_one(fcinfo, sbf_elem_hash(cache->elem->kind, PG_GETARG_DATUM(1)));
 }
 
 /* ---- lookups ---- */
 
 /*
- * Membership of one element hash in filter argument fpos.  The filter is
- * read through sbf_probe_open: from the session cache or the call site's
- * memo, or by slices for a single lookup on a large value.
+ * Membership of the element in the other argument, of the given kind, in
+ * filter argument fpos.  The filter is read through sbf_probe_open: from the
+ * session cache or the call site's memo, or by slices for a single lookup on
+ * a large value.
  */
-static bool
-sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
+static pg_attribute_always_inline bool
+sbf_contains_elem(FunctionCallInfo fcinfo, int fpos, SbfElemKind kind)
 {
+	uint64		h = sbf_elem_hash(kind, PG_GETARG_DATUM(1 - fpos));
 	SbfProbe	p;
 	bool		result;
 
@@ -537,53 +438,15 @@ sbf_contains_arg(FunctionCallInfo fcinfo, int fpos, uint64 h)
 	return result;
 }
 
-/* sbf_contains(scalablebloom, text) */
-Datum
-sbf_contains_text(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
-									sbf_hash_text(PG_GETARG_TEXT_PP(1))));
-}
+/* sbf_contains(scalablebloom, text | bigint | bytea) */
+SBF_ENTRY_POINT(sbf_contains_text, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contains_int8, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_INT8)));
+SBF_ENTRY_POINT(sbf_contains_bytea, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
 
-/* sbf_contains(scalablebloom, bigint) */
-Datum
-sbf_contains_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
-									sbf_hash_int64(PG_GETARG_INT64(1))));
-}
-
-/* sbf_contains(scalablebloom, bytea) */
-Datum
-sbf_contains_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 0,
-									sbf_hash_bytea(PG_GETARG_BYTEA_PP(1))));
-}
-
-/* text <@ scalablebloom: sbf_contains with the arguments swapped. */
-Datum
-sbf_contained_text(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
-									sbf_hash_text(PG_GETARG_TEXT_PP(0))));
-}
-
-/* bigint <@ scalablebloom */
-Datum
-sbf_contained_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
-									sbf_hash_int64(PG_GETARG_INT64(0))));
-}
-
-/* bytea <@ scalablebloom */
-Datum
-sbf_contained_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(sbf_contains_arg(fcinfo, 1,
-									sbf_hash_bytea(PG_GETARG_BYTEA_PP(0))));
-}
+/* text | bigint | bytea <@ scalablebloom: sbf_contains, arguments swapped */
+SBF_ENTRY_POINT(sbf_contained_text, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contained_int8, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_INT8)));
+SBF_ENTRY_POINT(sbf_contained_bytea, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
 
 /*
  * Counts the non-NULL elements of argument 1 that are probably in filter
@@ -595,38 +458,22 @@ sbf_contained_bytea(PG_FUNCTION_ARGS)
 #define SBF_MATCH_BATCH 16
 
 static int32
-sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
+sbf_matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	int16		elmlen;
-	bool		elmbyval;
-	char		elmalign;
-	array_iter	it;
+	ElemArray	a;
 	SbfProbe	p;
 	uint64		batch[SBF_MATCH_BATCH];
 	int			nbatch = 0;
 	int32		hits = 0;
-	int			i;
+	uint64		h;
 
-	if (nitems == 0)
+	elem_array_start(fcinfo, 1, et, &a);
+	if (a.nitems == 0)
 		return 0;
-	sbf_elem_layout(elemtype, &elmlen, &elmbyval, &elmalign);
-	sbf_probe_open(fcinfo, 0, (uint32) nitems, &p);
-	array_iter_setup(&it, (AnyArrayType *) arr);
-	for (i = 0; i < nitems; i++)
+	sbf_probe_open(fcinfo, 0, (uint32) a.nitems, &p);
+	while (elem_array_next(&a, &h))
 	{
-		bool		isnull;
-		Datum		d;
-
-		/* a big array is a long loop: let a cancel or timeout in */
-		if ((i & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
-		d = array_iter_next(&it, &isnull, i, elmlen, elmbyval, elmalign);
-
-		if (isnull)
-			continue;
-		batch[nbatch++] = sbf_hash_datum(d, elemtype);
+		batch[nbatch++] = h;
 		if (nbatch == SBF_MATCH_BATCH)
 		{
 			hits += sbf_probe_count(&p, batch, nbatch);
@@ -638,19 +485,9 @@ sbf_matches_array(FunctionCallInfo fcinfo, Oid elemtype)
 	return hits;
 }
 
-/* sbf_matches(scalablebloom, text[]) */
-Datum
-sbf_matches_text(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32(sbf_matches_array(fcinfo, TEXTOID));
-}
-
-/* sbf_matches(scalablebloom, bigint[]) */
-Datum
-sbf_matches_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32(sbf_matches_array(fcinfo, INT8OID));
-}
+/* sbf_matches(scalablebloom, text[] | bigint[]) */
+SBF_ENTRY_POINT(sbf_matches_text, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(TEXTOID))));
+SBF_ENTRY_POINT(sbf_matches_int8, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(INT8OID))));
 
 /* The HyperLogLog estimate rounded to a bigint. */
 static int64

@@ -76,24 +76,14 @@ static const ExpandedObjectMethods union_agg_methods = {
 	union_agg_flatten
 };
 
-/* The aggregate context of a support function, checked to be in an Agg. */
-static MemoryContext
-union_agg_context(FunctionCallInfo fcinfo, const char *fn)
+/* Filter argument argno (detoasted), with its view in *v. */
+static ScalableBloom *
+filter_arg(FunctionCallInfo fcinfo, int argno, SbfView *v)
 {
-	MemoryContext aggcxt;
+	ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(argno);
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "%s called in non-aggregate context", fn);
-	return aggcxt;
-}
-
-/* The state unchanged, for a NULL input. */
-static Datum
-union_agg_skip(FunctionCallInfo fcinfo)
-{
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	sbf_view_of(f, v);
+	return f;
 }
 
 /* A varlena copy of a mutable filter's payload. */
@@ -203,15 +193,10 @@ union_agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 }
 
 /* The state argument as our read-write expanded object, or NULL if not one. */
-static UnionAggState *
+static inline UnionAggState *
 union_agg_rw(Datum d)
 {
-	ExpandedObjectHeader *eoh;
-
-	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
-		return NULL;
-	eoh = DatumGetEOHP(d);
-	return eoh->eoh_methods == &union_agg_methods ? (UnionAggState *) eoh : NULL;
+	return (UnionAggState *) sbf_expanded_of(d, &union_agg_methods, true);
 }
 
 /*
@@ -227,8 +212,7 @@ union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 
 	if (st != NULL)
 		return st;
-	f = PG_GETARG_SCALABLEBLOOM_P(argno);
-	sbf_view_of(f, &v);
+	f = filter_arg(fcinfo, argno, &v);
 	/* a flat state carries the result's error_rate: later inputs match it */
 	st = union_agg_new(aggcxt, &v, true);
 	union_agg_push(st, f);
@@ -243,16 +227,15 @@ union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 static Datum
 union_agg_step(FunctionCallInfo fcinfo, double error_rate)
 {
-	MemoryContext aggcxt = union_agg_context(fcinfo, "sbf_union_agg_step");
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_union_agg_step");
 	bool		own_rate = !(error_rate > 0.0);
 	UnionAggState *st;
 	ScalableBloom *f;
 	SbfView		v;
 
 	if (PG_ARGISNULL(1))
-		return union_agg_skip(fcinfo);
-	f = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(f, &v);
+		return sbf_agg_keep_state(fcinfo);
+	f = filter_arg(fcinfo, 1, &v);
 	if (PG_ARGISNULL(0))
 	{
 		SbfView		shape = v;
@@ -306,13 +289,13 @@ sbf_union_agg_step_budget(PG_FUNCTION_ARGS)
 Datum
 sbf_union_agg_merge(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = union_agg_context(fcinfo, "sbf_union_agg_merge");
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_union_agg_merge");
 	UnionAggState *st;
 	ScalableBloom *f;
 	SbfView		v;
 
 	if (PG_ARGISNULL(1))
-		return union_agg_skip(fcinfo);
+		return sbf_agg_keep_state(fcinfo);
 	if (PG_ARGISNULL(0))
 	{
 		st = union_agg_state(fcinfo, 1, aggcxt);
@@ -330,8 +313,7 @@ sbf_union_agg_merge(PG_FUNCTION_ARGS)
 	}
 	st = union_agg_state(fcinfo, 0, aggcxt);
 	/* flattens an expanded second state; it is only read */
-	f = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(f, &v);
+	f = filter_arg(fcinfo, 1, &v);
 	/* both states carry the result's error_rate: it must agree */
 	sbf_check_union_compatible(&st->shape, &v, true);
 	union_agg_push(st, f);
@@ -361,7 +343,7 @@ sbf_union_agg_result(PG_FUNCTION_ARGS)
 		sbf_filter_view(&st->coll, &v);
 	}
 	else
-		sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(0), &v);
+		(void) filter_arg(fcinfo, 0, &v);
 	spec.error_rate = v.error_rate;
 	status = sbf_union_many(&nf, &v, 1, &spec, &bound, VARHDRSZ,
 							&sbf_palloc_allocator);
@@ -418,15 +400,13 @@ union_state_add(LegacyUnionState *dst, const SbfView *v)
 Datum
 sbf_union_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = union_agg_context(fcinfo, "sbf_union_agg_trans");
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_union_agg_trans");
 	LegacyUnionState *sf = PG_ARGISNULL(0) ? NULL : (LegacyUnionState *) PG_GETARG_POINTER(0);
-	ScalableBloom *f;
 	SbfView		v;
 
 	if (PG_ARGISNULL(1))
-		return union_agg_skip(fcinfo);
-	f = PG_GETARG_SCALABLEBLOOM_P(1);
-	sbf_view_of(f, &v);
+		return sbf_agg_keep_state(fcinfo);
+	(void) filter_arg(fcinfo, 1, &v);
 	if (sf == NULL)
 		sf = union_state_new(&v, aggcxt);
 	else
@@ -447,18 +427,14 @@ sbf_union_agg_final(PG_FUNCTION_ARGS)
 Datum
 sbf_union_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = union_agg_context(fcinfo, "sbf_union_agg_combine");
-	LegacyUnionState *sf1 = PG_ARGISNULL(0) ? NULL : (LegacyUnionState *) PG_GETARG_POINTER(0);
-	LegacyUnionState *sf2 = PG_ARGISNULL(1) ? NULL : (LegacyUnionState *) PG_GETARG_POINTER(1);
+	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_union_agg_combine");
+	LegacyUnionState *sf1;
 	SbfView		v;
 
-	if (sf2 == NULL)
-	{
-		if (sf1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(sf1);
-	}
-	sbf_filter_view(&sf2->filter, &v);
+	if (PG_ARGISNULL(1))
+		return sbf_agg_keep_state(fcinfo);
+	sf1 = PG_ARGISNULL(0) ? NULL : (LegacyUnionState *) PG_GETARG_POINTER(0);
+	sbf_filter_view(&((LegacyUnionState *) PG_GETARG_POINTER(1))->filter, &v);
 	if (sf1 == NULL)
 		PG_RETURN_POINTER(union_state_new(&v, aggcxt));
 	union_state_add(sf1, &v);
@@ -469,7 +445,7 @@ sbf_union_agg_combine(PG_FUNCTION_ARGS)
 Datum
 sbf_union_agg_serialize(PG_FUNCTION_ARGS)
 {
-	(void) union_agg_context(fcinfo, "sbf_union_agg_serialize");
+	(void) sbf_agg_context(fcinfo, "sbf_union_agg_serialize");
 	PG_RETURN_BYTEA_P((bytea *) union_agg_copy(&((LegacyUnionState *) PG_GETARG_POINTER(0))->filter));
 }
 
@@ -480,7 +456,7 @@ sbf_union_agg_deserialize(PG_FUNCTION_ARGS)
 	bytea	   *b;
 	SbfView		v;
 
-	(void) union_agg_context(fcinfo, "sbf_union_agg_deserialize");
+	(void) sbf_agg_context(fcinfo, "sbf_union_agg_deserialize");
 	b = PG_GETARG_BYTEA_PP(0);
 	sbf_check_payload((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &v);
 	PG_RETURN_POINTER(union_state_new(&v, CurrentMemoryContext));

@@ -2,7 +2,7 @@
  * sbf_util.c
  *	  Helpers shared by the scalablebloom glue: the palloc allocator handed to
  *	  the core, the validation wrappers, parameter checks, status reporting,
- *	  and element hashing by SQL type.
+ *	  the element types, and aggregate support.
  */
 #include "postgres.h"
 
@@ -451,48 +451,62 @@ sbf_filter_finish(SbfFilter *f)
 	return (ScalableBloom *) f->base;
 }
 
-/* Hash of a text element: its bytes without header or terminator. */
-uint64
-sbf_hash_text(text *t)
+/*
+ * The element types (see SbfElemType).  bytea[] is not a collection of
+ * elements for || (1.0 never took it); varchar[] shares text[]'s layout.
+ */
+static const SbfElemType sbf_elem_types[] = {
+	{TEXTOID, TEXTARRAYOID, SBF_ELEM_BYTES, -1, false, TYPALIGN_INT},
+	{VARCHAROID, VARCHARARRAYOID, SBF_ELEM_BYTES, -1, false, TYPALIGN_INT},
+	{INT8OID, INT8ARRAYOID, SBF_ELEM_INT8, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE},
+	{INT4OID, INT4ARRAYOID, SBF_ELEM_INT4, sizeof(int32), true, TYPALIGN_INT},
+	{INT2OID, INT2ARRAYOID, SBF_ELEM_INT2, sizeof(int16), true, TYPALIGN_SHORT},
+	{BYTEAOID, InvalidOid, SBF_ELEM_BYTES, -1, false, TYPALIGN_INT},
+};
+
+/* The row of an element type, or NULL if typid is not one. */
+const SbfElemType *
+sbf_elem_type(Oid typid)
 {
-	return sbf_hash(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	size_t		i;
+
+	for (i = 0; i < lengthof(sbf_elem_types); i++)
+		if (sbf_elem_types[i].typid == typid)
+			return &sbf_elem_types[i];
+	return NULL;
 }
 
-/* Hash of a bytea element: its bytes. */
-uint64
-sbf_hash_bytea(bytea *b)
+/* The row whose arrays have type arraytypid, or NULL. */
+const SbfElemType *
+sbf_elem_array_type(Oid arraytypid)
 {
-	return sbf_hash(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+	size_t		i;
+
+	if (!OidIsValid(arraytypid))
+		return NULL;
+	for (i = 0; i < lengthof(sbf_elem_types); i++)
+		if (sbf_elem_types[i].arraytypid == arraytypid)
+			return &sbf_elem_types[i];
+	return NULL;
 }
 
-/* Hash of an element datum of a supported type. */
+/* Hash of a compressed or out-of-line varlena element (detoasts a copy). */
 uint64
-sbf_hash_datum(Datum d, Oid typid)
+sbf_hash_toasted(struct varlena *p)
 {
-	switch (typid)
-	{
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-			{
-				struct varlena *p = (struct varlena *) DatumGetPointer(d);
-				uint64		h;
+	struct varlena *flat = pg_detoast_datum_packed(p);
+	uint64		h = sbf_hash(VARDATA_ANY(flat), VARSIZE_ANY_EXHDR(flat));
 
-				if (!VARATT_IS_EXTENDED(p) || VARATT_IS_SHORT(p))
-					return sbf_hash(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
-				p = pg_detoast_datum_packed(p);
-				h = sbf_hash(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
-				pfree(p);
-				return h;
-			}
-		case INT8OID:
-			return sbf_hash_int64(DatumGetInt64(d));
-		case INT4OID:
-			return sbf_hash_int64((int64) DatumGetInt32(d));
-		case INT2OID:
-			return sbf_hash_int64((int64) DatumGetInt16(d));
-		default:
-			elog(ERROR, "unsupported scalablebloom element type %u", typid);
-	}
-	return 0;					/* keep compiler quiet */
+	if (flat != p)
+		pfree(flat);
+	return h;
+}
+
+/* The state argument unchanged, for a NULL second argument. */
+Datum
+sbf_agg_keep_state(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
