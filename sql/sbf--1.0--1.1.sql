@@ -22,5 +22,13 @@
 -------------------------------------------------------------------------------
 
 -------------------------------------------------------------------------------
--- LIFECYCLE: sbf_delta (src/sbf_ops.c)
+-- LIFECYCLE: sbf_delta (src/sbf_lifecycle.c)
 -------------------------------------------------------------------------------
+
+-- Not STRICT: a NULL filter gives a default empty one, as NULL || x starts one.
+CREATE FUNCTION sbf_delta(scalablebloom) RETURNS scalablebloom
+	AS 'MODULE_PATHNAME', 'sbf_delta_pg'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+COMMENT ON FUNCTION sbf_delta(scalablebloom) IS
+	'empty filter that continues the growth chain and error budget of the given one: keep it in a second column for live adds, test seen @> x OR recent @> x, merge with seen || recent; the merged fpr_bound stays <= error_rate';

@@ -281,6 +281,14 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 		prefix = sbf_fetch_slice(raw, 0, avail);
 	}
 
+	/* the exact form is a sorted list: read it whole (it is small) */
+	if (s->view.flags & SBF_FLAG_EXACT)
+	{
+		pfree(prefix);
+		pfree(s);
+		return NULL;
+	}
+
 	/* a present element costs k fetches per segment, an absent one about 2 */
 	s->segs = palloc(sizeof(SbfSliceSeg) * s->view.nsegments);
 	for (i = 0; i < s->view.nsegments; i++)

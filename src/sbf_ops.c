@@ -660,10 +660,28 @@ sbf_info(PG_FUNCTION_ARGS)
 	sbf_append_json_float(&buf, v.tightening);
 	appendStringInfo(&buf, ", \"capacity\": " UINT64_FORMAT, (uint64) v.capacity);
 	appendStringInfo(&buf,
-					 ", \"hll\": {\"precision\": %u, \"form\": \"%s\", \"bytes\": %u}",
+					 ", \"hll\": {\"precision\": %u, \"form\": \"%s\", \"bytes\": %u",
 					 (unsigned) v.hll_p,
+					 sbf_is_exact(&v) ? "none" :
 					 (v.flags & SBF_FLAG_HLL_DENSE) ? "dense" : "sparse",
 					 (unsigned) v.hll_bytes);
+	/* the HyperLogLog's own estimate, also when the count comes from elsewhere */
+	if (!sbf_is_exact(&v))
+		appendStringInfo(&buf, ", \"estimate\": %.0f", sbf_hll_cardinality(&v));
+	appendStringInfoChar(&buf, '}');
+	appendStringInfo(&buf, ", \"form\": \"%s\"",
+					 sbf_is_exact(&v) ? "exact" : "segments");
+	if (sbf_is_exact(&v))
+	{
+		appendStringInfo(&buf, ", \"hashes\": %u, \"first_segment\": {\"capacity\": "
+						 UINT64_FORMAT ", \"error_rate\": ",
+						 (unsigned) v.nhashes, (uint64) v.first_capacity);
+		sbf_append_json_float(&buf, v.first_error);
+		appendStringInfoChar(&buf, '}');
+	}
+	if (v.flags & SBF_FLAG_CHAIN)
+		appendStringInfoString(&buf, ", \"continues_chain\": true");
+	appendStringInfo(&buf, ", \"count_source\": \"%s\"", sbf_count_source(&v));
 	appendStringInfo(&buf, ", \"cardinality\": " INT64_FORMAT,
 					 sbf_cardinality_rounded(&v));
 	appendStringInfoString(&buf, ", \"fpr_bound\": ");

@@ -65,8 +65,8 @@ static int
 sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
 {
 	if (st == SBF_E_VERSION && len > 0)
-		return errdetail("The value has format version %u, but this build reads only version %d.",
-						 (unsigned) buf[0], SBF_FORMAT_VERSION);
+		return errdetail("The value has format version %u, but this build reads only versions %d and %d.",
+						 (unsigned) buf[0], SBF_FORMAT_V1, SBF_FORMAT_VERSION);
 	if (st == SBF_E_HASH && len > 2)
 		return errdetail("The value uses hash function %u, but this build knows only %d (XXH3_64).",
 						 (unsigned) buf[2], SBF_HASH_XXH3);
@@ -295,9 +295,9 @@ sbf_check_union_compatible(const SbfView *a, const SbfView *b)
 	StringInfoData right;
 	const char *sep = "";
 
+	/* format versions 1 and 2 unite (the result is version 2) */
 	if (a->error_rate == b->error_rate && a->growth == b->growth &&
-		a->tightening == b->tightening && a->hash_id == b->hash_id &&
-		a->version == b->version)
+		a->tightening == b->tightening && a->hash_id == b->hash_id)
 		return;
 
 	initStringInfo(&left);
@@ -320,12 +320,10 @@ sbf_check_union_compatible(const SbfView *a, const SbfView *b)
 		appendStringInfo(&right, "%stightening %s", sep, sbf_fmt_float(b->tightening));
 		sep = ", ";
 	}
-	if (a->hash_id != b->hash_id || a->version != b->version)
+	if (a->hash_id != b->hash_id)
 	{
-		appendStringInfo(&left, "%sformat %u hash %u", sep,
-						 (unsigned) a->version, (unsigned) a->hash_id);
-		appendStringInfo(&right, "%sformat %u hash %u", sep,
-						 (unsigned) b->version, (unsigned) b->hash_id);
+		appendStringInfo(&left, "%shash %u", sep, (unsigned) a->hash_id);
+		appendStringInfo(&right, "%shash %u", sep, (unsigned) b->hash_id);
 	}
 
 	ereport(ERROR,
