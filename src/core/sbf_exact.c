@@ -206,10 +206,24 @@ sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted)
 		return SBF_OK;
 	if (!exact_fits(&v, &h, 1))
 	{
-		st = sbf_convert(f);
+		/* convert into a new buffer, so that a failure leaves f as it was */
+		SbfFilter	g;
+		uint64_t   *hs = exact_hashes(&v, f->a, 0);
+
+		if (hs == NULL)
+			return SBF_E_NOMEM;
+		st = build_segments(&g, &v, hs, v.nhashes, f->prefix, f->a);
+		f->a->free(hs, f->a->ctx);
 		if (st != SBF_OK)
 			return st;
-		return sbf_add_hash(f, h, inserted);
+		st = sbf_add_hash(&g, h, inserted);
+		if (st != SBF_OK)
+		{
+			sbf_filter_free(&g);
+			return st;
+		}
+		replace_filter(f, &g);
+		return SBF_OK;
 	}
 	st = sbf_filter_reserve(f, f->len + 8);
 	if (st != SBF_OK)
@@ -353,9 +367,9 @@ union_exact_exact(SbfFilter *dst, const SbfView *dv, const SbfView *sv)
 
 /*
  * The exact cases of sbf_union, and version-1 sources.  For two segmented
- * values it only sets dst's flags (OVERLAP unless src adds nothing to dst's
- * bits; CHAIN only if both have it) and leaves the rest to sbf_union
- * (*handled false); a failed union then leaves at most those flags changed.
+ * values it only sets dst's version and flags (OVERLAP unless src adds
+ * nothing to dst's bits; CHAIN only if both have it) and leaves the rest to
+ * sbf_union (*handled false), which restores those two bytes if it fails.
  */
 SbfStatus
 sbf_union_dispatch(SbfFilter *dst, const SbfView *src, bool *handled)
@@ -405,12 +419,24 @@ sbf_union_dispatch(SbfFilter *dst, const SbfView *src, bool *handled)
 		return union_exact_exact(dst, &dv, src);
 	if (sbf_is_exact(src))
 	{
-		/* src may live in dst's buffer: take its hashes out first */
+		/*
+		 * Added to a copy of dst, so that a failure leaves dst as it was (src
+		 * may also live in dst's buffer).
+		 */
+		SbfFilter	g;
 		uint64_t   *h = exact_hashes(src, a, 0);
 
 		if (h == NULL)
 			return SBF_E_NOMEM;
-		st = sbf_add_hashes(dst, h, src->nhashes);
+		st = sbf_copy(&g, &dv, dst->prefix, (size_t) src->nhashes * 8 + 64, a);
+		if (st == SBF_OK)
+		{
+			st = sbf_add_hashes(&g, h, src->nhashes);
+			if (st == SBF_OK)
+				replace_filter(dst, &g);
+			else
+				sbf_filter_free(&g);
+		}
 		a->free(h, a->ctx);
 		return st;
 	}

@@ -430,13 +430,13 @@ sbf_hll_add_hash(SbfFilter *f, uint64_t h)
 	SbfView		v;
 	SbfStatus	st;
 
-	sbf_upgrade_v1(f);
 	sbf_filter_view(f, &v);
 	if (sbf_is_exact(&v))
 		return SBF_OK;
 	st = filter_reserve(f, f->len + (hll_size_after(&v, h) - v.hll_bytes));
 	if (st != SBF_OK)
 		return st;
+	sbf_upgrade_v1(f);
 	hll_apply(f, h);
 	return SBF_OK;
 }
@@ -444,9 +444,11 @@ sbf_hll_add_hash(SbfFilter *f, uint64_t h)
 /*
  * Adds an element by hash: HyperLogLog only if probably present, else its
  * bits go into the last segment, appended first when that one is full.
+ * (The exact form: sbf_exact_add.)  Every failure happens before the payload
+ * changes.
  */
-SbfStatus
-sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
+static SbfStatus
+add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 {
 	SbfView		v;
 	SbfSegment	last;
@@ -462,9 +464,6 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	uint32_t	i;
 	SbfStatus	st;
 
-	if (inserted)
-		*inserted = false;
-	sbf_upgrade_v1(f);
 	sbf_filter_view(f, &v);
 	if (sbf_is_exact(&v))
 		return sbf_exact_add(f, h, inserted);
@@ -505,6 +504,26 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	if (inserted)
 		*inserted = true;
 	return SBF_OK;
+}
+
+/*
+ * Adds an element by hash (add_hash), relabelling a version-1 value first;
+ * on failure the filter is left exactly as it was, label included.
+ */
+SbfStatus
+sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
+{
+	uint8_t		vflags[2];
+	SbfStatus	st;
+
+	if (inserted)
+		*inserted = false;
+	memcpy(vflags, SBF_PAYLOAD(f), 2);
+	sbf_upgrade_v1(f);
+	st = add_hash(f, h, inserted);
+	if (st != SBF_OK)
+		memcpy(SBF_PAYLOAD(f), vflags, 2);
+	return st;
 }
 
 /* Adds n hashes one at a time. */
@@ -755,9 +774,11 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 	int			np;
 	bool		dense;
 	bool		handled;
+	uint8_t		vflags[2];		/* version and flags, restored on failure */
 	SbfStatus	st = SBF_OK;
 
 	/* exact operands and version-1 sources (sbf_exact.c) */
+	memcpy(vflags, SBF_PAYLOAD(dst), 2);
 	st = sbf_union_dispatch(dst, src, &handled);
 	if (handled)
 		return st;
@@ -766,7 +787,10 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 		sv.growth != dv.growth ||
 		!same_double(sv.error_rate, dv.error_rate) ||
 		!same_double(sv.tightening, dv.tightening))
+	{
+		memcpy(SBF_PAYLOAD(dst), vflags, 2);
 		return SBF_E_INCOMPATIBLE;
+	}
 	dn = dv.nsegments;
 
 	/* src may live inside dst's buffer (dst UNION dst): work on a copy */
@@ -775,7 +799,10 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 	{
 		srccopy = a->alloc(sv.len, a->ctx);
 		if (srccopy == NULL)
+		{
+			memcpy(SBF_PAYLOAD(dst), vflags, 2);
 			return SBF_E_NOMEM;
+		}
 		memcpy(srccopy, sv.buf, sv.len);
 		sv.buf = srccopy;
 	}
@@ -915,6 +942,8 @@ sbf_union(SbfFilter *dst, const SbfView *src)
 	dst->len = tail + hll_bytes;
 
 done:
+	if (st != SBF_OK)
+		memcpy(SBF_PAYLOAD(dst), vflags, 2);
 	if (s->mem != NULL)
 		a->free(s->mem, a->ctx);
 	if (srccopy != NULL)
