@@ -96,6 +96,18 @@ SELECT sbf_info(sbf_empty(1) || ARRAY(SELECT 'c' || i FROM generate_series(1, 20
 	   sbf_info(sbf_empty(100000000) || ARRAY(SELECT 'c' || i FROM generate_series(1, 2048) i))->>'form' AS at_max,
 	   sbf_info(sbf_empty(100000000) || ARRAY(SELECT 'c' || i FROM generate_series(1, 2049) i))->>'form' AS past_max;
 
+-- an exact value stored out of line (8 kB, 1,000 hashes under a large
+-- capacity) answers through every lookup path
+CREATE TEMP TABLE big_exact AS
+SELECT sbf_empty(100000) || ARRAY(SELECT 'x' || i FROM generate_series(1, 1000) i) AS f;
+SELECT sbf_info(f)->>'form' AS form, pg_column_size(f) AS bytes,
+	   (SELECT count(*) FROM generate_series(1, 1000) i WHERE f @> ('x' || i)) AS found,
+	   (SELECT count(*) FROM generate_series(1, 1000) i WHERE f @> ('y' || i)) AS false_positives,
+	   sbf_matches(f, ARRAY['x1', 'x1000', 'y1', NULL]) AS matches
+FROM big_exact;
+SELECT count(*) AS hits
+FROM big_exact b, generate_series(1, 2000) i WHERE b.f @> ('x' || i);
+
 ---------------------------------------------------------------------------
 -- unions with an exact side are exact
 ---------------------------------------------------------------------------
