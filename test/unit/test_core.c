@@ -1794,6 +1794,51 @@ format1_values(void)
 }
 
 /*
+ * A filter written by sbf 1.0, in its text form: SELECT sbf_agg('o' || i)
+ * FROM generate_series(1, 20) i.  It must read, answer as 1.0 did (the
+ * HyperLogLog's count, 20), and grow.
+ */
+static const char v1_agg20[] =
+	"sbf1:AQABCQIAAQBQAAAAexSuR+F6hD/NzMzMzMzsP+gDAAAAAAAAFAAAAAAAAAAUAAAAAAAAAMgAAAAAAAAAVjeXb9YIgT8HAAAAAAAAAKVJVQ+txbt9cO7qVCMzeWxBoalMC8sLnoAAAAAAAAAAAQAAAAEgAAADLwAAAWYAAAKVAAABzQAAA88AAAT1AAAFBAEAATABAAI5AQABOwEAAUsBAAOOAQABwAEAAskBAAHKAQADzAEABM8BAAHuAQA=";
+
+/* The 1.0 text value above reads, answers and grows. */
+static void
+format1_text_vector(void)
+{
+	size_t		tlen = strlen(v1_agg20);
+	uint8_t    *raw = malloc(sbf_text_decoded_max(tlen) + 1);
+	size_t		len;
+	SbfView		v;
+	SbfFilter	f;
+	char		key[8];
+	int			i;
+
+	CHECK(sbf_text_decode(v1_agg20, tlen, raw, &len));
+	CHECK_ST(sbf_validate(raw, len, &v), SBF_OK);
+	CHECK(v.version == 1 && v.nsegments == 1 && !sbf_is_exact(&v));
+	CHECK(llround(sbf_cardinality(&v)) == 20);
+	CHECK(strcmp(sbf_count_source(&v), "hll") == 0);
+	for (i = 1; i <= 20; i++)
+	{
+		int			n = snprintf(key, sizeof(key), "o%d", i);
+
+		CHECK(sbf_contains_hash(&v, sbf_hash(key, (size_t) n)));
+	}
+	CHECK_ST(sbf_copy(&f, &v, 0, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 500);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == 2 && v.nsegments > 1 && (v.flags & SBF_FLAG_OVERLAP));
+	for (i = 1; i <= 20; i++)
+	{
+		int			n = snprintf(key, sizeof(key), "o%d", i);
+
+		CHECK(sbf_contains_hash(&v, sbf_hash(key, (size_t) n)));
+	}
+	sbf_filter_free(&f);
+	free(raw);
+}
+
+/*
  * sbf_delta continues the chain: its first segment is what f appends next,
  * and f UNION delta keeps the bound <= error_rate however far both grow.
  */
@@ -1942,6 +1987,7 @@ main(void)
 	RUN(exact_rejects);
 	RUN(exact_union);
 	RUN(format1_values);
+	RUN(format1_text_vector);
 	RUN(delta_chain);
 	RUN(directory_counts);
 	RUN(no_leaks);
