@@ -94,23 +94,30 @@ cat > "$work/two_matches.sql" <<'SQL'
 SELECT p.post_id, sbf_matches(f.seen, p.objects) + sbf_matches(f.recent, p.objects) AS hits
 FROM twocol f, posts p WHERE f.user_id = 2 AND p.post_id BETWEEN :a AND :a + 119;
 SQL
-# the answers agree (recent holds only live: keys the posts do not carry)
-sql "SELECT bool_and(a.hits = b.hits) FROM
+# both queries find every object user 2 has seen (u2:1 .. u2:800000); they
+# may differ by false positives, the filters being different
+sql "SELECT format('no false negatives over 2000 posts: one column %s, two columns %s',
+		bool_and(a.hits >= e.n), bool_and(b.hits >= e.n)) FROM
 	 (SELECT p.post_id, sbf_matches(f.seen, p.objects) AS hits FROM naive f, posts p
 	  WHERE f.user_id = 2 AND p.post_id <= 2000) a JOIN
 	 (SELECT p.post_id, (SELECT count(*) FROM unnest(p.objects) o WHERE f.seen @> o OR f.recent @> o) AS hits
-	  FROM twocol f, posts p WHERE f.user_id = 2 AND p.post_id <= 2000) b USING (post_id)" \
-	| sed 's/^/same hits over 2000 posts: /'
+	  FROM twocol f, posts p WHERE f.user_id = 2 AND p.post_id <= 2000) b USING (post_id) JOIN
+	 (SELECT post_id, (SELECT count(*) FROM unnest(objects) o
+					   WHERE o LIKE 'u2:%' AND substr(o, 4)::int <= 800000) AS n
+	  FROM posts WHERE post_id <= 2000) e USING (post_id)"
 
 echo "## ranking tps, user 2 (1 MB filter), 120 candidates, pgbench -c 2 -j 2 -T $DURATION"
-declare -A res
-for kind in one two two_matches; do
-	vals=()
-	for r in $(seq "$REPS"); do
-		vals+=("$(pgbench -n -M prepared -c 2 -j 2 -T "$DURATION" -f "$work/$kind.sql" 2>/dev/null |
-				  awk '/^tps/ {print $3; exit}')")
+# the kinds take turns within each repetition, so load drift hits all alike
+declare -A res runs
+for r in $(seq "$REPS"); do
+	for kind in one two two_matches; do
+		runs[$kind]+=" $(pgbench -n -M prepared -c 2 -j 2 -T "$DURATION" -f "$work/$kind.sql" 2>/dev/null |
+						  awk '/^tps/ {print $3; exit}')"
 	done
-	res[$kind]=$(median "${vals[@]}")
+done
+for kind in one two two_matches; do
+	# shellcheck disable=SC2086
+	res[$kind]=$(median ${runs[$kind]})
 done
 printf '%-44s %10s %8s\n' query tps vs_one
 printf '%-44s %10s %8s\n' "one column: sbf_matches(seen, objects)" "${res[one]}" 1.00
