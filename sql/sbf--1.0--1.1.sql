@@ -32,3 +32,14 @@ CREATE FUNCTION sbf_delta(scalablebloom) RETURNS scalablebloom
 
 COMMENT ON FUNCTION sbf_delta(scalablebloom) IS
 	'empty filter that continues the growth chain and error budget of the given one: keep it in a second column for live adds, test seen @> x OR recent @> x, merge with seen || recent; the merged fpr_bound stays <= error_rate';
+
+-- Format 2 (src/core/sbf_core.h) changes what these existing objects answer:
+-- small filters are exact, counts come from the directory where they can.
+COMMENT ON TYPE scalablebloom IS
+	'scalable Bloom filter (segments that grow and tighten) with an embedded HyperLogLog, exact (sorted hashes) while small; text form ''sbf1:'' followed by base64 of the payload (format 2; format 1 from sbf 1.0 is read as well)';
+COMMENT ON FUNCTION sbf_cardinality(scalablebloom) IS
+	'number of distinct elements added: exact for a small (exact-form) filter, the segments'' distinct inserts corrected for false-positive skips for a filter built by adds or sbf_agg, the HyperLogLog estimate after a union; rounded';
+COMMENT ON OPERATOR # (NONE, scalablebloom) IS
+	'number of distinct elements added (see sbf_cardinality)';
+COMMENT ON FUNCTION sbf_info(scalablebloom) IS
+	'format version, form (exact or segments), hash, parameters, HyperLogLog (with its own estimate), cardinality and its source, false-positive bound and estimate, bytes, per-segment capacity, count, bits, hashes, fill and error_rate; for the exact form its hashes count and first segment';
