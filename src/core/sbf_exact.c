@@ -248,7 +248,7 @@ same_bits(double a, double b)
 
 /*
  * True when every segment of src has a segment of equal geometry in dst that
- * already has all its bits (then a union changes no count).
+ * already has all its bits.
  */
 static bool
 segments_contained(const SbfView *dv, const SbfView *sv)
@@ -367,8 +367,8 @@ union_exact_exact(SbfFilter *dst, const SbfView *dv, const SbfView *sv)
 
 /*
  * The exact cases of sbf_union, and version-1 sources.  For two segmented
- * values it only sets dst's version and flags (OVERLAP unless src adds
- * nothing to dst's bits; CHAIN only if both have it) and leaves the rest to
+ * values it only sets dst's version and flags (OVERLAP unless src's
+ * segments lie in dst's; CHAIN only if both have it) and leaves the rest to
  * sbf_union (*handled false), which restores those two bytes if it fails.
  */
 SbfStatus
@@ -411,6 +411,12 @@ sbf_union_dispatch(SbfFilter *dst, const SbfView *src, bool *handled)
 		*handled = false;
 		if (!(src->flags & SBF_FLAG_CHAIN))
 			buf[SBF_OFF_FLAGS] &= (uint8_t) ~SBF_FLAG_CHAIN;
+		/*
+		 * Counts stay disjoint only when src's segments all lie in equal
+		 * segments of dst (the union then changes no count).  Not the other
+		 * way round: a full dst segment may not take src's by OR, and then
+		 * both are kept, counting the same elements twice.
+		 */
 		if ((src->flags & SBF_FLAG_OVERLAP) || !segments_contained(&dv, src))
 			buf[SBF_OFF_FLAGS] |= SBF_FLAG_OVERLAP;
 		return SBF_OK;
