@@ -278,8 +278,10 @@ header_before(const SbfView *x, const SbfView *y)
  * The union of n exact views (see sbf_internal.h).  The result's header is
  * a function of the set of inputs: first capacity and first error of the
  * input first in header_before's order (its first error scaled by
- * error_rate / that input's error_rate when the union sets its own
- * error_rate, so the first segment keeps its share of the budget), the
+ * error_rate / that input's error_rate when the union sets a smaller
+ * error_rate of its own, so the first segment keeps its share of the
+ * budget; never scaled up, so converted hashes spend no more than the
+ * input's own segments would), the
  * largest capacity, the smallest hll_p, CHAIN only when every input has
  * it.  The hashes are the sorted distinct union; the result stays exact
  * while exact_fits says so, else it is built as a series of ascending adds
@@ -328,7 +330,8 @@ sbf_exact_union(SbfFilter *out, const SbfView *in, uint32_t n,
 	}
 	rate = error_rate > 0.0 ? error_rate : pick->error_rate;
 	first_error = pick->first_error;
-	if (!(rate == pick->error_rate))
+	/* never scaled up: its segments then spend what the input's would */
+	if (rate < pick->error_rate)
 		first_error = first_error * (rate / pick->error_rate);
 	if (!(first_error > 0.0 && first_error < 0.5) ||
 		!sbf_segment_geometry(pick->first_capacity, first_error,

@@ -26,7 +26,9 @@
  *	3. plan, budget: the result's fpr_bound is the sum of its segments' p;
  *	   with tightening < 1 a result over the error_rate is refused
  *	   (SBF_E_OVER_BUDGET) when the caller asks for the check.
- *	4. apply: the result is written into a new buffer in canonical order;
+ *	4. apply: the result segments are sorted again in canonical order (on
+ *	   their final bits, so that a union of the result with itself keeps
+ *	   it byte for byte) and written into a new buffer;
  *	   the HyperLogLogs are merged register-wise at the smallest precision.
  *	   The destination of sbf_union is replaced only on success.
  *
@@ -36,8 +38,8 @@
  *	  most SBF_EXACT_MAX hashes), else converted.  The header is chosen by an
  *	  order-free rule: the first capacity and first error of the input with
  *	  the largest first capacity (ties: smallest first error, then smallest
- *	  error_rate), that error scaled to the union's own error_rate if it
- *	  sets one; the largest capacity; the smallest hll_p; CHAIN only when
+ *	  error_rate), that error scaled down to the union's own error_rate
+ *	  if it sets a smaller one; the largest capacity; the smallest hll_p; CHAIN only when
  *	  every input has it.
  *	- exact and segmented inputs: the exact ones are united as above; if
  *	  that stays exact, the segmented ones are united (steps 1-4) and its
@@ -502,6 +504,33 @@ union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
 	return SBF_OK;
 }
 
+/* The bits of a result segment. */
+static inline const uint8_t *
+union_out_words(const UnionOut *o)
+{
+	return o->bits != NULL ? o->bits : o->seed->words;
+}
+
+/*
+ * The canonical order of result segments, as of items but on their final
+ * bits: a segment that took bits by OR may now come before another of its
+ * geometry, and the result must be in the order a further union (of the
+ * result with itself) would sort it into.
+ */
+static int
+union_out_cmp(const void *pa, const void *pb)
+{
+	const UnionOut *x = pa;
+	const UnionOut *y = pb;
+	int			c = union_geometry_cmp(x->seed, y->seed);
+
+	if (c != 0)
+		return c;
+	UNION_CMP(y->ones, x->ones);	/* fuller first */
+	return memcmp(union_out_words(x), union_out_words(y),
+				  (size_t) sbf_words_bytes(x->seed->nbits));
+}
+
 /*
  * Count of a result segment that took new bits: the larger of its members'
  * counts and of the union's size estimated from the fill, -(m/k) ln(1 -
@@ -593,6 +622,8 @@ union_plan(UnionPlan *pl, const SbfView *in, uint32_t n,
 		return st;
 	if (pl->s.nout > SBF_MAX_SEGMENTS)
 		return SBF_E_TOO_MANY_SEGMENTS;
+	if (spec->merge)
+		qsort(pl->s.out, pl->s.nout, sizeof(UnionOut), union_out_cmp);
 
 	len = SBF_HEADER_BYTES + (uint64_t) pl->s.nout * SBF_SEGDIR_BYTES + pl->hll_bytes;
 	pl->bound = 0.0;

@@ -2777,7 +2777,7 @@ union_exact_canonical(void)
 		sbf_filter_free(&first);
 	}
 
-	/* an own error_rate scales the exact result's first error; bound 0 */
+	/* an own error_rate and the exact result's first error; bound 0 */
 	{
 		SbfParams	r = params(1000, 0.05, 2, 0.9, 9);
 		double		bound = -1.0;
@@ -2792,7 +2792,16 @@ union_exact_canonical(void)
 		CHECK_ST(validate_filter(&x, &v), SBF_OK);
 		CHECK(sbf_is_exact(&v) && bound == 0.0 && v.error_rate == 0.02 &&
 			  v.nhashes == 55);
-		CHECK(fabs(v.first_error - sbf_next_error(0.02, 0.9, 0.0, 0.0)) < 1e-15);
+		/* a's first segment (smaller error) is picked, never scaled up */
+		CHECK(v.first_error == sbf_next_error(0.01, 0.9, 0.0, 0.0));
+		sbf_filter_free(&x);
+		/* a smaller own error_rate scales the picked first error down */
+		CHECK_ST(sbf_create(&x, &r, 0, &g_alloc), SBF_OK);
+		add_keys(&x, 58, 0, 5);
+		CHECK_ST(sbf_union_budget(&x, &va, 0.005, &bound), SBF_OK);
+		CHECK_ST(validate_filter(&x, &v), SBF_OK);
+		CHECK(sbf_is_exact(&v) && bound == 0.0 && v.error_rate == 0.005);
+		CHECK(fabs(v.first_error - sbf_next_error(0.005, 0.9, 0.0, 0.0)) < 1e-15);
 		sbf_filter_free(&x);
 	}
 	sbf_filter_free(&a);
