@@ -396,14 +396,32 @@ COMMENT ON AGGREGATE sbf_union_agg(scalablebloom, float8) IS
 	'union of the non-NULL filters with the given error_rate (the same in every row; NULL means the filters'' own) as its budget; filters may differ in error_rate; an error (22023) if its fpr_bound would exceed it, unless tightening is 1; NULL for zero rows';
 
 -------------------------------------------------------------------------------
--- LIFECYCLE: sbf_delta (src/sbf_ops.c)
+-- LIFECYCLE: sbf_delta (src/sbf_lifecycle.c)
 -------------------------------------------------------------------------------
+
+-- Not STRICT: a NULL filter gives a default empty one, as NULL || x starts one.
+CREATE FUNCTION sbf_delta(scalablebloom) RETURNS scalablebloom
+	AS 'MODULE_PATHNAME', 'sbf_delta_pg'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+COMMENT ON FUNCTION sbf_delta(scalablebloom) IS
+	'empty filter that continues the growth chain and error budget of the given one: keep it in a second column for live adds, test seen @> x OR recent @> x, merge with seen || recent; the merged fpr_bound stays <= error_rate';
+
+-- Format 2 (src/core/sbf_core.h) changes what these existing objects answer:
+-- small filters are exact, counts come from the directory where they can.
+COMMENT ON TYPE scalablebloom IS
+	'scalable Bloom filter (segments that grow and tighten) with an embedded HyperLogLog, exact (sorted hashes) while small; text form ''sbf1:'' followed by base64 of the payload (format 2; format 1 from sbf 1.0 is read as well)';
+COMMENT ON FUNCTION sbf_cardinality(scalablebloom) IS
+	'number of distinct elements added: exact for a small (exact-form) filter, the segments'' distinct inserts corrected for false-positive skips for a filter built by adds or sbf_agg (or united with a subset of itself or with exact filters), the HyperLogLog estimate after other unions; rounded';
+COMMENT ON OPERATOR # (NONE, scalablebloom) IS
+	'number of distinct elements added (see sbf_cardinality)';
 
 -------------------------------------------------------------------------------
 -- CORRECTED COMMENTS: 1.0's script is frozen, so its stale comments are
 -- replaced here (a fresh install runs both scripts and ends the same)
 -------------------------------------------------------------------------------
 
--- 1.0's comment listed a per-segment "tier" that sbf_info never emitted.
+-- 1.0's comment listed a per-segment "tier" that sbf_info never emitted;
+-- format 2 adds the form, the count's source and the exact form's fields.
 COMMENT ON FUNCTION sbf_info(scalablebloom) IS
-	'format version, hash, parameters, HyperLogLog, cardinality, false-positive bound and estimate, bytes, and per-segment capacity, count, bits, hashes, fill and error_rate';
+	'format version, form (exact or segments), hash, parameters, HyperLogLog (with its own estimate), cardinality and its source, false-positive bound and estimate (expected from the directory counts), bytes, per-segment capacity, count, bits, hashes, fill and error_rate; for the exact form its hashes count and first segment';

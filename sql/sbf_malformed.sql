@@ -12,11 +12,13 @@ EXCEPTION WHEN OTHERS THEN
 	RETURN SQLSTATE;
 END $$;
 
--- a valid small filter: one segment (capacity 10), sparse HyperLogLog of 3
--- entries; payload offsets: header 0-35, directory entry 36-75, bits 76-99,
--- HyperLogLog 100-111
+-- a valid small filter in the segmented layout: one segment (capacity 10),
+-- sparse HyperLogLog of 3 entries; payload offsets: header 0-35, directory
+-- entry 36-75, bits 76-99, HyperLogLog 100-111.  It is the value sbf 1.0 made
+-- of sbf_add(sbf_empty(10), ARRAY['a', 'b', 'c']) (format 1; 1.1 keeps such
+-- small filters in the exact form, see sbf_lifecycle)
 CREATE TEMP TABLE base AS
-SELECT sbf_add(sbf_empty(10), ARRAY['a', 'b', 'c'])::bytea AS b;
+SELECT '\x01000109020001000c0000007b14ae47e17a843fcdccccccccccec3f0a000000000000000a0000000000000003000000000000009000000000000000fba9f1d24d62503f0a000000000000001021001100460010800c041c041011c055a0000000000000031b0000011f0000023f0000'::bytea AS b;
 SELECT octet_length(b) AS bytes, sbf_info(b::scalablebloom)->'hll' AS hll FROM base;
 
 CREATE TEMP TABLE cases (id serial, label text, b bytea);
@@ -30,7 +32,8 @@ SELECT v.label, v.b FROM (SELECT b AS x FROM base) s(b), LATERAL (VALUES
 	('truncated hyperloglog',         substr(b, 1, 108)),
 	('trailing byte',                 b || '\x00'::bytea),
 	('version 0',                     set_byte(b, 0, 0)),
-	('version 2',                     set_byte(b, 0, 2)),
+	('version 3',                     set_byte(b, 0, 3)),
+	('version 2 unknown flag bit',    set_byte(set_byte(b, 0, 2), 1, 16)),
 	('unknown flag bit',              set_byte(b, 1, 2)),
 	('hash id 0',                     set_byte(b, 2, 0)),
 	('hash id 2',                     set_byte(b, 2, 2)),

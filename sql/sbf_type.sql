@@ -30,8 +30,20 @@ ORDER BY 1;
 -- the text form of the smallest filter, in full
 SELECT sbf_empty(1, 0.1, 1, 1)::text;
 
--- the same filter's payload: version 1, flags 0, hash 1, hll_p 9, growth 1, ...
+-- the same filter's payload, in format 2's exact form: version 2, flags 2
+-- (exact), hash 1, hll_p 9, growth 1, reserved 0, no hashes, error_rate,
+-- tightening, capacity, then the first segment it converts to
 SELECT sbf_empty(1, 0.1, 1, 1)::bytea;
+
+-- format-1 values as sbf 1.0 wrote them (the segmented layout), for the
+-- malformed cases below: sbf_empty(1) and sbf_empty(1, 0.1, 1, 1)
+CREATE FUNCTION pg_temp.v1_empty1() RETURNS bytea LANGUAGE sql AS
+$$SELECT '\x0100010902000100000000007b14ae47e17a843fcdccccccccccec3f0100000000000000010000000000000000000000000000000f00000000000000fba9f1d24d62503f0a000000000000000000000000000000'::bytea$$;
+CREATE FUNCTION pg_temp.v1_smallest() RETURNS bytea LANGUAGE sql AS
+$$SELECT '\x0100010901000100000000009a9999999999b93f000000000000f03f01000000000000000100000000000000000000000000000005000000000000009a9999999999b93f03000000000000000000000000000000'::bytea$$;
+SELECT pg_temp.v1_smallest()::scalablebloom::text AS v1_text,
+	   pg_temp.v1_smallest()::scalablebloom::bytea = pg_temp.v1_smallest() AS v1_round_trip,
+	   sbf_info(pg_temp.v1_smallest()::scalablebloom)->'version' AS version;
 
 -- sample filters for the round trips: empty, a few elements, many elements
 -- (several segments, dense HyperLogLog), and growth 1
@@ -141,35 +153,35 @@ SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
 
 -- malformed text: wrong version byte
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 0, 2))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 0, 3))));
 
 -- malformed text: unknown flag bit
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 1, 4))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 1, 4))));
 
 -- malformed text: unknown hash function
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 2, 7))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 2, 7))));
 
 -- malformed text: HyperLogLog precision out of range
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 3, 20))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 3, 20))));
 
 -- malformed text: truncated (last byte missing)
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(substr(sbf_empty(1)::bytea, 1, octet_length(sbf_empty(1)::bytea) - 1))));
+	pg_temp.t(substr(pg_temp.v1_empty1(), 1, octet_length(pg_temp.v1_empty1()) - 1))));
 
 -- malformed text: truncated inside the header
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(substr(sbf_empty(1)::bytea, 1, 20))));
+	pg_temp.t(substr(pg_temp.v1_empty1(), 1, 20))));
 
 -- malformed text: a trailing byte
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(sbf_empty(1)::bytea || '\x00'::bytea)));
+	pg_temp.t(pg_temp.v1_empty1() || '\x00'::bytea)));
 
 -- malformed text: zero segments
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 6, 0))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 6, 0))));
 
 -- malformed text: error_rate 0.5 in the header (outside (0, 0.5))
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
@@ -177,15 +189,15 @@ SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
 
 -- malformed text: segment count above its capacity
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 44, 2))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 44, 2))));
 
 -- malformed text: nonzero reserved field of a segment
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1)::bytea, 72, 1))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 72, 1))));
 
 -- malformed text: a bit set past the end of a segment (m = 5 bits, set bit 7)
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(sbf_empty(1, 0.1, 1, 1)::bytea, 76, 128))));
+	pg_temp.t(set_byte(pg_temp.v1_smallest(), 76, 128))));
 
 -- malformed bytea: empty
 SELECT * FROM pg_temp.try($$SELECT ''::bytea::scalablebloom$$);
@@ -194,16 +206,16 @@ SELECT * FROM pg_temp.try($$SELECT ''::bytea::scalablebloom$$);
 SELECT * FROM pg_temp.try($$SELECT '\x01'::bytea::scalablebloom$$);
 
 -- malformed bytea: wrong version byte
-SELECT * FROM pg_temp.try($$SELECT set_byte(sbf_empty(1)::bytea, 0, 0)::scalablebloom$$);
+SELECT * FROM pg_temp.try($$SELECT set_byte(pg_temp.v1_empty1(), 0, 0)::scalablebloom$$);
 
 -- malformed bytea: truncated
-SELECT * FROM pg_temp.try($$SELECT substr(sbf_empty(1)::bytea, 1, 60)::scalablebloom$$);
+SELECT * FROM pg_temp.try($$SELECT substr(pg_temp.v1_empty1(), 1, 60)::scalablebloom$$);
 
 -- malformed bytea: trailing bytes
-SELECT * FROM pg_temp.try($$SELECT (sbf_empty(1)::bytea || '\x0000'::bytea)::scalablebloom$$);
+SELECT * FROM pg_temp.try($$SELECT (pg_temp.v1_empty1() || '\x0000'::bytea)::scalablebloom$$);
 
 -- malformed bytea: a bit set past the end of a segment
-SELECT * FROM pg_temp.try($$SELECT set_byte(sbf_empty(1, 0.1, 1, 1)::bytea, 76, 128)::scalablebloom$$);
+SELECT * FROM pg_temp.try($$SELECT set_byte(pg_temp.v1_smallest(), 76, 128)::scalablebloom$$);
 
 -- malformed bytea: random bytes
 SELECT * FROM pg_temp.try($$SELECT decode(repeat('deadbeef', 40), 'hex')::scalablebloom$$);

@@ -83,11 +83,12 @@ SELECT * FROM pg_temp.try($$SELECT c2000 || d2000 FROM pairs$$);
 SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, d2000) FROM pairs$$);
 -- an explicit budget below the filter's own bound is refused too
 SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, NULL, 0.005) FROM pairs$$);
--- no error_rate below 0.5 fits 61 such filters
+-- no error_rate below 0.5 fits 61 such filters (400 elements each: segmented,
+-- not exact)
 SELECT * FROM pg_temp.try($$
 	SELECT sbf_union_agg(f, 0.4)
 	FROM (SELECT sbf_agg(i::text || ':' || g) AS f
-		  FROM generate_series(1, 61) g, generate_series(1, 10) i GROUP BY g) s$$);
+		  FROM generate_series(1, 61) g, generate_series(1, 400) i GROUP BY g) s$$);
 -- filters of different error_rate need an explicit budget
 SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, e2000_05) FROM pairs$$);
 -- growth, tightening and hash must match even then

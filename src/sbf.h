@@ -1,8 +1,8 @@
 /*
  * sbf.h
  *	  PostgreSQL glue for the scalablebloom type: the varlena that carries a
- *	  format-v1 payload (see src/core/sbf_core.h for the byte layout), fmgr
- *	  macros, and helpers shared by the glue files.
+ *	  payload of format version 1 or 2 (see src/core/sbf_core.h for the byte
+ *	  layout), fmgr macros, and helpers shared by the glue files.
  *
  * On disk and in memory a scalablebloom is a plain varlena: a 4-byte length
  * word followed by the payload.  Because the payload's first field group is 4
@@ -47,7 +47,7 @@
 typedef struct ScalableBloom
 {
 	int32		vl_len_;		/* varlena header (do not touch directly!) */
-	uint8		data[FLEXIBLE_ARRAY_MEMBER];	/* format-v1 payload */
+	uint8		data[FLEXIBLE_ARRAY_MEMBER];	/* payload, format 1 or 2 */
 } ScalableBloom;
 
 #define SBF_PAYLOAD_LEN(x)			(VARSIZE(x) - VARHDRSZ)

@@ -489,19 +489,27 @@ sbf_matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 SBF_ENTRY_POINT(sbf_matches_text, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(TEXTOID))));
 SBF_ENTRY_POINT(sbf_matches_int8, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(INT8OID))));
 
-/* The HyperLogLog estimate rounded to a bigint. */
+/* A count estimate rounded to a bigint. */
 static int64
-sbf_cardinality_rounded(SbfPrefixRead *r)
+sbf_round_count(double est)
 {
-	double		est;
-
-	est = sbf_cardinality_parts(&r->view, sbf_cardinality_needs_hll(&r->view) ?
-								sbf_prefix_hll(r) : NULL);
 	if (!(est >= 0.0))
 		return 0;
 	if (est >= (double) PG_INT64_MAX)
 		return PG_INT64_MAX;
 	return (int64) llround(est);
+}
+
+/*
+ * The count estimate (exact, directory or HyperLogLog: sbf_cardinality_parts)
+ * rounded to a bigint; fetches the HyperLogLog area only if it is used.
+ */
+static int64
+sbf_cardinality_rounded(SbfPrefixRead *r)
+{
+	return sbf_round_count(sbf_cardinality_parts(&r->view,
+												 sbf_cardinality_needs_hll(&r->view) ?
+												 sbf_prefix_hll(r) : NULL));
 }
 
 /*
@@ -539,8 +547,9 @@ sbf_append_json_float(StringInfo buf, double d)
 }
 
 /*
- * sbf_info(scalablebloom) -> jsonb: format, parameters, HyperLogLog,
- * estimates and one object per segment.  Reads header, directory and the
+ * sbf_info(scalablebloom) -> jsonb: format, parameters, HyperLogLog, form
+ * (exact: hashes and first segment), count source, estimates and one object
+ * per segment.  Reads header, directory and the
  * HyperLogLog area only: fill and fpr_estimate are expected values from the
  * directory's counts (sbf_segment_expected_fill), so the cost does not grow
  * with the bit arrays.
@@ -551,10 +560,13 @@ sbf_info(PG_FUNCTION_ARGS)
 	SbfPrefixRead r;
 	SbfView		v;
 	StringInfoData buf;
+	const uint8 *hll;
 	uint32		i;
 
 	sbf_prefix_open(PG_GETARG_DATUM(0), &r);
 	v = r.view;
+	/* read once: the HyperLogLog's own estimate is shown for every value */
+	hll = sbf_is_exact(&v) ? NULL : sbf_prefix_hll(&r);
 	initStringInfo(&buf);
 
 	appendStringInfo(&buf, "{\"version\": %u, \"hash\": \"%s\", \"error_rate\": ",
@@ -565,12 +577,31 @@ sbf_info(PG_FUNCTION_ARGS)
 	sbf_append_json_float(&buf, v.tightening);
 	appendStringInfo(&buf, ", \"capacity\": " UINT64_FORMAT, (uint64) v.capacity);
 	appendStringInfo(&buf,
-					 ", \"hll\": {\"precision\": %u, \"form\": \"%s\", \"bytes\": %u}",
+					 ", \"hll\": {\"precision\": %u, \"form\": \"%s\", \"bytes\": %u",
 					 (unsigned) v.hll_p,
+					 sbf_is_exact(&v) ? "none" :
 					 (v.flags & SBF_FLAG_HLL_DENSE) ? "dense" : "sparse",
 					 (unsigned) v.hll_bytes);
+	/* the HyperLogLog's own estimate, also when the count comes from elsewhere */
+	if (!sbf_is_exact(&v))
+		appendStringInfo(&buf, ", \"estimate\": %.0f",
+						 sbf_hll_cardinality_parts(&v, hll));
+	appendStringInfoChar(&buf, '}');
+	appendStringInfo(&buf, ", \"form\": \"%s\"",
+					 sbf_is_exact(&v) ? "exact" : "segments");
+	if (sbf_is_exact(&v))
+	{
+		appendStringInfo(&buf, ", \"hashes\": %u, \"first_segment\": {\"capacity\": "
+						 UINT64_FORMAT ", \"error_rate\": ",
+						 (unsigned) v.nhashes, (uint64) v.first_capacity);
+		sbf_append_json_float(&buf, v.first_error);
+		appendStringInfoChar(&buf, '}');
+	}
+	if (v.flags & SBF_FLAG_CHAIN)
+		appendStringInfoString(&buf, ", \"continues_chain\": true");
+	appendStringInfo(&buf, ", \"count_source\": \"%s\"", sbf_count_source(&v));
 	appendStringInfo(&buf, ", \"cardinality\": " INT64_FORMAT,
-					 sbf_cardinality_rounded(&r));
+					 sbf_round_count(sbf_cardinality_parts(&v, hll)));
 	appendStringInfoString(&buf, ", \"fpr_bound\": ");
 	sbf_append_json_float(&buf, sbf_fpr_bound(&v));
 	appendStringInfoString(&buf, ", \"fpr_estimate\": ");

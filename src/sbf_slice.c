@@ -115,6 +115,14 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 
 	prefix = sbf_fetch_prefix(raw, len, &s->view);
 
+	/* the exact form is a sorted list: read it whole (it is small) */
+	if (sbf_is_exact(&s->view))
+	{
+		pfree(prefix);
+		pfree(s);
+		return NULL;
+	}
+
 	/* a present element costs k fetches per segment, an absent one about 2 */
 	s->segs = palloc(sizeof(SbfSegment) * s->view.nsegments);
 	for (i = 0; i < s->view.nsegments; i++)

@@ -21,7 +21,12 @@
  * logarithmic number of times.  Flattening (to send a partial state, or when
  * PostgreSQL copies it) collects first.  Only a collection that would pass
  * SBF_MAX_SEGMENTS is merged early, which can make the result depend on the
- * row order; the result is still a correct filter.
+ * row order; the result is still a correct filter.  So can exact (format 2)
+ * inputs when partial states are combined: an exact input's hashes are
+ * added to the segments present when it is collected, so a partial state
+ * that mixes exact and segmented inputs, or whose exact inputs converted,
+ * may give other bytes than one collection of all rows (sbf_union.c,
+ * "Exact inputs"); every answer is still free of false negatives.
  *
  * The aggregate returns NULL for zero rows (or only NULL rows); its final
  * function only reads the state, so it may be called more than once.

@@ -74,8 +74,8 @@ static int
 sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
 {
 	if (st == SBF_E_VERSION && len > 0)
-		return errdetail("The value has format version %u, but this build reads only version %d.",
-						 (unsigned) buf[0], SBF_FORMAT_VERSION);
+		return errdetail("The value has format version %u, but this build reads only versions %d and %d.",
+						 (unsigned) buf[0], SBF_FORMAT_V1, SBF_FORMAT_VERSION);
 	if (st == SBF_E_HASH && len > 2)
 		return errdetail("The value uses hash function %u, but this build knows only %d (XXH3_64).",
 						 (unsigned) buf[2], SBF_HASH_XXH3);
@@ -363,10 +363,8 @@ sbf_union_incompatible(const SbfView *a, const SbfView *b, uint32 diff)
 	}
 	if (diff & (SBF_DIFF_HASH | SBF_DIFF_VERSION))
 	{
-		appendStringInfo(&left, "%sformat %u hash %u", sep,
-						 (unsigned) a->version, (unsigned) a->hash_id);
-		appendStringInfo(&right, "%sformat %u hash %u", sep,
-						 (unsigned) b->version, (unsigned) b->hash_id);
+		appendStringInfo(&left, "%shash %u", sep, (unsigned) a->hash_id);
+		appendStringInfo(&right, "%shash %u", sep, (unsigned) b->hash_id);
 	}
 
 	ereport(ERROR,

@@ -5,15 +5,22 @@
  *	  here: unit tests, sanitizer builds and fuzzers drive this layer directly.
  *
  *-------------------------------------------------------------------------
- * FORMAT, VERSION 1
+ * FORMAT, VERSIONS 1 AND 2
  *
  * A filter is a byte string (the "payload"; inside PostgreSQL it follows the
  * 4-byte varlena header, so payload offset 4 is 8-byte aligned in memory).
  * Every multi-byte field is little-endian; doubles are IEEE 754 binary64.
+ * Byte 0 is the format version; a reader dispatches on it and reads both
+ * versions forever.  Version 1 is what sbf 1.0 wrote; 1.1 writes version 2.
+ *
+ * Segmented form (version 1, and version 2 with flag bit 1 clear):
  *
  *	offset	size	field
- *	0		1		version			1
- *	1		1		flags			bit 0: HyperLogLog is dense; bits 1-7 must be 0
+ *	0		1		version			1 or 2
+ *	1		1		flags			bit 0: HyperLogLog is dense;
+ *									version 2 only: bit 2 OVERLAP, bit 3 CHAIN
+ *									(see COUNTS and CHAIN below); every other
+ *									bit must be 0
  *	2		1		hash id			1 = XXH3_64bits, seed 0
  *	3		1		hll_p			HyperLogLog precision, 4..14 (2^p registers)
  *	4		2		growth s		1..16
@@ -51,6 +58,64 @@
  *	long; a value already stored is read up to SBF_MAX_STORED_BYTES (see
  *	LIMITS below).
  *
+ * Exact form (version 2 with flag bit 1 EXACT set): the sorted distinct
+ * element hashes themselves, while they take no more bytes than the
+ * segmented value they would become (postgresql-hll's EXPLICIT form):
+ *
+ *	0		1		version			2
+ *	1		1		flags			bit 1 set; bit 3 CHAIN may be set; others 0
+ *	2..5, 12..35	hash id, hll_p, growth, error_rate, tightening, capacity:
+ *					as in the segmented form (they govern the conversion)
+ *	6		2		reserved		must be 0
+ *	8		4		n				number of hashes, 0..SBF_EXACT_MAX
+ *	36		8		first capacity	capacity of the first segment it converts
+ *									to, >= 1
+ *	44		8		first error		that segment's error p (double), 0 < p <
+ *									0.5; its geometry (SIZING) must be valid
+ *	52		8*n		hashes			uint64, strictly ascending
+ *	The total length is exactly 52 + 8n.  Membership is a binary search (no
+ *	false positives), the count is n, a union merges the hash lists.
+ *
+ * WRITES.  Every write (add, union) of a version-1 value first relabels it
+ * version 2 with flag OVERLAP set (its history is unknown, so its count stays
+ * the HyperLogLog's and every answer stays the same); nothing else changes,
+ * so 1.0 values keep answering the same and keep growing.  sbf_create and
+ * sbf_create_sized (for n <= SBF_EXACT_MAX) return the empty exact form; an
+ * add that would make the exact form larger than the segmented value holding
+ * the same hashes (a first segment of the stored first capacity and error,
+ * further segments as SIZING appends them, and the HyperLogLog of the
+ * hashes), or would exceed SBF_EXACT_MAX hashes, converts the value: the
+ * first segment is created and the remembered hashes are inserted in
+ * ascending order, as sbf_add_hash would, so there is no false negative.
+ * The exact form is therefore never larger than the segmented value, and no
+ * value is larger than the one 1.0 would build from the same adds.
+ *
+ * COUNTS.  The exact form's count is n.  A segmented version-2 value without
+ * OVERLAP was built by adds only, so each element is counted in at most one
+ * segment; but an add that hits a false positive is skipped.  While segment i
+ * fills (count x of capacity, m bits, k hashes, earlier segments full with
+ * fill-modelled false-positive rate F), an element is skipped with
+ * probability q(x) = 1 - (1 - F)(1 - (1 - e^(-kx/m))^k), so the expected
+ * number of distinct elements that produced its count c is the integral of
+ * dx / (1 - q(x)) from 0 to c (Simpson's rule, 64 steps).  The estimate is
+ * the sum over segments.  Its error is that of the skip count, about
+ * sqrt(skipped) (Poisson), plus the fill model's: at error_rate 0.01 and
+ * 1e6 elements about 0.02%.  A union of segmented values sets OVERLAP
+ * (segments may hold the same elements twice), and then the HyperLogLog
+ * answers, unless its directory and bits equal those of an input without
+ * OVERLAP (e.g. f UNION f, or a union with a subset); adding an exact
+ * value's hashes into a segmented one is a series of adds and keeps the
+ * directory count (sbf_union.c).
+ *
+ * CHAIN (sbf_delta).  A value with CHAIN set continues another filter's
+ * growth chain: its first segment is the one that filter would append next,
+ * so the budget that filter had left is L = p_max / (1 - r), where p_max is
+ * the largest segment (or first) error of this value, and the budget spent
+ * before it is e - L.  Appending segments counts that as spent, so the
+ * union of the two filters keeps sum p <= e.  A union keeps CHAIN only when
+ * all its inputs have it (exact inputs united with segmented ones leave the
+ * segmented side's flags).
+ *
  * HASH (specified forever for hash id 1): h = XXH3_64bits(bytes) with seed 0
  * over the element's canonical bytes (text: its bytes without terminator;
  * bigint: 8 bytes little-endian; bytea: its bytes).  Bloom positions for a
@@ -79,10 +144,12 @@
  *	- a new segment's capacity is min(largest capacity * s, c * s^nsegments),
  *	  so growth continues geometrically from c after a right-sized segment.
  *
- * A reader must reject: short buffers, an unknown version, unknown flag bits,
- * an unknown hash id, parameters outside their ranges, zero or too many
- * segments, count > capacity, m or k out of range, nonzero reserved fields,
- * set bits past m, malformed HyperLogLog areas, and any length mismatch.
+ * A reader must reject: short buffers, an unknown version, unknown flag bits
+ * (for the version and form), an unknown hash id, parameters outside their
+ * ranges, zero or too many segments, count > capacity, m or k out of range,
+ * nonzero reserved fields, set bits past m, malformed HyperLogLog areas, in
+ * the exact form too many hashes, a bad first segment or hashes not strictly
+ * ascending, and any length mismatch.
  *-------------------------------------------------------------------------
  */
 #ifndef SBF_CORE_H
@@ -93,9 +160,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SBF_FORMAT_VERSION		1
+#define SBF_FORMAT_VERSION		2	/* the version written */
+#define SBF_FORMAT_V1			1	/* 1.0's version, read forever */
 #define SBF_HASH_XXH3			1
 #define SBF_FLAG_HLL_DENSE		0x01
+#define SBF_FLAG_EXACT			0x02	/* version 2: exact form */
+#define SBF_FLAG_OVERLAP		0x04	/* version 2: a union may have overlapped segments */
+#define SBF_FLAG_CHAIN			0x08	/* version 2: continues another filter's chain */
+
+#define SBF_EXACT_HEADER_BYTES	52
+/* bound on the exact form: keeps an add O(16 kB) whatever the capacity */
+#define SBF_EXACT_MAX			2048
 
 #define SBF_HEADER_BYTES		36
 #define SBF_SEGDIR_BYTES		40
@@ -175,8 +250,9 @@ typedef enum SbfStatus
 	SBF_E_INCOMPATIBLE,			/* union of filters with different
 								 * parameters */
 	SBF_E_NOMEM,				/* allocator returned NULL */
-	SBF_E_OVER_BUDGET			/* union's fpr_bound would exceed its
+	SBF_E_OVER_BUDGET,			/* union's fpr_bound would exceed its
 								 * error_rate */
+	SBF_E_EXACT					/* malformed exact form */
 } SbfStatus;
 
 /* A lowercase, period-free sentence fragment describing a status. */
@@ -240,7 +316,18 @@ typedef struct SbfView
 	uint64_t	capacity;
 	size_t		bits_offset;	/* payload offset of segment 0's words */
 	size_t		hll_offset;		/* payload offset of the HyperLogLog area */
+	/* exact form only (flags & SBF_FLAG_EXACT; nsegments and hll_bytes 0) */
+	uint32_t	nhashes;		/* hashes at bits_offset, ascending */
+	uint64_t	first_capacity;
+	double		first_error;
 } SbfView;
+
+/* True when a view is in the exact form. */
+static inline bool
+sbf_is_exact(const SbfView *v)
+{
+	return (v->flags & SBF_FLAG_EXACT) != 0;
+}
 
 /* ---- hashing ---- */
 
@@ -315,8 +402,22 @@ typedef struct SbfProbeBit
  */
 extern void sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *out);
 
-/* HyperLogLog estimate (Ertl 2017 improved raw estimator). */
+/*
+ * Distinct-count estimate (COUNTS): n in the exact form, the directory count
+ * corrected for false-positive skips for a version-2 value without OVERLAP,
+ * else the HyperLogLog's.
+ */
 extern double sbf_cardinality(const SbfView *v);
+/* HyperLogLog estimate (Ertl 2017 improved raw estimator); n if exact. */
+extern double sbf_hll_cardinality(const SbfView *v);
+/* The same from its HyperLogLog area read separately (hll NULL if exact). */
+extern double sbf_hll_cardinality_parts(const SbfView *v, const uint8_t *hll);
+/* The directory estimate of COUNTS, whatever the flags (0 if exact). */
+extern double sbf_directory_count(const SbfView *v);
+/* Which answer sbf_cardinality gives: "exact", "directory" or "hll". */
+extern const char *sbf_count_source(const SbfView *v);
+/* Hash i (< nhashes) of an exact view. */
+extern uint64_t sbf_exact_hash(const SbfView *v, uint32_t i);
 
 /*
  * The same estimate for a reader that holds only the header and directory
@@ -375,12 +476,17 @@ typedef struct SbfFilter
 
 #define SBF_PAYLOAD(f)	((f)->base + (f)->prefix)
 
-/* New empty filter: one empty segment of capacity p->capacity, sparse HLL. */
+/*
+ * New empty filter, in the exact form; it converts to one segment of
+ * capacity p->capacity (sparse HLL) when that is smaller.  Fails with
+ * SBF_E_TOO_LARGE at once if that segment could not be built.
+ */
 extern SbfStatus sbf_create(SbfFilter *f, const SbfParams *p, size_t prefix,
 							const SbfAllocator *a);
 /*
  * New empty filter whose first segment is right-sized for n elements
  * (n >= 1) at error sbf_sized_error(); later segments grow from p->capacity.
+ * Exact form while n <= SBF_EXACT_MAX (it converts to that segment).
  */
 extern SbfStatus sbf_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n,
 								  size_t prefix, const SbfAllocator *a);
@@ -402,8 +508,19 @@ extern SbfStatus sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted);
  */
 extern SbfStatus sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n);
 
-/* Updates only the HyperLogLog. */
+/* Updates only the HyperLogLog (nothing in the exact form, which has none). */
 extern SbfStatus sbf_hll_add_hash(SbfFilter *f, uint64_t h);
+
+/* Converts an exact filter to the segmented form (no-op if segmented). */
+extern SbfStatus sbf_convert(SbfFilter *f);
+
+/*
+ * New empty filter continuing v's growth chain and error budget (CHAIN): its
+ * first segment is the one v would append next.  Exact form.  For an exact v,
+ * an empty copy of its parameters.
+ */
+extern SbfStatus sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix,
+						   const SbfAllocator *a);
 
 /* ---- union (sbf_union.c) ---- */
 
@@ -416,7 +533,8 @@ extern SbfStatus sbf_hll_add_hash(SbfFilter *f, uint64_t h);
 
 /*
  * The one compatibility rule of unions: which parameters of a and b differ
- * (0 = none).  Version, hash, growth and tightening must always match;
+ * (0 = none).  Version (1 and 2 match each other), hash, growth and
+ * tightening must always match;
  * error_rate must match unless the union is given its own error_rate.  A
  * differing capacity or hll_p never matters (the larger initial capacity
  * is kept; the HyperLogLog folds to the smaller precision).
@@ -437,7 +555,8 @@ typedef struct SbfUnionSpec
 
 /*
  * out := the union of n >= 1 validated views, a new filter.  The result
- * depends only on the multiset of the inputs' segments, not on their order
+ * depends only on the multiset of the inputs' segments and hashes (exact
+ * inputs, see sbf_union.c), not on their order
  * (canonical segment order, see sbf_union.c): equal segments are one,
  * segments without a set bit are dropped (unless all are empty);
  * with merge a segment is OR-ed into an earlier one of equal geometry when
@@ -453,7 +572,9 @@ extern SbfStatus sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 
 /*
  * dst := dst UNION src (sbf_union_many with merge, equal error_rates, no
- * budget check: 1.0's meaning for callers).  On error dst is unchanged.
+ * budget check: 1.0's meaning for callers).  Exact operands unite exactly
+ * (exact while small) or add their hashes to the segmented side; the bytes
+ * do not depend on the order of the operands.  On error dst is unchanged.
  */
 extern SbfStatus sbf_union(SbfFilter *dst, const SbfView *src);
 

@@ -42,6 +42,42 @@ filter_reserve(SbfFilter *f, size_t needed)
 	return SBF_OK;
 }
 
+/* Makes room for needed payload bytes (for sbf_exact.c). */
+SbfStatus
+sbf_filter_reserve(SbfFilter *f, size_t needed)
+{
+	return filter_reserve(f, needed);
+}
+
+/* Relabels a version-1 payload as version 2 with OVERLAP (see WRITES). */
+void
+sbf_upgrade_v1(SbfFilter *f)
+{
+	uint8_t    *buf = SBF_PAYLOAD(f);
+
+	if (buf[SBF_OFF_VERSION] == SBF_FORMAT_V1)
+	{
+		buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+		buf[SBF_OFF_FLAGS] |= SBF_FLAG_OVERLAP;
+	}
+}
+
+/*
+ * Budget spent before a CHAIN value's first segment: its first segment got
+ * (1 - r) of what was left, so what was left is the largest error / (1 - r).
+ */
+double
+sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
+				double largest)
+{
+	double		spent;
+
+	if (!(flags & SBF_FLAG_CHAIN) || tightening >= 1.0)
+		return 0.0;
+	spent = error_rate - largest / (1.0 - tightening);
+	return spent > 0.0 ? spent : 0.0;
+}
+
 /* Writes a directory entry. */
 static void
 write_segment(uint8_t *e, uint64_t capacity, uint64_t count, uint64_t nbits,
@@ -56,10 +92,13 @@ write_segment(uint8_t *e, uint64_t capacity, uint64_t count, uint64_t nbits,
 	sbf_store32(e + SBF_SEG_RESERVED, 0);
 }
 
-/* Creates a filter whose only segment is built for n elements at error pe. */
-static SbfStatus
-create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
-			  size_t prefix, const SbfAllocator *a)
+/*
+ * Creates a segmented filter whose only segment is built for n elements at
+ * error pe, with the given flags (OVERLAP, CHAIN).
+ */
+SbfStatus
+sbf_create_segments(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
+					uint8_t flags, size_t prefix, const SbfAllocator *a)
 {
 	uint64_t	m;
 	uint32_t	k;
@@ -91,7 +130,7 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	memset(base, 0, prefix + size);
 	buf = base + prefix;
 	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
-	buf[SBF_OFF_FLAGS] = 0;
+	buf[SBF_OFF_FLAGS] = flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN);
 	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
 	buf[SBF_OFF_HLL_P] = p->hll_p;
 	sbf_store16(buf + SBF_OFF_GROWTH, p->growth);
@@ -108,22 +147,84 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	return SBF_OK;
 }
 
-/* New empty filter: one empty segment of capacity p->capacity, sparse HLL. */
+/*
+ * Creates an empty exact filter that converts to a first segment of n
+ * elements at error pe.  Checks first that this segment can be built, so an
+ * impossible capacity fails here as it did in 1.0.
+ */
+static SbfStatus
+create_exact(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
+			 uint8_t flags, size_t prefix, const SbfAllocator *a)
+{
+	uint64_t	m;
+	uint32_t	k;
+	size_t		size = SBF_EXACT_HEADER_BYTES;
+	uint8_t    *base;
+	uint8_t    *buf;
+	SbfStatus	st;
+
+	f->base = NULL;
+	f->prefix = prefix;
+	f->len = 0;
+	f->cap = 0;
+	f->a = a;
+
+	st = sbf_params_check(p);
+	if (st != SBF_OK)
+		return st;
+	if (n < 1)
+		return SBF_E_PARAM;
+	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k) ||
+		sbf_payload_size(1, &m, 0) > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	if (prefix > SIZE_MAX - size)
+		return SBF_E_TOO_LARGE;
+	base = a->alloc(prefix + size, a->ctx);
+	if (base == NULL)
+		return SBF_E_NOMEM;
+	memset(base, 0, prefix + size);
+	buf = base + prefix;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	buf[SBF_OFF_FLAGS] = SBF_FLAG_EXACT | (flags & SBF_FLAG_CHAIN);
+	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
+	buf[SBF_OFF_HLL_P] = p->hll_p;
+	sbf_store16(buf + SBF_OFF_GROWTH, p->growth);
+	sbf_store16(buf + SBF_OFF_NSEGMENTS, 0);
+	sbf_store32(buf + SBF_OFF_NHASHES, 0);
+	sbf_store_double(buf + SBF_OFF_ERROR_RATE, p->error_rate);
+	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
+	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
+	sbf_store64(buf + SBF_OFF_FIRST_CAPACITY, n);
+	sbf_store_double(buf + SBF_OFF_FIRST_ERROR, pe);
+
+	f->base = base;
+	f->len = size;
+	f->cap = size;
+	return SBF_OK;
+}
+
+/* New empty filter (exact form converting to one segment of p->capacity). */
 SbfStatus
 sbf_create(SbfFilter *f, const SbfParams *p, size_t prefix, const SbfAllocator *a)
 {
-	return create_filter(f, p, p->capacity,
-						 sbf_next_error(p->error_rate, p->tightening, 0.0, 0.0),
-						 prefix, a);
+	return create_exact(f, p, p->capacity,
+						sbf_next_error(p->error_rate, p->tightening, 0.0, 0.0),
+						0, prefix, a);
 }
 
-/* New empty filter whose first segment is right-sized for n elements. */
+/*
+ * New empty filter whose first segment is right-sized for n elements; exact
+ * while n <= SBF_EXACT_MAX (beyond, the exact form could not hold them).
+ */
 SbfStatus
 sbf_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
 				 const SbfAllocator *a)
 {
-	return create_filter(f, p, n, sbf_sized_error(p->error_rate, p->tightening),
-						 prefix, a);
+	double		pe = sbf_sized_error(p->error_rate, p->tightening);
+
+	if (n <= SBF_EXACT_MAX)
+		return create_exact(f, p, n, pe, 0, prefix, a);
+	return sbf_create_segments(f, p, n, pe, 0, prefix, a);
 }
 
 /* Copy of a validated view into a new mutable filter with extra room. */
@@ -158,8 +259,25 @@ sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix, size_t extra,
 	return SBF_OK;
 }
 
+/* The largest segment error of a segmented view. */
+static double
+largest_error(const SbfView *v)
+{
+	double		largest = 0.0;
+	uint32_t	i;
+
+	for (i = 0; i < v->nsegments; i++)
+	{
+		double		e = sbf_load_double(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_ERROR);
+
+		if (e > largest)
+			largest = e;
+	}
+	return largest;
+}
+
 /*
- * Geometry of the segment to append (sbf_core.h, SIZING): capacity
+ * Geometry of the segment to append (sbf_core.h, SIZING; CHAIN): capacity
  * min(largest * s, c * s^nsegments), error (1 - r) of the budget left.
  */
 static SbfStatus
@@ -186,6 +304,8 @@ plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
 			smallest = seg.error;
 		geo = geo > UINT64_MAX / v->growth ? UINT64_MAX : geo * v->growth;
 	}
+	spent += sbf_chain_spent(v->flags, v->error_rate, v->tightening,
+							 largest_error(v));
 	*capacity = maxcap > UINT64_MAX / v->growth ? UINT64_MAX : maxcap * v->growth;
 	if (geo < *capacity)
 		*capacity = geo;
@@ -256,9 +376,12 @@ sbf_hll_add_hash(SbfFilter *f, uint64_t h)
 	SbfStatus	st;
 
 	sbf_filter_view(f, &v);
+	if (sbf_is_exact(&v))
+		return SBF_OK;
 	st = filter_reserve(f, f->len + (hll_size_after(&v, h) - v.hll_bytes));
 	if (st != SBF_OK)
 		return st;
+	sbf_upgrade_v1(f);
 	hll_apply(f, h);
 	return SBF_OK;
 }
@@ -266,9 +389,11 @@ sbf_hll_add_hash(SbfFilter *f, uint64_t h)
 /*
  * Adds an element by hash: HyperLogLog only if probably present, else its
  * bits go into the last segment, appended first when that one is full.
+ * (The exact form: sbf_exact_add.)  Every failure happens before the payload
+ * changes.
  */
-SbfStatus
-sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
+static SbfStatus
+add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 {
 	SbfView		v;
 	SbfSegment	last;
@@ -284,9 +409,9 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	uint32_t	i;
 	SbfStatus	st;
 
-	if (inserted)
-		*inserted = false;
 	sbf_filter_view(f, &v);
+	if (sbf_is_exact(&v))
+		return sbf_exact_add(f, h, inserted);
 	if (sbf_contains_hash(&v, h))
 		return sbf_hll_add_hash(f, h);
 
@@ -324,6 +449,26 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	if (inserted)
 		*inserted = true;
 	return SBF_OK;
+}
+
+/*
+ * Adds an element by hash (add_hash), relabelling a version-1 value first;
+ * on failure the filter is left exactly as it was, label included.
+ */
+SbfStatus
+sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
+{
+	uint8_t		vflags[2];
+	SbfStatus	st;
+
+	if (inserted)
+		*inserted = false;
+	memcpy(vflags, SBF_PAYLOAD(f), 2);
+	sbf_upgrade_v1(f);
+	st = add_hash(f, h, inserted);
+	if (st != SBF_OK)
+		memcpy(SBF_PAYLOAD(f), vflags, 2);
+	return st;
 }
 
 /* Adds n hashes one at a time. */
@@ -438,7 +583,19 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	int			p;
 	SbfStatus	st;
 
+	sbf_upgrade_v1(f);
 	sbf_filter_view(f, &v);
+	/* exact: one at a time (each O(SBF_EXACT_MAX)) until it converts */
+	while (sbf_is_exact(&v) && n > 0)
+	{
+		st = sbf_add_hash(f, *h++, NULL);
+		if (st != SBF_OK)
+			return st;
+		n--;
+		sbf_filter_view(f, &v);
+	}
+	if (n == 0)
+		return SBF_OK;
 	sbf_read_segment(v.buf, 0, &seg);
 	if (n == 0 || v.nsegments != 1 || seg.count > seg.capacity ||
 		n > seg.capacity - seg.count)
@@ -506,6 +663,42 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	f->len = v.hll_offset + nbytes;
 	a->free(regs, a->ctx);
 	return SBF_OK;
+}
+
+/*
+ * New empty filter continuing v's growth chain and budget: exact, converting
+ * to the segment v would append next (plan_segment), with CHAIN set so that
+ * its own later segments count v's spending (sbf_core.h, CHAIN).
+ */
+SbfStatus
+sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
+{
+	SbfParams	p;
+	uint64_t	capacity;
+	uint64_t	nbits;
+	uint32_t	k;
+	double		error;
+	SbfStatus	st;
+
+	p.capacity = v->capacity;
+	p.error_rate = v->error_rate;
+	p.tightening = v->tightening;
+	p.growth = v->growth;
+	p.hll_p = v->hll_p;
+	f->base = NULL;
+	f->prefix = prefix;
+	f->len = 0;
+	f->cap = 0;
+	f->a = a;
+	if (sbf_is_exact(v))
+		return create_exact(f, &p, v->first_capacity, v->first_error,
+							v->flags & SBF_FLAG_CHAIN, prefix, a);
+	st = plan_segment(v, &capacity, &nbits, &k, &error);
+	if (st != SBF_OK)
+		return st;
+	/* growth continues from the new segment: min(cap s, cap s^i) agree */
+	p.capacity = capacity;
+	return create_exact(f, &p, capacity, error, SBF_FLAG_CHAIN, prefix, a);
 }
 
 /* Releases a filter's memory. */

@@ -42,6 +42,8 @@ sbf_status_message(SbfStatus st)
 			return "filters have incompatible parameters";
 		case SBF_E_OVER_BUDGET:
 			return "union would exceed its error budget";
+		case SBF_E_EXACT:
+			return "malformed exact hash list";
 		case SBF_E_NOMEM:
 			return "out of memory";
 	}
@@ -229,6 +231,46 @@ read_header(const uint8_t *buf, SbfView *v)
 	v->tightening = sbf_load_double(buf + SBF_OFF_TIGHTENING);
 	v->capacity = sbf_load64(buf + SBF_OFF_CAPACITY);
 	v->bits_offset = sbf_prefix_size(v->nsegments);
+	v->nhashes = 0;
+	v->first_capacity = 0;
+	v->first_error = 0.0;
+	if (v->version == SBF_FORMAT_VERSION && (v->flags & SBF_FLAG_EXACT))
+	{
+		/* the exact form reuses the hll_bytes field for n */
+		v->nhashes = v->hll_bytes;
+		v->hll_bytes = 0;
+		v->bits_offset = SBF_EXACT_HEADER_BYTES;
+	}
+}
+
+/*
+ * Checks the rest of an exact form's header (the common fields are checked)
+ * and computes its total length.  The first segment must be one that can be
+ * built, so a conversion never fails on the stored parameters alone.
+ */
+static SbfStatus
+check_exact_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
+{
+	uint64_t	m;
+	uint32_t	k;
+
+	if (v->flags & ~(SBF_FLAG_EXACT | SBF_FLAG_CHAIN))
+		return SBF_E_FLAGS;
+	if (avail < SBF_EXACT_HEADER_BYTES)
+		return SBF_E_TRUNCATED;
+	if (v->nsegments != 0)
+		return SBF_E_FLAGS;
+	v->first_capacity = sbf_load64(buf + SBF_OFF_FIRST_CAPACITY);
+	v->first_error = sbf_load_double(buf + SBF_OFF_FIRST_ERROR);
+	if (v->nhashes > SBF_EXACT_MAX)
+		return SBF_E_EXACT;
+	/* written this way so that NaN fails too */
+	if (v->first_capacity < 1 || !(v->first_error > 0.0 && v->first_error < 0.5) ||
+		!sbf_segment_geometry(v->first_capacity, v->first_error,
+							  SBF_MAX_SEGMENT_BITS, &m, &k))
+		return SBF_E_EXACT;
+	*total = SBF_EXACT_HEADER_BYTES + (uint64_t) v->nhashes * 8;
+	return SBF_OK;
 }
 
 /*
@@ -246,9 +288,11 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 	if (avail < SBF_HEADER_BYTES)
 		return SBF_E_TRUNCATED;
 	read_header(buf, v);
-	if (v->version != SBF_FORMAT_VERSION)
+	if (v->version != SBF_FORMAT_VERSION && v->version != SBF_FORMAT_V1)
 		return SBF_E_VERSION;
-	if (v->flags & ~SBF_FLAG_HLL_DENSE)
+	if (v->version == SBF_FORMAT_V1 ? (v->flags & ~SBF_FLAG_HLL_DENSE) != 0 :
+		(v->flags & ~(SBF_FLAG_HLL_DENSE | SBF_FLAG_EXACT | SBF_FLAG_OVERLAP |
+					  SBF_FLAG_CHAIN)) != 0)
 		return SBF_E_FLAGS;
 	if (v->hash_id != SBF_HASH_XXH3)
 		return SBF_E_HASH;
@@ -260,6 +304,8 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 	st = sbf_params_check(&params);
 	if (st != SBF_OK)
 		return st;
+	if (sbf_is_exact(v))
+		return check_exact_prefix(buf, avail, v, total);
 	if (v->nsegments < 1 || v->nsegments > SBF_MAX_SEGMENTS)
 		return SBF_E_SEGMENT;
 	if (avail < sbf_prefix_size(v->nsegments))
@@ -320,6 +366,16 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 		return SBF_E_LENGTH;
 	v->len = len;
 	v->hll_offset = len - v->hll_bytes;
+
+	if (sbf_is_exact(v))
+	{
+		/* strictly ascending: sorted and distinct, so the form is canonical */
+		for (i = 1; i < v->nhashes; i++)
+			if (sbf_load64(buf + v->bits_offset + (size_t) i * 8) <=
+				sbf_load64(buf + v->bits_offset + (size_t) (i - 1) * 8))
+				return SBF_E_EXACT;
+		return SBF_OK;
+	}
 
 	/* no bit may be set at or past m in a segment's last word */
 	off = v->bits_offset;
@@ -382,13 +438,55 @@ sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg)
 	seg->words_offset = off;
 }
 
-/* Membership by hash: true when all k bits are set in some segment. */
+/* Hash i (< nhashes) of an exact view. */
+uint64_t
+sbf_exact_hash(const SbfView *v, uint32_t i)
+{
+	return sbf_load64(v->buf + v->bits_offset + (size_t) i * 8);
+}
+
+/*
+ * Position of h in an exact view's ascending hashes: the index of the first
+ * hash >= h (nhashes if none); *found tells whether it equals h.
+ */
+uint32_t
+sbf_exact_search(const SbfView *v, uint64_t h, bool *found)
+{
+	uint32_t	lo = 0;
+	uint32_t	hi = v->nhashes;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (sbf_exact_hash(v, mid) < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < v->nhashes && sbf_exact_hash(v, lo) == h;
+	return lo;
+}
+
+/*
+ * Membership by hash: in the exact form a binary search; else true when all
+ * k bits are set in some segment.
+ */
 bool
 sbf_contains_hash(const SbfView *v, uint64_t h)
 {
-	uint64_t	h2 = sbf_mix64(h) | 1;
+	uint64_t	h2;
 	size_t		off = v->bits_offset;
 	uint32_t	i;
+
+	if (sbf_is_exact(v))
+	{
+		bool		found;
+
+		(void) sbf_exact_search(v, h, &found);
+		return found;
+	}
+	h2 = sbf_mix64(h) | 1;
 
 	for (i = 0; i < v->nsegments; i++)
 	{
@@ -432,6 +530,13 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 	size_t		found = 0;
 	size_t		base;
 
+	/* the exact form is a sorted array: each lookup a binary search */
+	if (sbf_is_exact(v))
+	{
+		for (base = 0; base < n; base++)
+			found += sbf_contains_hash(v, h[base]) ? 1 : 0;
+		return found;
+	}
 	for (base = 0; base < n; base += SBF_LOOKUP_BATCH)
 	{
 		size_t		nb = n - base < SBF_LOOKUP_BATCH ? n - base : SBF_LOOKUP_BATCH;
@@ -504,24 +609,26 @@ sbf_segment_probes(const SbfSegment *seg, uint64_t h, SbfProbeBit *out)
 bool
 sbf_cardinality_needs_hll(const SbfView *v)
 {
-	(void) v;
-	return true;
+	return strcmp(sbf_count_source(v), "hll") == 0;
 }
 
 /*
  * Distinct-count estimate from the header and directory of v and, when
  * sbf_cardinality_needs_hll(v), its HyperLogLog area (v->hll_bytes bytes at
- * hll; otherwise hll may be NULL).  Today always the HyperLogLog (Ertl 2017
- * improved raw estimator).
+ * hll; otherwise hll may be NULL): n if exact, the directory count for a
+ * version-2 value without OVERLAP, else the HyperLogLog (COUNTS).
  */
 double
 sbf_cardinality_parts(const SbfView *v, const uint8_t *hll)
 {
-	return sbf_hll_estimate(hll, v->hll_bytes,
-							(v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
+	if (sbf_is_exact(v))
+		return (double) v->nhashes;
+	if (!sbf_cardinality_needs_hll(v))
+		return sbf_directory_count(v);
+	return sbf_hll_cardinality_parts(v, hll);
 }
 
-/* Distinct-count estimate of a whole payload. */
+/* Distinct-count estimate of a whole payload (see COUNTS). */
 double
 sbf_cardinality(const SbfView *v)
 {
@@ -553,6 +660,85 @@ sbf_expected_fpr(const SbfView *v)
 		pass *= 1.0 - pow(sbf_segment_expected_fill(v, i),
 						  (double) sbf_load16(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_K));
 	return 1.0 - pass;
+}
+
+/* HyperLogLog estimate (Ertl 2017 improved raw estimator); n if exact. */
+double
+sbf_hll_cardinality(const SbfView *v)
+{
+	return sbf_hll_cardinality_parts(v, sbf_is_exact(v) ? NULL :
+									 v->buf + v->hll_offset);
+}
+
+/* The same from a separately read HyperLogLog area (NULL if exact). */
+double
+sbf_hll_cardinality_parts(const SbfView *v, const uint8_t *hll)
+{
+	if (sbf_is_exact(v))
+		return (double) v->nhashes;
+	return sbf_hll_estimate(hll, v->hll_bytes,
+							(v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
+}
+
+/*
+ * Expected distinct elements behind a count of c inserts into a segment of m
+ * bits and k hashes while earlier segments pass a probe with probability
+ * pass (1 - their false-positive rate): the integral of dx / (1 - q(x)),
+ * q(x) = 1 - pass (1 - (1 - e^(-kx/m))^k), by Simpson's rule.
+ */
+static double
+segment_distinct(uint64_t c, uint64_t m, uint32_t k, double pass)
+{
+#define SBF_COUNT_STEPS 64
+	double		h = (double) c / SBF_COUNT_STEPS;
+	double		sum = 0.0;
+	int			i;
+
+	if (c == 0)
+		return 0.0;
+	for (i = 0; i <= SBF_COUNT_STEPS; i++)
+	{
+		double		x = h * i;
+		double		fpr = pow(1.0 - exp(-(double) k * x / (double) m), (double) k);
+		double		g = pass * (1.0 - fpr);
+		double		w = (i == 0 || i == SBF_COUNT_STEPS) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+
+		/* a saturated model (q -> 1) cannot say more than the count */
+		sum += w / (g > 1e-9 ? g : 1e-9);
+	}
+	return sum * h / 3.0;
+}
+
+/* The directory estimate of COUNTS, whatever the flags (0 if exact). */
+double
+sbf_directory_count(const SbfView *v)
+{
+	double		total = 0.0;
+	double		pass = 1.0;
+	uint32_t	i;
+
+	for (i = 0; i < v->nsegments; i++)
+	{
+		SbfSegment	seg;
+
+		sbf_read_segment(v->buf, i, &seg);
+		total += segment_distinct(seg.count, seg.nbits, seg.k, pass);
+		/* the model's false-positive rate of this segment at its count */
+		pass *= 1.0 - pow(1.0 - exp(-(double) seg.k * (double) seg.count /
+									(double) seg.nbits), (double) seg.k);
+	}
+	return total;
+}
+
+/* Which answer sbf_cardinality gives: "exact", "directory" or "hll". */
+const char *
+sbf_count_source(const SbfView *v)
+{
+	if (sbf_is_exact(v))
+		return "exact";
+	if (v->version == SBF_FORMAT_V1 || (v->flags & SBF_FLAG_OVERLAP))
+		return "hll";
+	return "directory";
 }
 
 /* Fraction of set bits of the m-bit array at payload offset off. */
@@ -595,6 +781,7 @@ sbf_current_fpr(const SbfView *v)
 	size_t		off = v->bits_offset;
 	uint32_t	i;
 
+	/* the exact form has no false positives; nsegments is 0 */
 	for (i = 0; i < v->nsegments; i++)
 	{
 		SbfSegment	seg;
@@ -625,4 +812,9 @@ sbf_filter_view(const SbfFilter *f, SbfView *v)
 	read_header(SBF_PAYLOAD(f), v);
 	v->len = f->len;
 	v->hll_offset = f->len - v->hll_bytes;
+	if (sbf_is_exact(v))
+	{
+		v->first_capacity = sbf_load64(v->buf + SBF_OFF_FIRST_CAPACITY);
+		v->first_error = sbf_load_double(v->buf + SBF_OFF_FIRST_ERROR);
+	}
 }

@@ -33,6 +33,10 @@
 #define SBF_OFF_ERROR_RATE		12
 #define SBF_OFF_TIGHTENING		20
 #define SBF_OFF_CAPACITY		28
+/* exact form only */
+#define SBF_OFF_NHASHES			8
+#define SBF_OFF_FIRST_CAPACITY	36
+#define SBF_OFF_FIRST_ERROR		44
 
 /* directory entry field offsets */
 #define SBF_SEG_CAPACITY		0
@@ -286,6 +290,33 @@ sbf_bit_set(uint8_t *words, uint64_t j)
 {
 	words[j >> 3] |= (uint8_t) (1u << (j & 7));
 }
+
+/* ---- exact form (sbf_format.c, sbf_exact.c) ---- */
+
+/* Index of the first hash >= h in an exact view; *found if it equals h. */
+extern uint32_t sbf_exact_search(const SbfView *v, uint64_t h, bool *found);
+
+/* Creates a segmented filter with one empty segment of n elements at pe. */
+extern SbfStatus sbf_create_segments(SbfFilter *f, const SbfParams *p, uint64_t n,
+									 double pe, uint8_t flags, size_t prefix,
+									 const SbfAllocator *a);
+/* Makes room for needed payload bytes (sbf_filter.c). */
+extern SbfStatus sbf_filter_reserve(SbfFilter *f, size_t needed);
+/* Relabels a version-1 payload as version 2 with OVERLAP (see WRITES). */
+extern void sbf_upgrade_v1(SbfFilter *f);
+/* Budget spent before a CHAIN value's first segment (0 without CHAIN). */
+extern double sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
+							  double largest_error);
+/* Adds h to an exact filter, converting it first when it would grow too big. */
+extern SbfStatus sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted);
+/*
+ * The union of n >= 1 exact views (no other check): their merged hashes,
+ * exact while that fits, else converted; header per sbf_union.c ("exact
+ * inputs").  error_rate > 0 is the result's (else the inputs' common one).
+ */
+extern SbfStatus sbf_exact_union(SbfFilter *out, const SbfView *in, uint32_t n,
+								 double error_rate, size_t prefix,
+								 const SbfAllocator *a);
 
 /* ---- HyperLogLog area (sbf_hll.c) ---- */
 

@@ -26,9 +26,40 @@
  *	3. plan, budget: the result's fpr_bound is the sum of its segments' p;
  *	   with tightening < 1 a result over the error_rate is refused
  *	   (SBF_E_OVER_BUDGET) when the caller asks for the check.
- *	4. apply: the result is written into a new buffer in canonical order;
+ *	4. apply: the result segments are sorted again in canonical order (on
+ *	   their final bits, so that a union of the result with itself keeps
+ *	   it byte for byte) and written into a new buffer;
  *	   the HyperLogLogs are merged register-wise at the smallest precision.
  *	   The destination of sbf_union is replaced only on success.
+ *
+ * Exact inputs (format 2's exact form) have no segments, only hashes:
+ *	- all inputs exact: the sorted distinct union of their hashes, exact
+ *	  while it fits (sbf_exact.c: no larger than the segmented value and at
+ *	  most SBF_EXACT_MAX hashes), else converted.  The header is chosen by an
+ *	  order-free rule: the first capacity and first error of the input with
+ *	  the largest first capacity (ties: smallest first error, then smallest
+ *	  error_rate), that error scaled down to the union's own error_rate
+ *	  if it sets a smaller one; the largest capacity; the smallest hll_p; CHAIN only when
+ *	  every input has it.
+ *	- exact and segmented inputs: the exact ones are united as above; if
+ *	  that stays exact, the segmented ones are united (steps 1-4) and its
+ *	  hashes are added to the result in ascending order (a series of adds,
+ *	  so no false negative, and growth follows the budget); if it converted,
+ *	  its segments join the others' in step 1.  The header of the result is
+ *	  the segmented inputs' union's.
+ *	Both depend only on the set of inputs.  A union of unions (the
+ *	aggregate's partial states) may differ in bytes from one union of all
+ *	the inputs when exact and segmented inputs mix, because the hashes
+ *	are added at a different stage; it is still a correct filter.
+ *
+ * Flags of a result with segments: CHAIN when every input has it; OVERLAP
+ * (the directory counts may count an element twice, so the HyperLogLog
+ * answers) unless the result's directory and bits equal, byte for byte,
+ * those of a version-2 input without OVERLAP (then the counts are that
+ * input's).  Both rules are symmetric, so sbf_union(a, b) and sbf_union(b,
+ * a) give the same bytes.  Adding exact hashes afterwards is a series of
+ * adds and keeps OVERLAP as it is.  Version-1 inputs (1.0 values) unite
+ * with version 2; the result is version 2.
  *
  * Long loops call the allocator's interrupt callback (a PostgreSQL backend
  * passes CHECK_FOR_INTERRUPTS), which may not return.
@@ -98,6 +129,7 @@ typedef struct UnionPlan
 	size_t		hll_bytes;
 	size_t		len;
 	double		bound;
+	uint8_t		flags;			/* OVERLAP and CHAIN of the result */
 	UnionScratch s;
 } UnionPlan;
 
@@ -122,7 +154,10 @@ sbf_union_mismatch(const SbfView *a, const SbfView *b)
 {
 	uint32_t	diff = 0;
 
-	if (a->version != b->version)
+	/* versions 1 and 2 unite (the result is version 2); no other exists */
+	if (a->version != b->version &&
+		(a->version != SBF_FORMAT_V1 || b->version != SBF_FORMAT_VERSION) &&
+		(b->version != SBF_FORMAT_V1 || a->version != SBF_FORMAT_VERSION))
 		diff |= SBF_DIFF_VERSION;
 	if (a->hash_id != b->hash_id)
 		diff |= SBF_DIFF_HASH;
@@ -469,6 +504,33 @@ union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
 	return SBF_OK;
 }
 
+/* The bits of a result segment. */
+static inline const uint8_t *
+union_out_words(const UnionOut *o)
+{
+	return o->bits != NULL ? o->bits : o->seed->words;
+}
+
+/*
+ * The canonical order of result segments, as of items but on their final
+ * bits: a segment that took bits by OR may now come before another of its
+ * geometry, and the result must be in the order a further union (of the
+ * result with itself) would sort it into.
+ */
+static int
+union_out_cmp(const void *pa, const void *pb)
+{
+	const UnionOut *x = pa;
+	const UnionOut *y = pb;
+	int			c = union_geometry_cmp(x->seed, y->seed);
+
+	if (c != 0)
+		return c;
+	UNION_CMP(y->ones, x->ones);	/* fuller first */
+	return memcmp(union_out_words(x), union_out_words(y),
+				  (size_t) sbf_words_bytes(x->seed->nbits));
+}
+
 /*
  * Count of a result segment that took new bits: the larger of its members'
  * counts and of the union's size estimated from the fill, -(m/k) ln(1 -
@@ -560,6 +622,8 @@ union_plan(UnionPlan *pl, const SbfView *in, uint32_t n,
 		return st;
 	if (pl->s.nout > SBF_MAX_SEGMENTS)
 		return SBF_E_TOO_MANY_SEGMENTS;
+	if (spec->merge)
+		qsort(pl->s.out, pl->s.nout, sizeof(UnionOut), union_out_cmp);
 
 	len = SBF_HEADER_BYTES + (uint64_t) pl->s.nout * SBF_SEGDIR_BYTES + pl->hll_bytes;
 	pl->bound = 0.0;
@@ -583,8 +647,8 @@ union_apply(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 	size_t		off = SBF_HEADER_BYTES + (size_t) pl->s.nout * SBF_SEGDIR_BYTES;
 	uint32_t	i;
 
-	buf[SBF_OFF_VERSION] = f->version;
-	buf[SBF_OFF_FLAGS] = pl->dense ? SBF_FLAG_HLL_DENSE : 0;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	buf[SBF_OFF_FLAGS] = (uint8_t) (pl->flags | (pl->dense ? SBF_FLAG_HLL_DENSE : 0));
 	buf[SBF_OFF_HASH] = f->hash_id;
 	buf[SBF_OFF_HLL_P] = (uint8_t) pl->hll_p;
 	sbf_store16(buf + SBF_OFF_GROWTH, f->growth);
@@ -614,9 +678,38 @@ union_apply(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 	sbf_hll_encode(pl->s.merged, pl->hll_p, pl->dense, buf + off);
 }
 
-/* The union of n validated views into a new filter (see sbf_core.h). */
-SbfStatus
-sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
+/*
+ * Sets the result's OVERLAP and CHAIN flags (see the file header, "Flags"):
+ * CHAIN when every input has it; OVERLAP unless the result's directory and
+ * bits equal, byte for byte, those of a version-2 input without OVERLAP.
+ */
+static void
+union_set_flags(uint8_t *buf, size_t len, size_t hll_bytes,
+				const SbfView *in, uint32_t n)
+{
+	size_t		start = SBF_SEGDIR_OFFSET(0);
+	size_t		end = len - hll_bytes;
+	uint8_t		chain = SBF_FLAG_CHAIN;
+	bool		overlap = true;
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		chain &= in[i].flags;
+		if (overlap && in[i].version == SBF_FORMAT_VERSION &&
+			!(in[i].flags & SBF_FLAG_OVERLAP) &&
+			in[i].hll_offset - start == end - start &&
+			memcmp(in[i].buf + start, buf + start, end - start) == 0)
+			overlap = false;
+	}
+	buf[SBF_OFF_FLAGS] = (uint8_t) ((buf[SBF_OFF_FLAGS] & SBF_FLAG_HLL_DENSE) |
+									chain |
+									(overlap ? SBF_FLAG_OVERLAP : 0));
+}
+
+/* The union of n validated segmented views into a new filter. */
+static SbfStatus
+union_segments(SbfFilter *out, const SbfView *in, uint32_t n,
 			   const SbfUnionSpec *spec, double *bound, size_t prefix,
 			   const SbfAllocator *a)
 {
@@ -652,6 +745,7 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 		{
 			memset(base, 0, prefix);
 			union_apply(&pl, base + prefix, a);
+			union_set_flags(base + prefix, pl.len, pl.hll_bytes, in, n);
 			out->base = base;
 			out->len = pl.len;
 			out->cap = pl.len;
@@ -659,6 +753,130 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 	}
 	union_scratch_free(&pl.s, a);
 	return st;
+}
+
+/*
+ * Adds the hashes of exact view x to filter u, in ascending order (a series
+ * of adds: u's flags and directory counts stay what adds make them).
+ */
+static SbfStatus
+union_add_exact(SbfFilter *u, const SbfView *x)
+{
+	const SbfAllocator *a = u->a;
+	uint64_t   *h = a->alloc(((size_t) x->nhashes + 1) * 8, a->ctx);
+	uint32_t	i;
+	SbfStatus	st;
+
+	if (h == NULL)
+		return SBF_E_NOMEM;
+	for (i = 0; i < x->nhashes; i++)
+		h[i] = sbf_exact_hash(x, i);
+	st = sbf_add_hashes(u, h, x->nhashes);
+	a->free(h, a->ctx);
+	return st;
+}
+
+/*
+ * The union of n validated views, exact ones included (see the file
+ * header, "Exact inputs"), into a new filter.
+ */
+SbfStatus
+sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
+			   const SbfUnionSpec *spec, double *bound, size_t prefix,
+			   const SbfAllocator *a)
+{
+	SbfUnionSpec inner = *spec;
+	SbfView    *v;
+	SbfFilter	ex;
+	SbfFilter	u;
+	SbfView		xv;
+	uint32_t	nexact = 0;
+	uint32_t	nseg = 0;
+	uint32_t	i;
+	double		b;
+	SbfStatus	st;
+
+	out->base = NULL;
+	out->prefix = prefix;
+	out->len = 0;
+	out->cap = 0;
+	out->a = a;
+	if (bound != NULL)
+		*bound = 0.0;
+	if (n == 0)
+		return SBF_E_PARAM;
+	for (i = 0; i < n; i++)
+		if (sbf_is_exact(&in[i]))
+			nexact++;
+	if (nexact == 0)
+		return union_segments(out, in, n, spec, bound, prefix, a);
+
+	if (spec->error_rate > 0.0 && !(spec->error_rate < 0.5))
+		return SBF_E_PARAM;
+	for (i = 0; i < n; i++)
+	{
+		uint32_t	diff = sbf_union_mismatch(&in[0], &in[i]);
+
+		if (spec->error_rate > 0.0)
+			diff &= ~(uint32_t) SBF_DIFF_ERROR_RATE;
+		if (diff != 0)
+			return SBF_E_INCOMPATIBLE;
+	}
+	/* exact views first, then the segmented ones */
+	v = a->alloc((size_t) (n + 1) * sizeof(SbfView), a->ctx);
+	if (v == NULL)
+		return SBF_E_NOMEM;
+	for (i = 0; i < n; i++)
+		if (sbf_is_exact(&in[i]))
+			v[nseg++] = in[i];
+	for (i = 0; i < n; i++)
+		if (!sbf_is_exact(&in[i]))
+			v[nseg++] = in[i];
+	nseg = n - nexact;
+
+	st = sbf_exact_union(&ex, v, nexact, spec->error_rate, prefix, a);
+	if (st == SBF_OK && nseg == 0)
+		u = ex;
+	else if (st == SBF_OK)
+	{
+		inner.enforce = false;
+		sbf_filter_view(&ex, &xv);
+		if (sbf_is_exact(&xv))
+		{
+			/* the segmented union, then the exact hashes added to it */
+			st = union_segments(&u, v + nexact, nseg, &inner, NULL, prefix, a);
+			if (st == SBF_OK)
+			{
+				st = union_add_exact(&u, &xv);
+				if (st != SBF_OK)
+					sbf_filter_free(&u);
+			}
+		}
+		else
+		{
+			/* so many hashes that they converted: their segments join */
+			v[n] = xv;
+			st = union_segments(&u, v + nexact, nseg + 1, &inner, NULL, prefix, a);
+		}
+		sbf_filter_free(&ex);
+	}
+	a->free(v, a->ctx);
+	if (st != SBF_OK)
+		return st;
+
+	sbf_filter_view(&u, &xv);
+	b = sbf_fpr_bound(&xv);
+	if (bound != NULL)
+		*bound = b;
+	if (spec->enforce && in[0].tightening < 1.0 &&
+		b > (spec->error_rate > 0.0 ? spec->error_rate : in[0].error_rate) *
+		(1.0 + 1e-9))
+	{
+		sbf_filter_free(&u);
+		return SBF_E_OVER_BUDGET;
+	}
+	*out = u;
+	return SBF_OK;
 }
 
 /* dst := the union of dst and src; dst is replaced only on success. */

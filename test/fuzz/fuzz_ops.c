@@ -162,6 +162,64 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					break;
 				}
 			case 4:
+				if ((op >> 4) & 1)
+				{
+					/* a := a UNION (sbf_delta(b) with a run of keys) */
+					int			n = 1 + next_byte(&data, &size) % 64;
+					uint64_t	base = (uint64_t) next_byte(&data, &size) << 16;
+					uint64_t	hs[64];
+					SbfFilter	d;
+					int			j;
+
+					sbf_filter_view(&b->f, &v);
+					st = sbf_delta(&d, &v, 4, &fuzz_allocator);
+					if (st == SBF_OK)
+					{
+						sbf_filter_view(&d, &v);
+						FUZZ_ASSERT(sbf_is_exact(&v) && v.nhashes == 0);
+						for (j = 0; j < n && st == SBF_OK; j++)
+						{
+							hs[j] = sbf_hash_int64((int64_t) (base + (uint64_t) j + 7));
+							st = sbf_add_hash(&d, hs[j], NULL);
+						}
+						if (st == SBF_OK)
+						{
+							SbfView		va;
+							SbfFilter	other;
+							SbfStatus	st2;
+
+							/* delta UNION a, for the commutativity check */
+							sbf_filter_view(&a->f, &va);
+							sbf_filter_view(&d, &v);
+							st2 = sbf_copy(&other, &v, 4, 0, &fuzz_allocator);
+							if (st2 == SBF_OK)
+								st2 = sbf_union(&other, &va);
+							st = sbf_union(&a->f, &v);
+							if (st == SBF_OK)
+								for (j = 0; j < n; j++)
+									track(a, hs[j]);
+							if (st != SBF_E_NOMEM && st2 != SBF_E_NOMEM)
+							{
+								FUZZ_ASSERT(st == st2);
+								if (st == SBF_OK)
+									FUZZ_ASSERT(other.len == a->f.len &&
+												memcmp(SBF_PAYLOAD(&other),
+													   SBF_PAYLOAD(&a->f),
+													   other.len) == 0);
+							}
+							sbf_filter_free(&other);
+						}
+						sbf_filter_free(&d);
+					}
+					if (st != SBF_OK)
+					{
+						FUZZ_ASSERT(st == SBF_E_INCOMPATIBLE || st == SBF_E_TOO_LARGE ||
+									st == SBF_E_TOO_MANY_SEGMENTS || st == SBF_E_NOMEM);
+						FUZZ_ASSERT(a->f.len == blen &&
+									memcmp(SBF_PAYLOAD(&a->f), snap, blen) == 0);
+					}
+					break;
+				}
 				st = sbf_hll_add_hash(&a->f, sbf_hash_int64(next_byte(&data, &size)));
 				FUZZ_ASSERT(st == SBF_OK || st == SBF_E_NOMEM);
 				break;

@@ -92,7 +92,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st != SBF_OK)
 		return 0;
 
-	FUZZ_ASSERT(sbf_parse_prefix(data, sbf_prefix_size(v.nsegments), size, &pv) == SBF_OK);
+	FUZZ_ASSERT(sbf_parse_prefix(data, sbf_is_exact(&v) ? SBF_EXACT_HEADER_BYTES :
+								 sbf_prefix_size(v.nsegments), size, &pv) == SBF_OK);
 	FUZZ_ASSERT(pv.bits_offset == v.bits_offset && pv.hll_offset == v.hll_offset);
 	check_queries(&v);
 
@@ -166,6 +167,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_ASSERT(sbf_contains_hash(&fv, probes[j]));
 	}
 	sbf_filter_free(&f);
+
+	/* sbf_delta of the value is an empty exact filter */
+	st = sbf_delta(&f, &v, 4, &fuzz_allocator);
+	if (st == SBF_OK)
+	{
+		check_filter(&f, &fv);
+		FUZZ_ASSERT(sbf_is_exact(&fv) && fv.nhashes == 0);
+		sbf_filter_free(&f);
+	}
+	else
+		FUZZ_ASSERT(st == SBF_E_TOO_LARGE || st == SBF_E_TOO_MANY_SEGMENTS ||
+					st == SBF_E_NOMEM);
+
+	/* an exact value converts to segments that hold every hash */
+	if (sbf_is_exact(&v) && sbf_copy(&f, &v, 4, 0, &fuzz_allocator) == SBF_OK)
+	{
+		st = sbf_convert(&f);
+		if (st == SBF_OK)
+		{
+			uint32_t	k;
+
+			check_filter(&f, &fv);
+			FUZZ_ASSERT(!sbf_is_exact(&fv));
+			for (k = 0; k < v.nhashes; k++)
+				FUZZ_ASSERT(sbf_contains_hash(&fv, sbf_exact_hash(&v, k)));
+		}
+		else
+			FUZZ_ASSERT(st == SBF_E_TOO_LARGE || st == SBF_E_TOO_MANY_SEGMENTS ||
+						st == SBF_E_NOMEM);
+		sbf_filter_free(&f);
+	}
 	FUZZ_ASSERT(fuzz_live == 0);
 	return 0;
 }

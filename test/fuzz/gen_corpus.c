@@ -53,10 +53,20 @@ write_file(const char *dir, const char *name, const void *data, size_t len)
 	}
 }
 
+/* How emit() shapes a filter. */
+typedef enum EmitForm
+{
+	SEGMENTS,					/* converted to segments before the adds */
+	EXACT,						/* as sbf_create made it (exact while small) */
+	FORMAT1,					/* segments, relabelled version 1 (1.0's layout) */
+	DELTA						/* sbf_delta of the segmented filter, then adds */
+} EmitForm;
+
 /* Builds one filter and writes it in both forms. */
 static void
 emit(const char *root, const char *name, uint64_t capacity, double e,
-	 uint16_t growth, double r, uint8_t p, uint64_t nkeys, uint64_t nhll)
+	 uint16_t growth, double r, uint8_t p, uint64_t nkeys, uint64_t nhll,
+	 EmitForm form)
 {
 	SbfParams	params;
 	SbfFilter	f;
@@ -72,12 +82,29 @@ emit(const char *root, const char *name, uint64_t capacity, double e,
 	params.hll_p = p;
 	if (sbf_create(&f, &params, 0, &gen_allocator) != SBF_OK)
 		exit(1);
+	if (form != EXACT && sbf_convert(&f) != SBF_OK)
+		exit(1);
 	for (i = 0; i < nkeys; i++)
 		if (sbf_add_hash(&f, sbf_hash_int64((int64_t) i), NULL) != SBF_OK)
 			exit(1);
 	for (i = 0; i < nhll; i++)
 		if (sbf_hll_add_hash(&f, sbf_hash_int64((int64_t) (i + 1000000))) != SBF_OK)
 			exit(1);
+	if (form == FORMAT1)
+		SBF_PAYLOAD(&f)[0] = SBF_FORMAT_V1;
+	if (form == DELTA)
+	{
+		SbfFilter	d;
+
+		sbf_filter_view(&f, &v);
+		if (sbf_delta(&d, &v, 0, &gen_allocator) != SBF_OK)
+			exit(1);
+		sbf_filter_free(&f);
+		f = d;
+		for (i = 0; i < nkeys; i++)
+			if (sbf_add_hash(&f, sbf_hash_int64((int64_t) (i + 2000000)), NULL) != SBF_OK)
+				exit(1);
+	}
 	if (sbf_validate(SBF_PAYLOAD(&f), f.len, &v) != SBF_OK)
 		exit(1);
 
@@ -181,15 +208,24 @@ main(int argc, char **argv)
 	emit_hashset(root, "300", 300, 0, false);
 	emit_hashset(root, "streamed", 300, 100, true);
 
-	emit(root, "empty", 1, 0.01, 2, 0.9, 4, 0, 0);
-	emit(root, "one", 10, 0.01, 2, 0.9, 9, 1, 0);
-	emit(root, "sparse-p14", 8, 0.1, 2, 0.5, 14, 20, 0);
-	emit(root, "dense-p4", 4, 0.1, 2, 0.5, 4, 30, 0);
-	emit(root, "dense-p6-hll-only", 16, 0.05, 4, 0.8, 6, 0, 200);
-	emit(root, "seed000", 8, 0.2, 1, 1.0, 5, 40, 0);
-	emit(root, "growth16", 2, 0.3, 16, 0.99, 7, 50, 0);
-	emit(root, "many-segments", 1, 0.4, 1, 0.9, 4, 120, 0);
-	emit(root, "tight", 20, 0.001, 3, 0.1, 8, 100, 30);
-	emit(root, "medium", 200, 0.01, 2, 0.9, 10, 600, 0);
+	emit(root, "empty", 1, 0.01, 2, 0.9, 4, 0, 0, SEGMENTS);
+	emit(root, "one", 10, 0.01, 2, 0.9, 9, 1, 0, SEGMENTS);
+	emit(root, "sparse-p14", 8, 0.1, 2, 0.5, 14, 20, 0, SEGMENTS);
+	emit(root, "dense-p4", 4, 0.1, 2, 0.5, 4, 30, 0, SEGMENTS);
+	emit(root, "dense-p6-hll-only", 16, 0.05, 4, 0.8, 6, 0, 200, SEGMENTS);
+	emit(root, "seed000", 8, 0.2, 1, 1.0, 5, 40, 0, SEGMENTS);
+	emit(root, "growth16", 2, 0.3, 16, 0.99, 7, 50, 0, SEGMENTS);
+	emit(root, "many-segments", 1, 0.4, 1, 0.9, 4, 120, 0, SEGMENTS);
+	emit(root, "tight", 20, 0.001, 3, 0.1, 8, 100, 30, SEGMENTS);
+	emit(root, "medium", 200, 0.01, 2, 0.9, 10, 600, 0, SEGMENTS);
+	/* format 2's exact form, sbf_delta's chain, and format 1 */
+	emit(root, "exact-empty", 1000, 0.01, 2, 0.9, 9, 0, 0, EXACT);
+	emit(root, "exact-three", 1000, 0.01, 2, 0.9, 9, 3, 0, EXACT);
+	emit(root, "exact-near-conversion", 10, 0.01, 2, 0.9, 9, 60, 0, EXACT);
+	emit(root, "exact-converted", 10, 0.01, 2, 0.9, 9, 61, 0, EXACT);
+	emit(root, "delta-exact", 8, 0.1, 2, 0.5, 6, 3, 0, DELTA);
+	emit(root, "delta-segments", 8, 0.1, 2, 0.5, 6, 40, 0, DELTA);
+	emit(root, "format1-medium", 20, 0.01, 2, 0.9, 9, 200, 0, FORMAT1);
+	emit(root, "format1-empty", 1, 0.01, 2, 0.9, 4, 0, 0, FORMAT1);
 	return 0;
 }

@@ -57,7 +57,7 @@ set key inside maxrows auto
 # ---- 3. cardinality error vs n ----
 card(impl, params) = sprintf("< awk -F'\t' '$1 == \"%s\" && $2 == \"%s\" && $4 != \"words\" && $3 !~ /\\.\\./' results/card_summary.tsv", impl, params)
 set output "plots/cardinality_error.png"
-set title "Cardinality estimate: rms relative error over 20 seeds (3 at n = 10^7)"
+set title "Cardinality: rms relative error over 20 seeds (HyperLogLogs: 3 at n = 10^7)"
 set xlabel "distinct elements n"
 set ylabel "rms relative error (%)"
 set xrange [10:1.2e7]
@@ -70,7 +70,9 @@ plot 1.04 / sqrt(512) * 100 with lines dt 2 lc rgb "black" title "1.04/sqrt(512)
 	card("sbf", "p=11") using 3:($6 * 100) with linespoints pt 5 lc rgb "#17becf" title "sbf p=11 (1,536 B)", \
 	card("hll", "log2m=9,regwidth=5") using 3:($6 * 100) with linespoints pt 6 lc rgb "#d62728" title "postgresql-hll 9/5 (320 B)", \
 	card("hll", "log2m=10,regwidth=5") using 3:($6 * 100) with linespoints pt 4 lc rgb "#ff7f0e" title "postgresql-hll 10/5 (640 B)", \
-	card("hll", "log2m=11,regwidth=5") using 3:($6 * 100) with linespoints pt 8 lc rgb "#9467bd" title "postgresql-hll defaults 11/5 (1,280 B)"
+	card("hll", "log2m=11,regwidth=5") using 3:($6 * 100) with linespoints pt 8 lc rgb "#9467bd" title "postgresql-hll defaults 11/5 (1,280 B)", \
+	"< awk -F'\t' '$1 == \"grown\"' results/count_summary.tsv" using 2:($5 * 100) with linespoints pt 9 lw 2 lc rgb "#2ca02c" title "# f since 1.1, grown by || (exact, then directory)", \
+	"< awk -F'\t' '$1 == \"agg\"' results/count_summary.tsv" using 2:($5 * 100) with linespoints pt 11 lc rgb "#8c564b" title "# f since 1.1, sbf\\_agg (directory)"
 
 # ---- 4. the two "segment full" rules ----
 pol(policy, workload, p) = sprintf("< awk -F'\t' '$1 == \"%s\" && $2 == \"%s\" && $3 == 2 && $5 == %d' results/policy_summary.tsv", policy, workload, p)

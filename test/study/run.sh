@@ -123,6 +123,20 @@ if [ "${SKIP_HLL:-0}" != 1 ]; then
 	fi
 fi
 
+# 4b. the count # f gives in format 2 (exact form, then the directory's
+#     distinct inserts corrected for false-positive skips), grown one add at
+#     a time and built as sbf_agg builds them, 20 seeds up to 1e6
+step "count: directory estimate"
+$S count header=1 seeds=20 nmax=1e6 > "$out/count.tsv"
+awk -F'\t' 'NR > 1 { k = $1 "\t" $3; n[k] = $3; c[k]++; e = ($5 - $3) / $3; he = ($6 - $3) / $3;
+		s[k] += e; q[k] += e * e; if (e < 0) e = -e; if (e > m[k]) m[k] = e;
+		hq[k] += he * he; src[k] = $4 }
+	END { for (k in c) printf "%s\t%s\t%.6f\t%.6f\t%.6f\t%.6f\n", k, src[k], s[k] / c[k],
+			sqrt(q[k] / c[k]), m[k], sqrt(hq[k] / c[k]) }' \
+	"$out/count.tsv" | sort -t'	' -k1,1 -k2,2n |
+	{ printf 'path\tn\tsource\tmean_error\trms_error\tmax_abs_error\thll_rms_error\n'; cat; } \
+	> "$out/count_summary.tsv"
+
 # 5. the sizing formulas alone, over (growth, tightening)
 step "analytic"
 $S analytic > "$out/analytic.tsv"

@@ -16,6 +16,10 @@
  *		a single Bloom filter sized for c elements, overfilled (the contrast)
  *	sbf_study card     p= seeds= bigseeds= nmax= bignmax= [tag=sbf]
  *		cardinality estimates of the embedded HyperLogLog alone
+ *	sbf_study count    seeds= nmax=
+ *		the count `# f` gives (format 2, sbf_core.h COUNTS) for filters grown
+ *		one add at a time and built as sbf_agg builds them (right-sized, one
+ *		batch add), against the HyperLogLog's estimate of the same filter
  *	sbf_study policy   policy=count|hll workload=distinct|repeats s= r= c= e= p= nmax= probes= seeds= [verify=N]
  *		a simulated segment chain, to compare the two "segment full" rules;
  *		verify=N checks the count rule against the real core on the first N
@@ -505,6 +509,8 @@ cmd_card(const Args *a)
 		SbfFilter	f;
 
 		check(sbf_create(&f, &p, 0, &std_allocator), "create");
+		/* the HyperLogLog lives in the segmented form (format 2) */
+		check(sbf_convert(&f), "convert");
 		for (i = 1; i <= top; i++)
 		{
 			char		buf[48];
@@ -518,11 +524,83 @@ cmd_card(const Args *a)
 
 				sbf_filter_view(&f, &v);
 				printf("%s\tp=%u\t%d\t%llu\t%.3f\t%u\n", tag, p.hll_p, seed,
-					   (unsigned long long) i, sbf_cardinality(&v), v.hll_bytes);
+					   (unsigned long long) i, sbf_hll_cardinality(&v), v.hll_bytes);
 				ci++;
 			}
 		}
 		sbf_filter_free(&f);
+	}
+	return 0;
+}
+
+/* ---- count: the directory count against the truth and the HyperLogLog ---- */
+
+static int
+cmd_count(const Args *a)
+{
+	SbfParams	p;
+	int			seeds = (int) arg_num(a, "seeds", 5);
+	uint64_t	nmax = (uint64_t) arg_num(a, "nmax", 1e6);
+	uint64_t	pts[MAX_POINTS];
+	bool		dummy[MAX_POINTS];
+	int			np = checkpoints(nmax, 0, 1, pts, dummy);
+	int			seed;
+
+	p.capacity = SBF_DEFAULT_CAPACITY;
+	p.error_rate = SBF_DEFAULT_ERROR_RATE;
+	p.growth = SBF_DEFAULT_GROWTH;
+	p.tightening = SBF_DEFAULT_TIGHTENING;
+	p.hll_p = SBF_HLL_P_DEFAULT;
+	for (seed = 1; seed <= seeds; seed++)
+	{
+		SbfFilter	f;
+		SbfView		v;
+		uint64_t	i;
+		int			ci = 0;
+
+		/* grown: one add at a time */
+		check(sbf_create(&f, &p, 0, &std_allocator), "create");
+		for (i = 1; i <= nmax; i++)
+		{
+			char		buf[48];
+			int			len = snprintf(buf, sizeof(buf), "c%d:%llu", seed,
+									   (unsigned long long) i);
+
+			check(sbf_add_hash(&f, sbf_hash(buf, (size_t) len), NULL), "add");
+			if (ci < np && i == pts[ci])
+			{
+				sbf_filter_view(&f, &v);
+				printf("grown\t%d\t%llu\t%s\t%.3f\t%.3f\n", seed,
+					   (unsigned long long) i, sbf_count_source(&v),
+					   sbf_cardinality(&v), sbf_hll_cardinality(&v));
+				ci++;
+			}
+		}
+		sbf_filter_free(&f);
+		/* sbf_agg: right-sized for n, one batch add */
+		for (ci = 0; ci < np; ci++)
+		{
+			uint64_t	n = pts[ci];
+			uint64_t   *h = malloc(n * sizeof(uint64_t));
+
+			if (h == NULL)
+				return 1;
+			for (i = 0; i < n; i++)
+			{
+				char		buf[48];
+				int			len = snprintf(buf, sizeof(buf), "c%d:%llu", seed,
+										   (unsigned long long) (i + 1));
+
+				h[i] = sbf_hash(buf, (size_t) len);
+			}
+			check(sbf_create_sized(&f, &p, n, 0, &std_allocator), "create");
+			check(sbf_add_hashes(&f, h, n), "add");
+			sbf_filter_view(&f, &v);
+			printf("agg\t%d\t%llu\t%s\t%.3f\t%.3f\n", seed, (unsigned long long) n,
+				   sbf_count_source(&v), sbf_cardinality(&v), sbf_hll_cardinality(&v));
+			sbf_filter_free(&f);
+			free(h);
+		}
 	}
 	return 0;
 }
@@ -670,8 +748,13 @@ cmd_policy(const Args *a)
 		sim.seg[0].capacity = p.capacity;
 		sim_append(&sim);
 		check(sbf_create(&hf, &p, 0, &std_allocator), "create");
+		check(sbf_convert(&hf), "convert");
 		if (verify)
+		{
+			/* segmented from the start, as the simulation is */
 			check(sbf_create(&cf, &p, 0, &std_allocator), "create");
+			check(sbf_convert(&cf), "convert");
+		}
 
 		while (distinct < nmax)
 		{
@@ -702,7 +785,7 @@ cmd_policy(const Args *a)
 
 					regs[idx] = rho;
 					sbf_filter_view(&hf, &hv);
-					est = sbf_cardinality(&hv);
+					est = sbf_hll_cardinality(&hv);
 				}
 				while (est >= (double) sim.cumcap && sim.nseg < SBF_MAX_SEGMENTS)
 					sim_append(&sim);
@@ -878,7 +961,7 @@ main(int argc, char **argv)
 
 	if (argc < 2)
 	{
-		fprintf(stderr, "usage: sbf_study grow|fixed|card|policy|analytic key=value...\n");
+		fprintf(stderr, "usage: sbf_study grow|fixed|card|count|policy|analytic key=value...\n");
 		return 2;
 	}
 	args_parse(&a, argc - 2, argv + 2);
@@ -888,6 +971,8 @@ main(int argc, char **argv)
 			policy_header();
 		else if (strcmp(argv[1], "card") == 0)
 			printf("impl\tparams\tseed\tn\testimate\tbytes\n");
+		else if (strcmp(argv[1], "count") == 0)
+			printf("path\tseed\tn\tsource\tcount\thll\n");
 		else if (strcmp(argv[1], "analytic") != 0)
 			grow_header();
 	}
@@ -899,6 +984,8 @@ main(int argc, char **argv)
 		rc = cmd_card(&a);
 	else if (strcmp(argv[1], "policy") == 0)
 		rc = cmd_policy(&a);
+	else if (strcmp(argv[1], "count") == 0)
+		rc = cmd_count(&a);
 	else if (strcmp(argv[1], "analytic") == 0)
 		rc = cmd_analytic(&a);
 	else

@@ -31,26 +31,6 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-# Contract objects that other 1.1 branches add.  While such a branch is not
-# merged into this tree, its objects may be missing and their by-name checks
-# are SKIPPED (reported as skips, never as passes).  REMOVE THIS LIST when
-# the hashset, union and lifecycle branches are merged: from then on every
-# object must exist.
-my %NOT_YET_MERGED = (
-	'type sbf_hashset' => 'hashset',
-	'sbf_hashset_agg(text)' => 'hashset',
-	'sbf_hashset_agg(bigint)' => 'hashset',
-	'sbf_hashset_agg(bytea)' => 'hashset',
-	'sbf_hashset_union(sbf_hashset,sbf_hashset)' => 'hashset',
-	'sbf_hashset_union_agg(sbf_hashset)' => 'hashset',
-	'operator #(NONE,sbf_hashset)' => 'hashset',
-	'sbf_build(sbf_hashset,double precision)' => 'hashset',
-	'sbf_agg state type sbf_hashset' => 'hashset',
-	'sbf_union(scalablebloom,scalablebloom,double precision)' => 'union',
-	'sbf_union_agg(scalablebloom,double precision)' => 'union',
-	'sbf_union_agg state type is not internal' => 'union',
-	'sbf_delta(scalablebloom)' => 'lifecycle',);
-
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 my $fixture = "$FindBin::RealBin/data/format1_values.tsv";
 
@@ -620,9 +600,8 @@ is( $node->safe_psql(
 # The contract's 1.1 objects, by name
 # ---------------------------------------------------------------------------
 
-# [ name, SQL giving what was found (nothing when missing), expected, and
-#   for properties of existing objects, SQL giving a row when the branch that
-#   sets them is merged ]
+# [ name, SQL giving what was found (nothing when missing), expected ]
+# Every branch of 1.1 is merged: every object must exist, nothing is skipped.
 my @contract = (
 	[
 		'type sbf_hashset',
@@ -694,9 +673,7 @@ my @contract = (
 					  ELSE string_agg(a.aggtranstype::regtype::text, ',') END
 		  FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
 		  WHERE p.proname = 'sbf_union_agg'},
-		'not internal',
-		q{SELECT 1 FROM pg_proc WHERE proname = 'sbf_union_agg'
-				AND oidvectortypes(proargtypes) = 'scalablebloom, double precision'}
+		'not internal'
 	],
 	[
 		'sbf_delta(scalablebloom)',
@@ -708,16 +685,9 @@ my @contract = (
 
 foreach my $c (@contract)
 {
-	my ($name, $sql, $expected, $merged_sql) = @$c;
-	my $found = $node->safe_psql('upd', $sql);
-	my $merged =
-	  $merged_sql ? $node->safe_psql('upd', $merged_sql) ne '' : $found ne '';
-  SKIP:
-	{
-		skip "$name: not merged yet (branch $NOT_YET_MERGED{$name})", 1
-		  if !$merged && exists $NOT_YET_MERGED{$name};
-		is($found, $expected, "1.1 object present after the update: $name");
-	}
+	my ($name, $sql, $expected) = @$c;
+	is($node->safe_psql('upd', $sql),
+		$expected, "1.1 object present after the update: $name");
 }
 
 # ---------------------------------------------------------------------------

@@ -127,6 +127,41 @@ static CountingCtx g_ctx = {0, 0, 0, SIZE_MAX};
 static const SbfAllocator g_alloc = {count_alloc, count_realloc, count_free, &g_ctx,
 count_interrupt};
 
+/*
+ * The segmented form from the start, as 1.0 created it: sbf_create and
+ * sbf_create_sized followed by sbf_convert.  Most cases below test the
+ * segmented form; the exact form has its own cases.
+ */
+static SbfStatus
+seg_create(SbfFilter *f, const SbfParams *p, size_t prefix, const SbfAllocator *a)
+{
+	SbfStatus	st = sbf_create(f, p, prefix, a);
+
+	if (st == SBF_OK)
+	{
+		st = sbf_convert(f);
+		if (st != SBF_OK)
+			sbf_filter_free(f);
+	}
+	return st;
+}
+
+/* sbf_create_sized, converted to the segmented form at once. */
+static SbfStatus
+seg_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
+				 const SbfAllocator *a)
+{
+	SbfStatus	st = sbf_create_sized(f, p, n, prefix, a);
+
+	if (st == SBF_OK)
+	{
+		st = sbf_convert(f);
+		if (st != SBF_OK)
+			sbf_filter_free(f);
+	}
+	return st;
+}
+
 /* Resets the counting allocator's statistics (not its live count). */
 static void
 reset_counts(size_t fail_above)
@@ -339,12 +374,16 @@ golden_payload(void)
 	SbfFilter	f;
 	SbfView		v;
 
-	CHECK_ST(sbf_create(&f, &p, 4, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 4, &g_alloc), SBF_OK);
 	CHECK_ST(sbf_add_hash(&f, sbf_hash("a", 1), NULL), SBF_OK);
 	CHECK_ST(sbf_add_hash(&f, sbf_hash_int64(42), NULL), SBF_OK);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK(f.len == 36 + 40 + 8 * 3 + 8);
+	/* format 2's segmented layout is format 1's but for the version byte */
+	CHECK(SBF_PAYLOAD(&f)[0] == 2);
+	SBF_PAYLOAD(&f)[0] = 1;
 	CHECK(sbf_hash(SBF_PAYLOAD(&f), f.len) == UINT64_C(0xd5ec27e209cbc51d));
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	sbf_filter_free(&f);
 }
 
@@ -358,7 +397,7 @@ no_false_negatives(void)
 	uint64_t	i;
 	uint64_t	missing = 0;
 
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 	add_keys(&f, 0, 0, 200000);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	for (i = 0; i < 200000; i++)
@@ -472,7 +511,7 @@ measured_fpr(void)
 		double		bound;
 		double		est;
 
-		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 		add_keys(&f, 0, 0, 200000);
 		CHECK_ST(validate_filter(&f, &v), SBF_OK);
 		for (i = 0; i < 200000; i++)
@@ -502,7 +541,7 @@ seed000_mode(void)
 	SbfSegment	s0;
 	uint32_t	i;
 
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 	add_keys(&f, 0, 0, 4500);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK(v.nsegments == 5);
@@ -533,7 +572,7 @@ create_sized(void)
 	uint64_t	m;
 	uint32_t	k;
 
-	CHECK_ST(sbf_create_sized(&f, &p, 12345, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create_sized(&f, &p, 12345, 0, &g_alloc), SBF_OK);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK(v.nsegments == 1 && v.capacity == 1000);
 	sbf_get_segment(&v, 0, &s);
@@ -554,7 +593,7 @@ create_sized(void)
 	CHECK(fabs(s.error - (0.01 - pow(0.01, 1.04)) * 0.1) < 1e-15);
 	CHECK(sbf_fpr_bound(&v) < 0.01);
 	sbf_filter_free(&f);
-	CHECK_ST(sbf_create_sized(&f, &p, 0, 0, &g_alloc), SBF_E_PARAM);
+	CHECK_ST(seg_create_sized(&f, &p, 0, 0, &g_alloc), SBF_E_PARAM);
 	CHECK(f.base == NULL);
 }
 
@@ -568,7 +607,7 @@ add_duplicate(void)
 	SbfSegment	s;
 	bool		inserted;
 
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 	CHECK_ST(sbf_add_hash(&f, key(0, 1), &inserted), SBF_OK);
 	CHECK(inserted);
 	CHECK_ST(sbf_add_hash(&f, key(0, 1), &inserted), SBF_OK);
@@ -589,7 +628,7 @@ small_filter(SbfFilter *f, uint8_t hll_p, int nkeys)
 {
 	SbfParams	p = params(4, 0.1, 2, 0.5, hll_p);
 
-	CHECK_ST(sbf_create(f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(f, &p, 0, &g_alloc), SBF_OK);
 	add_keys(f, 0, 0, (uint64_t) nkeys);
 }
 
@@ -640,9 +679,14 @@ validate_rejects(void)
 	} while (0)
 
 	MUTATE((void) 0, SBF_OK);
-	MUTATE(b[0] = 2, SBF_E_VERSION);
+	MUTATE(b[0] = 3, SBF_E_VERSION);
 	MUTATE(b[0] = 0, SBF_E_VERSION);
-	MUTATE(b[1] = 0x02, SBF_E_FLAGS);
+	MUTATE(b[1] = 0x10, SBF_E_FLAGS);
+	/* version 1 knows no OVERLAP or CHAIN flag */
+	MUTATE((b[0] = 1, b[1] |= SBF_FLAG_OVERLAP), SBF_E_FLAGS);
+	MUTATE((b[0] = 1, b[1] |= SBF_FLAG_CHAIN), SBF_E_FLAGS);
+	MUTATE(b[0] = 1, SBF_OK);
+	MUTATE(b[1] |= SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN, SBF_OK);
 	MUTATE(b[1] = 0x80, SBF_E_FLAGS);
 	MUTATE(b[2] = 2, SBF_E_HASH);
 	MUTATE(b[2] = 0, SBF_E_HASH);
@@ -889,13 +933,13 @@ batch_add(void)
 		{
 			if (start == 0)
 			{
-				CHECK_ST(sbf_create_sized(&a, &p, n + 1, 0, &g_alloc), SBF_OK);
-				CHECK_ST(sbf_create_sized(&b, &p, n + 1, 0, &g_alloc), SBF_OK);
+				CHECK_ST(seg_create_sized(&a, &p, n + 1, 0, &g_alloc), SBF_OK);
+				CHECK_ST(seg_create_sized(&b, &p, n + 1, 0, &g_alloc), SBF_OK);
 			}
 			else
 			{
-				CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
-				CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+				CHECK_ST(seg_create(&a, &p, 0, &g_alloc), SBF_OK);
+				CHECK_ST(seg_create(&b, &p, 0, &g_alloc), SBF_OK);
 				if (start == 2)
 				{
 					add_keys(&a, 10, 0, 600);
@@ -924,7 +968,7 @@ union_idempotent(void)
 	SbfView		v;
 	int			i;
 
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 	add_keys(&f, 0, 0, 5000);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK(v.nsegments == 3);
@@ -950,7 +994,7 @@ union_idempotent(void)
 		SbfView		vf;
 		uint32_t	nseg;
 
-		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 		add_keys(&f, 11, 0, 300 + i);
 		CHECK_ST(validate_filter(&f, &vf), SBF_OK);
 		nseg = vf.nsegments;
@@ -990,8 +1034,8 @@ union_filters(void)
 	uint64_t	c1;
 
 	/* equal geometry, counts fit: OR-merged into one segment */
-	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
-	CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&b, &p, 0, &g_alloc), SBF_OK);
 	add_keys(&a, 0, 0, 300);
 	add_keys(&b, 2, 0, 300);
 	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
@@ -1010,8 +1054,8 @@ union_filters(void)
 	sbf_filter_free(&b);
 
 	/* counts do not fit: appended, then more adds go on */
-	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
-	CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&b, &p, 0, &g_alloc), SBF_OK);
 	add_keys(&a, 0, 0, 800);
 	add_keys(&b, 2, 0, 2500);
 	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
@@ -1059,7 +1103,7 @@ union_filters(void)
 			size_t		blen = a.len;
 
 			memcpy(before, SBF_PAYLOAD(&a), a.len);
-			CHECK_ST(sbf_create(&b, &other[j], 0, &g_alloc), SBF_OK);
+			CHECK_ST(seg_create(&b, &other[j], 0, &g_alloc), SBF_OK);
 			CHECK_ST(validate_filter(&b, &vb), SBF_OK);
 			CHECK_ST(sbf_union(&a, &vb), SBF_E_INCOMPATIBLE);
 			CHECK(a.len == blen && memcmp(before, SBF_PAYLOAD(&a), blen) == 0);
@@ -1071,7 +1115,7 @@ union_filters(void)
 	{
 		SbfParams	q = params(50, 0.01, 2, 0.9, 7);
 
-		CHECK_ST(sbf_create(&b, &q, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&b, &q, 0, &g_alloc), SBF_OK);
 		add_keys(&b, 4, 0, 100);
 		CHECK_ST(validate_filter(&b, &vb), SBF_OK);
 		CHECK_ST(sbf_union(&a, &vb), SBF_OK);
@@ -1153,9 +1197,9 @@ hll_fold_exact(void)
 		SbfView		va;
 		SbfView		vb;
 
-		CHECK_ST(sbf_create(&a, &p12, 0, &g_alloc), SBF_OK);
-		CHECK_ST(sbf_create(&b, &p8, 0, &g_alloc), SBF_OK);
-		CHECK_ST(sbf_create(&c, &p8, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&a, &p12, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&b, &p8, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&c, &p8, 0, &g_alloc), SBF_OK);
 		for (i = 0; i < 3000; i++)
 		{
 			CHECK_ST(sbf_hll_add_hash(&a, key(6, i)), SBF_OK);
@@ -1174,7 +1218,7 @@ hll_fold_exact(void)
 			SbfView		vd;
 
 			CHECK(va.flags & SBF_FLAG_HLL_DENSE);
-			CHECK_ST(sbf_create(&d, &p4, 0, &g_alloc), SBF_OK);
+			CHECK_ST(seg_create(&d, &p4, 0, &g_alloc), SBF_OK);
 			CHECK_ST(sbf_union(&d, &va), SBF_OK);
 			CHECK_ST(validate_filter(&d, &vd), SBF_OK);
 			CHECK(vd.hll_p == 4 && (vd.flags & SBF_FLAG_HLL_DENSE));
@@ -1197,8 +1241,8 @@ hll_canonical(void)
 	size_t		nonzero;
 	static uint8_t regs[1 << 8];
 
-	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
-	CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&b, &p, 0, &g_alloc), SBF_OK);
 	memset(regs, 0, sizeof(regs));
 	for (i = 0; i < 400; i++)
 	{
@@ -1237,9 +1281,9 @@ hll_accuracy(void)
 		size_t		ci;
 		double		tol = 3 * 1.04 / sqrt((double) (1 << ps[pi]));
 
-		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 		sbf_filter_view(&f, &v);
-		CHECK(sbf_cardinality(&v) == 0.0);
+		CHECK(sbf_hll_cardinality(&v) == 0.0);
 		for (ci = 0; ci < 6; ci++)
 		{
 			double		est;
@@ -1247,7 +1291,7 @@ hll_accuracy(void)
 			for (; n < checkpoints[ci]; n++)
 				CHECK_ST(sbf_hll_add_hash(&f, key(9 + (int) pi, n)), SBF_OK);
 			CHECK_ST(validate_filter(&f, &v), SBF_OK);
-			est = sbf_cardinality(&v);
+			est = sbf_hll_cardinality(&v);
 			if (fabs(est - (double) n) > tol * (double) n)
 			{
 				fprintf(stderr, "  p=%u n=%" PRIu64 " estimate %.1f\n",
@@ -1271,20 +1315,20 @@ too_large(void)
 	uint64_t	i;
 
 	reset_counts(SIZE_MAX);
-	CHECK_ST(sbf_create(&f, &p, 4, &g_alloc), SBF_E_TOO_LARGE);
+	CHECK_ST(seg_create(&f, &p, 4, &g_alloc), SBF_E_TOO_LARGE);
 	CHECK(f.base == NULL);
 	/* m fits SBF_MAX_SEGMENT_BITS but the payload does not fit */
 	p.capacity = UINT64_C(4504094200);
 	p.error_rate = 0.4;
 	p.tightening = 1.0;
-	CHECK_ST(sbf_create(&f, &p, 4, &g_alloc), SBF_E_TOO_LARGE);
+	CHECK_ST(seg_create(&f, &p, 4, &g_alloc), SBF_E_TOO_LARGE);
 	{
 		uint64_t	m;
 		uint32_t	k;
 
 		CHECK(sbf_segment_geometry(p.capacity, 0.4, SBF_MAX_SEGMENT_BITS, &m, &k));
 	}
-	CHECK_ST(sbf_create_sized(&f, &p, UINT64_MAX, 4, &g_alloc), SBF_E_TOO_LARGE);
+	CHECK_ST(seg_create_sized(&f, &p, UINT64_MAX, 4, &g_alloc), SBF_E_TOO_LARGE);
 	CHECK(g_ctx.calls == 0);
 
 	/*
@@ -1292,7 +1336,7 @@ too_large(void)
 	 * chain of segments is at its end
 	 */
 	p = params(1, 0.01, 1, 1e-300, 9);
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 	CHECK_ST(sbf_add_hash(&f, key(0, 0), NULL), SBF_OK);
 	CHECK_ST(sbf_add_hash(&f, key(0, 1), NULL), SBF_OK);
 	blen = f.len;
@@ -1307,7 +1351,7 @@ too_large(void)
 
 	/* an appended segment bigger than the payload limit */
 	p = params(1, 0.4, 16, 1.0, 9);
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 	{
 		/* a full segment 0 of huge capacity: s times it is too big */
 		uint8_t    *buf = SBF_PAYLOAD(&f);
@@ -1332,14 +1376,14 @@ too_large(void)
 	 * each is appended (while f UNION f = f)
 	 */
 	p = params(4, 0.001, 1, 1.0, 4);
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
 	add_keys(&f, 5, 0, 4);
 	for (i = 1; i < SBF_MAX_SEGMENTS; i++)
 	{
 		SbfFilter	g;
 		SbfView		vg;
 
-		CHECK_ST(sbf_create(&g, &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&g, &p, 0, &g_alloc), SBF_OK);
 		add_keys(&g, 5, 4 * i, 4 * i + 4);
 		sbf_filter_view(&g, &vg);
 		CHECK_ST(sbf_union(&f, &vg), SBF_OK);
@@ -1355,7 +1399,7 @@ too_large(void)
 		SbfView		vg;
 
 		/* one more segment by union is refused, f unchanged */
-		CHECK_ST(sbf_create(&g, &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&g, &p, 0, &g_alloc), SBF_OK);
 		add_keys(&g, 6, 0, 4);
 		sbf_filter_view(&g, &vg);
 		CHECK_ST(sbf_union(&f, &vg), SBF_E_TOO_MANY_SEGMENTS);
@@ -1660,10 +1704,10 @@ out_of_memory(void)
 	int			failures = 0;
 
 	reset_counts(0);
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_E_NOMEM);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_E_NOMEM);
 	reset_counts(SIZE_MAX);
-	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
-	CHECK_ST(sbf_create(&g, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&g, &p, 0, &g_alloc), SBF_OK);
 	add_keys(&g, 1, 0, 50);
 	for (i = 0; i < 300; i++)
 	{
@@ -1797,7 +1841,7 @@ union_many_orders(void)
 
 	for (i = 0; i < 3; i++)
 	{
-		CHECK_ST(sbf_create(&f[i], &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&f[i], &p, 0, &g_alloc), SBF_OK);
 		/* 200 (ORs with the others), 700 (two segments), 150 */
 		add_keys(&f[i], 20 + i, 0, i == 1 ? 700 : 200 - 25 * i);
 		CHECK_ST(validate_filter(&f[i], &v[i]), SBF_OK);
@@ -1918,8 +1962,8 @@ union_budget(void)
 	sbf_filter_free(&b);
 
 	/* different error_rate: incompatible unless the union has its own */
-	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
-	CHECK_ST(sbf_create(&b, &q, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&b, &q, 0, &g_alloc), SBF_OK);
 	add_keys(&a, 34, 0, 10);
 	add_keys(&b, 35, 0, 10);
 	CHECK_ST(validate_filter(&a, &va), SBF_OK);
@@ -2071,6 +2115,738 @@ union_crafted_pair(void)
 	CHECK(va.nsegments >= 2 && va.nsegments <= 4096);
 	sbf_filter_free(&a);
 	sbf_filter_free(&b);
+}
+
+/* ---- format 2: exact form, counts, delta, format-1 values ---- */
+
+/* sbf_create's empty filter is the 52-byte exact form; adds stay exact. */
+static void
+exact_small(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfView		v;
+	uint64_t	i;
+	uint64_t	fp = 0;
+	bool		ins;
+
+	CHECK_ST(sbf_create(&f, &p, 4, &g_alloc), SBF_OK);
+	CHECK(f.len == SBF_EXACT_HEADER_BYTES);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_is_exact(&v) && v.version == 2 && v.nhashes == 0 && v.nsegments == 0);
+	CHECK(sbf_cardinality(&v) == 0.0 && sbf_fpr_bound(&v) == 0.0);
+	CHECK(strcmp(sbf_count_source(&v), "exact") == 0);
+	add_keys(&f, 0, 0, 100);
+	CHECK_ST(sbf_add_hash(&f, key(0, 7), &ins), SBF_OK);
+	CHECK(!ins);
+	CHECK(f.len == SBF_EXACT_HEADER_BYTES + 8 * 100);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_is_exact(&v) && v.nhashes == 100);
+	CHECK(sbf_cardinality(&v) == 100.0);
+	for (i = 1; i < v.nhashes; i++)
+		CHECK(sbf_exact_hash(&v, i - 1) < sbf_exact_hash(&v, i));
+	for (i = 0; i < 100; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
+	/* no false positives at all */
+	for (i = 0; i < 200000; i++)
+		fp += sbf_contains_hash(&v, key(1, i));
+	CHECK(fp == 0);
+	CHECK(sbf_current_fpr(&v) == 0.0);
+	sbf_filter_free(&f);
+}
+
+/* A frozen exact payload: header fields and hashes at fixed offsets. */
+static void
+exact_golden(void)
+{
+	SbfParams	p = params(10, 0.01, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfView		v;
+	const uint8_t *b;
+
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_add_hash(&f, sbf_hash_int64(42), NULL), SBF_OK);
+	CHECK_ST(sbf_add_hash(&f, sbf_hash("a", 1), NULL), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	b = SBF_PAYLOAD(&f);
+	CHECK(f.len == 52 + 16);
+	CHECK(b[0] == 2 && b[1] == SBF_FLAG_EXACT && b[2] == 1 && b[3] == 9);
+	CHECK(sbf_load16(b + 4) == 2 && sbf_load16(b + 6) == 0 && sbf_load32(b + 8) == 2);
+	CHECK(sbf_load64(b + 28) == 10 && sbf_load64(b + 36) == 10);
+	CHECK(sbf_load_double(b + 44) == sbf_next_error(0.01, 0.9, 0.0, 0.0));
+	/* ascending: 0xe6c6... ("a") after the bigint 42's hash when smaller */
+	CHECK(sbf_load64(b + 52) < sbf_load64(b + 60));
+	CHECK((sbf_load64(b + 52) == sbf_hash("a", 1)) !=
+		  (sbf_load64(b + 60) == sbf_hash("a", 1)));
+	sbf_filter_free(&f);
+}
+
+/*
+ * Growing by adds: the exact form is never larger than the 1.0 filter
+ * (segmented from the start) with the same adds, and converts exactly once,
+ * with no false negative at any step and an exact count while exact.  After
+ * the conversion both are segmented; when each appends a segment depends on
+ * its order-dependent false-positive skips, so the converted one may append
+ * a few adds earlier: sizes are compared with a slack of 16 adds.
+ */
+static void
+exact_conversion(void)
+{
+#define CONV_N 3000
+#define CONV_SLACK 16
+	static const uint64_t caps[] = {1, 10, 1000};
+	static size_t newlen[CONV_N + CONV_SLACK + 1];
+	static size_t oldlen[CONV_N + CONV_SLACK + 1];
+	size_t		ci;
+
+	for (ci = 0; ci < 3; ci++)
+	{
+		SbfParams	p = params(caps[ci], 0.01, 2, 0.9, 9);
+		SbfFilter	f;
+		SbfFilter	old;
+		SbfView		v;
+		uint64_t	n;
+		uint64_t	converted_at = 0;
+		uint64_t	i;
+
+		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		CHECK_ST(seg_create(&old, &p, 0, &g_alloc), SBF_OK);
+		for (n = 1; n <= CONV_N + CONV_SLACK; n++)
+		{
+			add_keys(&f, 0, n - 1, n);
+			add_keys(&old, 0, n - 1, n);
+			newlen[n] = f.len;
+			oldlen[n] = old.len;
+			sbf_filter_view(&f, &v);
+			if (sbf_is_exact(&v))
+			{
+				CHECK(converted_at == 0);
+				CHECK(f.len <= old.len);
+				CHECK(v.nhashes == n && sbf_cardinality(&v) == (double) n);
+			}
+			else if (converted_at == 0)
+			{
+				converted_at = n;
+				CHECK_ST(validate_filter(&f, &v), SBF_OK);
+				for (i = 0; i < n; i++)
+					CHECK(sbf_contains_hash(&v, key(0, i)));
+			}
+		}
+		for (n = 1; n <= CONV_N; n++)
+			CHECK(newlen[n] <= oldlen[n + CONV_SLACK]);
+		CHECK(converted_at > 0);
+		if (caps[ci] == 1000)
+			CHECK(converted_at > 100);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		for (i = 0; i < CONV_N; i++)
+			CHECK(sbf_contains_hash(&v, key(0, i)));
+		fprintf(stderr, "# capacity %" PRIu64 ": exact until %" PRIu64 " elements\n",
+				caps[ci], converted_at - 1);
+		sbf_filter_free(&f);
+		sbf_filter_free(&old);
+	}
+}
+
+/* The batch add from the exact form is the one-by-one add, byte for byte. */
+static void
+exact_batch(void)
+{
+	static const uint64_t sizes[] = {1, 14, 15, 40, 2048, 2049, 5000};
+	size_t		si;
+
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+		uint64_t	n = sizes[si];
+		uint64_t   *h = malloc(n * 8);
+		SbfFilter	a;
+		SbfFilter	b;
+		uint64_t	i;
+
+		for (i = 0; i < n; i++)
+			h[i] = key(3, i);
+		CHECK_ST(sbf_create_sized(&a, &p, n, 0, &g_alloc), SBF_OK);
+		CHECK_ST(sbf_create_sized(&b, &p, n, 0, &g_alloc), SBF_OK);
+		CHECK_ST(sbf_add_hashes(&a, h, n), SBF_OK);
+		for (i = 0; i < n; i++)
+			CHECK_ST(sbf_add_hash(&b, h[i], NULL), SBF_OK);
+		CHECK(a.len == b.len && memcmp(SBF_PAYLOAD(&a), SBF_PAYLOAD(&b), a.len) == 0);
+		free(h);
+		sbf_filter_free(&a);
+		sbf_filter_free(&b);
+	}
+}
+
+/* The validator rejects every malformed exact form. */
+static void
+exact_rejects(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfView		v;
+	uint8_t    *b;
+	uint8_t    *buf;
+	size_t		len;
+	size_t		i;
+
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 3);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	len = f.len;
+	buf = SBF_PAYLOAD(&f);
+	b = malloc(len + 8);
+	for (i = 0; i < len; i++)
+		CHECK(validate_copy(buf, i) != SBF_OK);
+	memcpy(b, buf, len);
+	memset(b + len, 0, 8);
+	CHECK(validate_copy(b, len + 8) != SBF_OK);
+
+#define MUTATE(stmt, expected) \
+	do { \
+		memcpy(b, buf, len); \
+		stmt; \
+		CHECK_ST(validate_copy(b, len), expected); \
+	} while (0)
+	MUTATE((void) 0, SBF_OK);
+	MUTATE(b[1] |= SBF_FLAG_CHAIN, SBF_OK);
+	MUTATE(b[0] = 1, SBF_E_FLAGS);
+	MUTATE(b[1] |= SBF_FLAG_HLL_DENSE, SBF_E_FLAGS);
+	MUTATE(b[1] |= SBF_FLAG_OVERLAP, SBF_E_FLAGS);
+	MUTATE(b[1] |= 0x40, SBF_E_FLAGS);
+	MUTATE(b[6] = 1, SBF_E_FLAGS);
+	MUTATE(b[8] = 2, SBF_E_LENGTH);
+	MUTATE(b[8] = 4, SBF_E_TRUNCATED);
+	MUTATE(sbf_store32(b + 8, SBF_EXACT_MAX + 1), SBF_E_EXACT);
+	MUTATE(sbf_store64(b + 36, 0), SBF_E_EXACT);
+	MUTATE(sbf_store64(b + 36, UINT64_C(1) << 62), SBF_E_EXACT);
+	MUTATE(sbf_store_double(b + 44, 0.5), SBF_E_EXACT);
+	MUTATE(sbf_store_double(b + 44, NAN), SBF_E_EXACT);
+	MUTATE(sbf_store_double(b + 44, 0.0), SBF_E_EXACT);
+	MUTATE(sbf_store_double(b + 12, 0.6), SBF_E_PARAM);
+	/* hashes out of order, or a duplicate */
+	MUTATE((sbf_store64(b + 52, sbf_load64(buf + 60)),
+			sbf_store64(b + 60, sbf_load64(buf + 52))), SBF_E_EXACT);
+	MUTATE(sbf_store64(b + 60, sbf_load64(buf + 52)), SBF_E_EXACT);
+#undef MUTATE
+	free(b);
+	sbf_filter_free(&f);
+}
+
+/*
+ * Unions with an exact side are exact: two exact operands merge their
+ * lists (the same bytes in either order), an exact one adds its hashes to a
+ * segmented one (the same bytes in either order, directory count kept).
+ */
+static void
+exact_union(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfFilter	a;
+	SbfFilter	b;
+	SbfFilter	c;
+	SbfFilter	d;
+	SbfView		va;
+	SbfView		vb;
+	SbfView		v;
+	uint64_t	i;
+
+	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 0, 0, 60);
+	add_keys(&b, 0, 40, 100);
+	sbf_filter_view(&a, &va);
+	sbf_filter_view(&b, &vb);
+	CHECK_ST(sbf_copy(&c, &va, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_copy(&d, &vb, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(&c, &vb), SBF_OK);
+	CHECK_ST(sbf_union(&d, &va), SBF_OK);
+	CHECK(c.len == d.len && memcmp(SBF_PAYLOAD(&c), SBF_PAYLOAD(&d), c.len) == 0);
+	CHECK_ST(validate_filter(&c, &v), SBF_OK);
+	CHECK(sbf_is_exact(&v) && sbf_cardinality(&v) == 100.0);
+	/* f UNION f = f */
+	sbf_filter_free(&d);
+	CHECK_ST(sbf_copy(&d, &v, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(&d, &v), SBF_OK);
+	CHECK(c.len == d.len && memcmp(SBF_PAYLOAD(&c), SBF_PAYLOAD(&d), c.len) == 0);
+	sbf_filter_free(&d);
+
+	/* big exact operands convert; no false negatives */
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&b, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 0, 0, 150);
+	add_keys(&b, 0, 150, 300);
+	sbf_filter_view(&a, &va);
+	sbf_filter_view(&b, &vb);
+	CHECK(sbf_is_exact(&va) && sbf_is_exact(&vb));
+	CHECK_ST(sbf_copy(&d, &va, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(&d, &vb), SBF_OK);
+	CHECK_ST(validate_filter(&d, &v), SBF_OK);
+	CHECK(!sbf_is_exact(&v));
+	CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
+	for (i = 0; i < 300; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
+	sbf_filter_free(&d);
+
+	/* exact with segmented, both orders */
+	sbf_filter_free(&b);
+	CHECK_ST(seg_create(&b, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&b, 0, 1000, 5000);
+	sbf_filter_view(&b, &vb);
+	CHECK_ST(sbf_copy(&d, &va, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(&d, &vb), SBF_OK);
+	sbf_filter_free(&c);
+	CHECK_ST(sbf_copy(&c, &vb, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(&c, &va), SBF_OK);
+	CHECK(c.len == d.len && memcmp(SBF_PAYLOAD(&c), SBF_PAYLOAD(&d), c.len) == 0);
+	CHECK_ST(validate_filter(&c, &v), SBF_OK);
+	CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
+	for (i = 0; i < 150; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
+	for (i = 1000; i < 5000; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
+	/*
+	 * a union whose result has the segments of an input without OVERLAP
+	 * (here big's: small's lie in them) keeps the directory count, in
+	 * either order, with the same bytes
+	 */
+	{
+		SbfFilter	big;
+		SbfFilter	small;
+		SbfFilter	x;
+		SbfFilter	y;
+		SbfView		vbig;
+		SbfView		vsmall;
+
+		CHECK_ST(seg_create(&small, &p, 0, &g_alloc), SBF_OK);
+		add_keys(&small, 0, 0, 500);
+		sbf_filter_view(&small, &vsmall);
+		CHECK_ST(sbf_copy(&big, &vsmall, 0, 0, &g_alloc), SBF_OK);
+		add_keys(&big, 0, 500, 3000);
+		sbf_filter_view(&big, &vbig);
+		CHECK_ST(sbf_copy(&x, &vbig, 0, 0, &g_alloc), SBF_OK);
+		CHECK_ST(sbf_union(&x, &vsmall), SBF_OK);
+		CHECK_ST(sbf_copy(&y, &vsmall, 0, 0, &g_alloc), SBF_OK);
+		CHECK_ST(sbf_union(&y, &vbig), SBF_OK);
+		sbf_filter_view(&x, &v);
+		CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
+		CHECK(fabs(sbf_cardinality(&v) - 3000.0) < 30.0);
+		CHECK(same_bytes(&x, &y));
+		/* the result's segments are big's, byte for byte */
+		CHECK(memcmp(SBF_PAYLOAD(&x) + SBF_SEGDIR_OFFSET(0),
+					 vbig.buf + SBF_SEGDIR_OFFSET(0),
+					 vbig.hll_offset - SBF_SEGDIR_OFFSET(0)) == 0);
+		sbf_filter_free(&big);
+		sbf_filter_free(&small);
+		sbf_filter_free(&x);
+		sbf_filter_free(&y);
+	}
+	/* two segmented operands: the HyperLogLog answers */
+	CHECK_ST(sbf_union(&c, &vb), SBF_OK);
+	CHECK_ST(validate_filter(&c, &v), SBF_OK);
+	CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
+	sbf_filter_free(&d);
+	CHECK_ST(seg_create(&d, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&d, 0, 4000, 9000);
+	sbf_filter_view(&d, &v);
+	CHECK_ST(sbf_union(&c, &v), SBF_OK);
+	CHECK_ST(validate_filter(&c, &v), SBF_OK);
+	CHECK(strcmp(sbf_count_source(&v), "hll") == 0);
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+	sbf_filter_free(&c);
+	sbf_filter_free(&d);
+}
+
+/*
+ * A format-1 value (the frozen golden payload of 1.0) reads, answers with
+ * the HyperLogLog, and grows: a write relabels it version 2 with OVERLAP.
+ */
+static void
+format1_values(void)
+{
+	SbfParams	p = params(10, 0.01, 2, 0.9, 9);
+	SbfFilter	f;
+	SbfFilter	g;
+	SbfView		v;
+	SbfView		v1;
+	uint8_t    *one;
+	size_t		len;
+	double		card;
+	uint64_t	i;
+
+	CHECK_ST(seg_create(&f, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_add_hash(&f, sbf_hash("a", 1), NULL), SBF_OK);
+	CHECK_ST(sbf_add_hash(&f, sbf_hash_int64(42), NULL), SBF_OK);
+	len = f.len;
+	one = malloc(len);
+	memcpy(one, SBF_PAYLOAD(&f), len);
+	one[0] = 1;
+	CHECK(sbf_hash(one, len) == UINT64_C(0xd5ec27e209cbc51d));
+	CHECK_ST(sbf_validate(one, len, &v1), SBF_OK);
+	CHECK(v1.version == 1 && strcmp(sbf_count_source(&v1), "hll") == 0);
+	CHECK(sbf_contains_hash(&v1, sbf_hash("a", 1)));
+	card = sbf_cardinality(&v1);
+	CHECK(card == sbf_hll_cardinality(&v1));
+	/* grows */
+	CHECK_ST(sbf_copy(&g, &v1, 0, 0, &g_alloc), SBF_OK);
+	add_keys(&g, 0, 0, 100);
+	CHECK_ST(validate_filter(&g, &v), SBF_OK);
+	CHECK(v.version == 2 && (v.flags & SBF_FLAG_OVERLAP) && v.nsegments > 1);
+	CHECK(sbf_contains_hash(&v, sbf_hash("a", 1)) && sbf_contains_hash(&v, sbf_hash_int64(42)));
+	for (i = 0; i < 100; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
+	/* unites with version 2 either way */
+	sbf_filter_free(&g);
+	CHECK_ST(sbf_create(&g, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&g, 0, 0, 3);
+	CHECK_ST(sbf_union(&g, &v1), SBF_OK);
+	CHECK_ST(validate_filter(&g, &v), SBF_OK);
+	CHECK(v.version == 2 && sbf_contains_hash(&v, sbf_hash("a", 1)) &&
+		  sbf_contains_hash(&v, key(0, 2)));
+	sbf_filter_free(&g);
+	CHECK_ST(sbf_copy(&g, &v1, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(&g, &v1), SBF_OK);
+	CHECK_ST(validate_filter(&g, &v), SBF_OK);
+	CHECK(v.version == 2 && (v.flags & SBF_FLAG_OVERLAP));
+	sbf_filter_free(&g);
+	free(one);
+	sbf_filter_free(&f);
+}
+
+/*
+ * A filter written by sbf 1.0, in its text form: SELECT sbf_agg('o' || i)
+ * FROM generate_series(1, 20) i.  It must read, answer as 1.0 did (the
+ * HyperLogLog's count, 20), and grow.
+ */
+static const char v1_agg20[] =
+	"sbf1:AQABCQIAAQBQAAAAexSuR+F6hD/NzMzMzMzsP+gDAAAAAAAAFAAAAAAAAAAUAAAAAAAAAMgAAAAAAAAAVjeXb9YIgT8HAAAAAAAAAKVJVQ+txbt9cO7qVCMzeWxBoalMC8sLnoAAAAAAAAAAAQAAAAEgAAADLwAAAWYAAAKVAAABzQAAA88AAAT1AAAFBAEAATABAAI5AQABOwEAAUsBAAOOAQABwAEAAskBAAHKAQADzAEABM8BAAHuAQA=";
+
+/* The 1.0 text value above reads, answers and grows. */
+static void
+format1_text_vector(void)
+{
+	size_t		tlen = strlen(v1_agg20);
+	uint8_t    *raw = malloc(sbf_text_decoded_max(tlen) + 1);
+	size_t		len;
+	SbfView		v;
+	SbfFilter	f;
+	char		key[8];
+	int			i;
+
+	CHECK(sbf_text_decode(v1_agg20, tlen, raw, &len));
+	CHECK_ST(sbf_validate(raw, len, &v), SBF_OK);
+	CHECK(v.version == 1 && v.nsegments == 1 && !sbf_is_exact(&v));
+	CHECK(llround(sbf_cardinality(&v)) == 20);
+	CHECK(strcmp(sbf_count_source(&v), "hll") == 0);
+	for (i = 1; i <= 20; i++)
+	{
+		int			n = snprintf(key, sizeof(key), "o%d", i);
+
+		CHECK(sbf_contains_hash(&v, sbf_hash(key, (size_t) n)));
+	}
+	CHECK_ST(sbf_copy(&f, &v, 0, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 500);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == 2 && v.nsegments > 1 && (v.flags & SBF_FLAG_OVERLAP));
+	for (i = 1; i <= 20; i++)
+	{
+		int			n = snprintf(key, sizeof(key), "o%d", i);
+
+		CHECK(sbf_contains_hash(&v, sbf_hash(key, (size_t) n)));
+	}
+	sbf_filter_free(&f);
+	free(raw);
+}
+
+/*
+ * sbf_delta continues the chain: its first segment is what f appends next,
+ * and f UNION delta keeps the bound <= error_rate however far both grow.
+ */
+static void
+delta_chain(void)
+{
+	static const double rs[] = {0.5, 0.9};
+	size_t		ri;
+
+	for (ri = 0; ri < 2; ri++)
+	{
+		SbfParams	p = params(100, 0.01, 2, rs[ri], 9);
+		SbfFilter	f;
+		SbfFilter	d;
+		SbfFilter	next;
+		SbfView		v;
+		SbfView		vd;
+		SbfSegment	seg;
+		SbfSegment	want;
+		uint64_t	i;
+		int			round;
+
+		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		add_keys(&f, 0, 0, 1000);
+		for (round = 0; round < 4; round++)
+		{
+			sbf_filter_view(&f, &v);
+			CHECK_ST(sbf_delta(&d, &v, 0, &g_alloc), SBF_OK);
+			CHECK_ST(validate_filter(&d, &vd), SBF_OK);
+			CHECK(sbf_is_exact(&vd) && (vd.flags & SBF_FLAG_CHAIN) && vd.nhashes == 0);
+			/* what f would append next */
+			CHECK_ST(sbf_copy(&next, &v, 0, 0, &g_alloc), SBF_OK);
+			for (i = 0;; i++)
+			{
+				SbfView		vn;
+
+				CHECK_ST(sbf_add_hash(&next, key(5 + round, i), NULL), SBF_OK);
+				sbf_filter_view(&next, &vn);
+				if (vn.nsegments > v.nsegments)
+				{
+					sbf_read_segment(vn.buf, v.nsegments, &want);
+					break;
+				}
+			}
+			sbf_filter_free(&next);
+			CHECK(vd.first_capacity == want.capacity && vd.first_error == want.error);
+			/* the delta grows past its first segment */
+			add_keys(&d, 1, (uint64_t) round * 100000,
+					 (uint64_t) round * 100000 + want.capacity * 4);
+			CHECK_ST(validate_filter(&d, &vd), SBF_OK);
+			CHECK(vd.nsegments >= 2);
+			sbf_read_segment(vd.buf, 0, &seg);
+			CHECK(seg.capacity == want.capacity && seg.nbits == want.nbits);
+			CHECK_ST(sbf_union(&f, &vd), SBF_OK);
+			CHECK_ST(validate_filter(&f, &v), SBF_OK);
+			CHECK(sbf_fpr_bound(&v) <= 0.01);
+			for (i = 0; i < want.capacity * 4; i++)
+				CHECK(sbf_contains_hash(&v, key(1, (uint64_t) round * 100000 + i)));
+			sbf_filter_free(&d);
+		}
+		for (i = 0; i < 1000; i++)
+			CHECK(sbf_contains_hash(&v, key(0, i)));
+		fprintf(stderr, "# r=%.1f: %u segments after 4 delta merges, bound %.5f\n",
+				rs[ri], (unsigned) v.nsegments, sbf_fpr_bound(&v));
+		sbf_filter_free(&f);
+	}
+}
+
+/*
+ * Directory counts: sbf_agg's path (sized, batch) within 0.1% at 1e6, adds
+ * one at a time within 1% at 1e5 (1e6: test/study, count).
+ */
+static void
+directory_counts(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	uint64_t	n = 1000000;
+	uint64_t   *h = malloc(n * 8);
+	SbfFilter	f;
+	SbfView		v;
+	uint64_t	i;
+	double		est;
+
+	for (i = 0; i < n; i++)
+		h[i] = key(2, i);
+	CHECK_ST(sbf_create_sized(&f, &p, n, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_add_hashes(&f, h, n), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	est = sbf_cardinality(&v);
+	fprintf(stderr, "# sized 1e6: directory %.0f (%+.4f%%), hll %.0f\n", est,
+			100.0 * (est - (double) n) / (double) n, sbf_hll_cardinality(&v));
+	CHECK(fabs(est - (double) n) <= 0.001 * (double) n);
+	sbf_filter_free(&f);
+
+	n = 100000;
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	for (i = 0; i < n; i++)
+		CHECK_ST(sbf_add_hash(&f, h[i], NULL), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	est = sbf_cardinality(&v);
+	fprintf(stderr, "# grown 1e5: directory %.0f (%+.4f%%), hll %.0f\n", est,
+			100.0 * (est - (double) n) / (double) n, sbf_hll_cardinality(&v));
+	CHECK(fabs(est - (double) n) <= 0.01 * (double) n);
+	sbf_filter_free(&f);
+	free(h);
+}
+
+/* Unites a copy of x with y (sbf_union) into *out. */
+static void
+union_copy(SbfFilter *out, const SbfFilter *x, const SbfFilter *y)
+{
+	SbfView		vx;
+	SbfView		vy;
+
+	sbf_filter_view(x, &vx);
+	sbf_filter_view(y, &vy);
+	CHECK_ST(sbf_copy(out, &vx, 0, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_union(out, &vy), SBF_OK);
+}
+
+/*
+ * Canonical unions with exact inputs: both orders give the same bytes for
+ * exact operands of different first segments (header rule: larger first
+ * capacity), exact with segmented, sbf_delta's pattern, OVERLAP both ways,
+ * and sbf_union_many over every order of mixed inputs.
+ */
+static void
+union_exact_canonical(void)
+{
+	static const int orders[6][3] = {
+		{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}
+	};
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfParams	q = params(1000, 0.01, 2, 0.9, 12);
+	SbfFilter	a;
+	SbfFilter	b;
+	SbfFilter	s;
+	SbfFilter	t;
+	SbfFilter	x;
+	SbfFilter	y;
+	SbfFilter	d;
+	SbfView		v;
+	SbfView		in[3];
+	SbfView		vs;
+	uint64_t	i;
+	int			o;
+
+	/* exact, different first segments and hll_p */
+	CHECK_ST(sbf_create_sized(&a, &p, 400, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create(&b, &q, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 50, 0, 20);
+	add_keys(&b, 50, 10, 40);
+	sbf_filter_view(&a, &v);
+	CHECK(sbf_is_exact(&v) && v.first_capacity == 400);
+	sbf_filter_view(&b, &v);
+	CHECK(sbf_is_exact(&v) && v.first_capacity == 1000);
+	union_copy(&x, &a, &b);
+	union_copy(&y, &b, &a);
+	CHECK(same_bytes(&x, &y));
+	CHECK_ST(validate_filter(&x, &v), SBF_OK);
+	CHECK(sbf_is_exact(&v) && v.nhashes == 40 && v.first_capacity == 1000 &&
+		  v.hll_p == 9 && v.capacity == 1000);
+	CHECK(v.first_error == sbf_next_error(0.01, 0.9, 0.0, 0.0));
+	for (i = 0; i < 40; i++)
+		CHECK(sbf_contains_hash(&v, key(50, i)));
+	sbf_filter_free(&x);
+	sbf_filter_free(&y);
+
+	/* exact ones that convert: still the same bytes both ways */
+	add_keys(&a, 51, 0, 400);
+	add_keys(&b, 52, 0, 400);
+	union_copy(&x, &a, &b);
+	union_copy(&y, &b, &a);
+	CHECK(same_bytes(&x, &y));
+	CHECK_ST(validate_filter(&x, &v), SBF_OK);
+	CHECK(!sbf_is_exact(&v) && !(v.flags & SBF_FLAG_OVERLAP));
+	for (i = 0; i < 400; i++)
+		CHECK(sbf_contains_hash(&v, key(51, i)) && sbf_contains_hash(&v, key(52, i)));
+	sbf_filter_free(&x);
+	sbf_filter_free(&y);
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+
+	/* two segmented, disjoint: OVERLAP both ways, same bytes */
+	CHECK_ST(seg_create(&s, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create(&t, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&s, 53, 0, 3000);
+	add_keys(&t, 54, 0, 500);
+	union_copy(&x, &s, &t);
+	union_copy(&y, &t, &s);
+	CHECK(same_bytes(&x, &y));
+	CHECK_ST(validate_filter(&x, &v), SBF_OK);
+	CHECK(v.flags & SBF_FLAG_OVERLAP);
+	CHECK(strcmp(sbf_count_source(&v), "hll") == 0);
+	sbf_filter_free(&x);
+	sbf_filter_free(&y);
+
+	/* sbf_delta's pattern: f UNION delta keeps f's flags and directory count */
+	sbf_filter_view(&s, &vs);
+	CHECK_ST(sbf_delta(&d, &vs, 0, &g_alloc), SBF_OK);
+	add_keys(&d, 55, 0, 30);
+	union_copy(&x, &s, &d);
+	union_copy(&y, &d, &s);
+	CHECK(same_bytes(&x, &y));
+	CHECK_ST(validate_filter(&x, &v), SBF_OK);
+	CHECK(!(v.flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN)));
+	CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
+	CHECK(fabs(sbf_cardinality(&v) - 3030.0) < 30.0);
+	for (i = 0; i < 30; i++)
+		CHECK(sbf_contains_hash(&v, key(55, i)));
+	sbf_filter_free(&x);
+	sbf_filter_free(&y);
+
+	/* sbf_union_many: two exact and one segmented, every order */
+	CHECK_ST(sbf_create(&a, &p, 0, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_create_sized(&b, &p, 1500, 0, &g_alloc), SBF_OK);
+	add_keys(&a, 56, 0, 50);
+	add_keys(&b, 57, 0, 50);
+	sbf_filter_view(&a, &v);
+	CHECK(sbf_is_exact(&v));
+	sbf_filter_view(&b, &v);
+	CHECK(sbf_is_exact(&v));
+	for (o = 0; o < 2; o++)
+	{
+		SbfUnionSpec spec = {0.0, o == 1, o == 1};
+		SbfFilter	first;
+		int			k;
+
+		for (k = 0; k < 6; k++)
+		{
+			SbfView		all[3];
+
+			sbf_filter_view(&a, &all[0]);
+			sbf_filter_view(&b, &all[1]);
+			sbf_filter_view(&t, &all[2]);
+			for (i = 0; i < 3; i++)
+				in[i] = all[orders[k][i]];
+			CHECK_ST(sbf_union_many(k == 0 ? &first : &x, in, 3, &spec, NULL, 0,
+									&g_alloc), SBF_OK);
+			if (k > 0)
+			{
+				CHECK(same_bytes(&first, &x));
+				sbf_filter_free(&x);
+			}
+		}
+		CHECK_ST(validate_filter(&first, &v), SBF_OK);
+		for (i = 0; i < 50; i++)
+			CHECK(sbf_contains_hash(&v, key(56, i)) && sbf_contains_hash(&v, key(57, i)));
+		for (i = 0; i < 500; i++)
+			CHECK(sbf_contains_hash(&v, key(54, i)));
+		CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
+		sbf_filter_free(&first);
+	}
+
+	/* an own error_rate and the exact result's first error; bound 0 */
+	{
+		SbfParams	r = params(1000, 0.05, 2, 0.9, 9);
+		double		bound = -1.0;
+		SbfView		va;
+
+		CHECK_ST(sbf_create(&x, &r, 0, &g_alloc), SBF_OK);
+		add_keys(&x, 58, 0, 5);
+		sbf_filter_view(&a, &va);
+		sbf_filter_view(&x, &v);
+		CHECK_ST(sbf_union_budget(&x, &va, 0.0, NULL), SBF_E_INCOMPATIBLE);
+		CHECK_ST(sbf_union_budget(&x, &va, 0.02, &bound), SBF_OK);
+		CHECK_ST(validate_filter(&x, &v), SBF_OK);
+		CHECK(sbf_is_exact(&v) && bound == 0.0 && v.error_rate == 0.02 &&
+			  v.nhashes == 55);
+		/* a's first segment (smaller error) is picked, never scaled up */
+		CHECK(v.first_error == sbf_next_error(0.01, 0.9, 0.0, 0.0));
+		sbf_filter_free(&x);
+		/* a smaller own error_rate scales the picked first error down */
+		CHECK_ST(sbf_create(&x, &r, 0, &g_alloc), SBF_OK);
+		add_keys(&x, 58, 0, 5);
+		CHECK_ST(sbf_union_budget(&x, &va, 0.005, &bound), SBF_OK);
+		CHECK_ST(validate_filter(&x, &v), SBF_OK);
+		CHECK(sbf_is_exact(&v) && bound == 0.0 && v.error_rate == 0.005);
+		CHECK(fabs(v.first_error - sbf_next_error(0.005, 0.9, 0.0, 0.0)) < 1e-15);
+		sbf_filter_free(&x);
+	}
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
+	sbf_filter_free(&d);
+	sbf_filter_free(&s);
+	sbf_filter_free(&t);
 }
 
 /* Every filter the tests made was freed. */
@@ -2564,6 +3340,17 @@ main(void)
 	RUN(hashset_states);
 	RUN(hashset_nomem);
 	RUN(fuzz_regressions);
+	RUN(exact_small);
+	RUN(exact_golden);
+	RUN(exact_conversion);
+	RUN(exact_batch);
+	RUN(exact_rejects);
+	RUN(exact_union);
+	RUN(format1_values);
+	RUN(format1_text_vector);
+	RUN(delta_chain);
+	RUN(directory_counts);
+	RUN(union_exact_canonical);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
