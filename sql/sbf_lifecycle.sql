@@ -135,7 +135,8 @@ FROM (SELECT pg_temp.grown(60, 'a') AS e,
 SELECT sbf_info(x || y)->>'count_source' AS count_source
 FROM (SELECT sbf_add(sbf_empty(), ARRAY(SELECT 'x' || i FROM generate_series(1, 5000) i)) AS x,
 			 sbf_add(sbf_empty(), ARRAY(SELECT 'y' || i FROM generate_series(1, 5000) i)) AS y) q;
--- sbf_union_agg of small filters is exact too
+-- sbf_union_agg converts small filters to segments one by one (its bytes must
+-- not depend on how rows are split), so its count is the HyperLogLog's
 SELECT sbf_info(f)->>'form' AS form, # f AS count
 FROM (SELECT sbf_union_agg(seen) AS f FROM small_users WHERE user_id <= 20) s;
 

@@ -21,12 +21,11 @@
  * logarithmic number of times.  Flattening (to send a partial state, or when
  * PostgreSQL copies it) collects first.  Only a collection that would pass
  * SBF_MAX_SEGMENTS is merged early, which can make the result depend on the
- * row order; the result is still a correct filter.  So can exact (format 2)
- * inputs when partial states are combined: an exact input's hashes are
- * added to the segments present when it is collected, so a partial state
- * that mixes exact and segmented inputs, or whose exact inputs converted,
- * may give other bytes than one collection of all rows (sbf_union.c,
- * "Exact inputs"); every answer is still free of false negatives.
+ * row order; the result is still a correct filter.  Exact (format 2)
+ * inputs are converted to segments one by one as they come in
+ * (union_agg_segments_of), so the collection is segments only and stays a
+ * function of the set of rows; the aggregate's result is therefore always in
+ * segment form, where a pairwise sbf_union of small filters stays exact.
  *
  * The aggregate returns NULL for zero rows (or only NULL rows); its final
  * function only reads the state, so it may be called more than once.
@@ -225,6 +224,30 @@ union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 }
 
 /*
+ * An exact input in segment form, converted on its own.  The collection
+ * holds segments only, so that it is a function of the set of input rows:
+ * exact hashes added to whatever segments a partial state happened to hold
+ * would make the bytes depend on how the rows were split and ordered.  (A
+ * pairwise sbf_union of small filters stays exact.)
+ */
+static ScalableBloom *
+union_agg_segments_of(const SbfView *v)
+{
+	SbfFilter	nf;
+	SbfStatus	status;
+	ScalableBloom *result;
+
+	status = sbf_copy(&nf, v, VARHDRSZ, 0, &sbf_palloc_allocator);
+	if (status == SBF_OK)
+		status = sbf_convert(&nf);
+	if (status != SBF_OK)
+		sbf_report_status(status);
+	result = union_agg_copy(&nf);
+	sbf_filter_free(&nf);
+	return result;
+}
+
+/*
  * The shared transition step: error_rate <= 0 means the inputs' own (then
  * every input must have it); otherwise it is the result's, constant over
  * the rows.
@@ -262,6 +285,8 @@ union_agg_step(FunctionCallInfo fcinfo, double error_rate)
 					 errhint("Pass a constant error_rate.")));
 	}
 	sbf_check_union_compatible(&st->shape, &v, own_rate && st->own_rate);
+	if (sbf_is_exact(&v))
+		f = union_agg_segments_of(&v);
 	union_agg_push(st, f);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
 }
