@@ -93,6 +93,61 @@ write_segment(uint8_t *e, uint64_t capacity, uint64_t count, uint64_t nbits,
 }
 
 /*
+ * The common start of a new filter: checks the parameters and that a first
+ * segment of n elements at error pe can be built (its m and k in *m, *k;
+ * an impossible one fails at creation, as in 1.0, even for the exact form),
+ * then allocates size zeroed payload bytes after prefix and writes the
+ * header fields both forms share.  Returns the payload through *buf.
+ */
+static SbfStatus
+create_start(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
+			 size_t size_exact, size_t prefix, const SbfAllocator *a,
+			 uint64_t *m, uint32_t *k, uint8_t **buf)
+{
+	size_t		seg_size;
+	size_t		size;
+	uint8_t    *base;
+	SbfStatus	st;
+
+	f->base = NULL;
+	f->prefix = prefix;
+	f->len = 0;
+	f->cap = 0;
+	f->a = a;
+
+	st = sbf_params_check(p);
+	if (st != SBF_OK)
+		return st;
+	if (n < 1)
+		return SBF_E_PARAM;
+	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, m, k))
+		return SBF_E_TOO_LARGE;
+	seg_size = sbf_payload_size(1, m, 0);
+	if (seg_size > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	size = size_exact != 0 ? size_exact : seg_size;
+	if (prefix > SIZE_MAX - size)
+		return SBF_E_TOO_LARGE;
+
+	base = a->alloc(prefix + size, a->ctx);
+	if (base == NULL)
+		return SBF_E_NOMEM;
+	memset(base, 0, prefix + size);
+	*buf = base + prefix;
+	(*buf)[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	(*buf)[SBF_OFF_HASH] = SBF_HASH_XXH3;
+	(*buf)[SBF_OFF_HLL_P] = p->hll_p;
+	sbf_store16(*buf + SBF_OFF_GROWTH, p->growth);
+	sbf_store_double(*buf + SBF_OFF_ERROR_RATE, p->error_rate);
+	sbf_store_double(*buf + SBF_OFF_TIGHTENING, p->tightening);
+	sbf_store64(*buf + SBF_OFF_CAPACITY, p->capacity);
+	f->base = base;
+	f->len = size;
+	f->cap = size;
+	return SBF_OK;
+}
+
+/*
  * Creates a segmented filter whose only segment is built for n elements at
  * error pe, with the given flags (OVERLAP, CHAIN).
  */
@@ -102,55 +157,22 @@ sbf_create_segments(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 {
 	uint64_t	m;
 	uint32_t	k;
-	size_t		size;
-	uint8_t    *base;
 	uint8_t    *buf;
 	SbfStatus	st;
 
-	f->base = NULL;
-	f->prefix = prefix;
-	f->len = 0;
-	f->cap = 0;
-	f->a = a;
-
-	st = sbf_params_check(p);
+	st = create_start(f, p, n, pe, 0, prefix, a, &m, &k, &buf);
 	if (st != SBF_OK)
 		return st;
-	if (n < 1)
-		return SBF_E_PARAM;
-	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
-		return SBF_E_TOO_LARGE;
-	size = sbf_payload_size(1, &m, 0);
-	if (size > SBF_MAX_BYTES || prefix > SIZE_MAX - size)
-		return SBF_E_TOO_LARGE;
-
-	base = a->alloc(prefix + size, a->ctx);
-	if (base == NULL)
-		return SBF_E_NOMEM;
-	memset(base, 0, prefix + size);
-	buf = base + prefix;
-	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
 	buf[SBF_OFF_FLAGS] = flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN);
-	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
-	buf[SBF_OFF_HLL_P] = p->hll_p;
-	sbf_store16(buf + SBF_OFF_GROWTH, p->growth);
 	sbf_store16(buf + SBF_OFF_NSEGMENTS, 1);
 	sbf_store32(buf + SBF_OFF_HLL_BYTES, 0);
-	sbf_store_double(buf + SBF_OFF_ERROR_RATE, p->error_rate);
-	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
-	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
 	write_segment(buf + SBF_SEGDIR_OFFSET(0), n, 0, m, pe, k);
-
-	f->base = base;
-	f->len = size;
-	f->cap = size;
 	return SBF_OK;
 }
 
 /*
  * Creates an empty exact filter that converts to a first segment of n
- * elements at error pe.  Checks first that this segment can be built, so an
- * impossible capacity fails here as it did in 1.0.
+ * elements at error pe.
  */
 static SbfStatus
 create_exact(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
@@ -158,48 +180,17 @@ create_exact(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 {
 	uint64_t	m;
 	uint32_t	k;
-	size_t		size = SBF_EXACT_HEADER_BYTES;
-	uint8_t    *base;
 	uint8_t    *buf;
 	SbfStatus	st;
 
-	f->base = NULL;
-	f->prefix = prefix;
-	f->len = 0;
-	f->cap = 0;
-	f->a = a;
-
-	st = sbf_params_check(p);
+	st = create_start(f, p, n, pe, SBF_EXACT_HEADER_BYTES, prefix, a, &m, &k, &buf);
 	if (st != SBF_OK)
 		return st;
-	if (n < 1)
-		return SBF_E_PARAM;
-	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k) ||
-		sbf_payload_size(1, &m, 0) > SBF_MAX_BYTES)
-		return SBF_E_TOO_LARGE;
-	if (prefix > SIZE_MAX - size)
-		return SBF_E_TOO_LARGE;
-	base = a->alloc(prefix + size, a->ctx);
-	if (base == NULL)
-		return SBF_E_NOMEM;
-	memset(base, 0, prefix + size);
-	buf = base + prefix;
-	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
 	buf[SBF_OFF_FLAGS] = SBF_FLAG_EXACT | (flags & SBF_FLAG_CHAIN);
-	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
-	buf[SBF_OFF_HLL_P] = p->hll_p;
-	sbf_store16(buf + SBF_OFF_GROWTH, p->growth);
 	sbf_store16(buf + SBF_OFF_NSEGMENTS, 0);
 	sbf_store32(buf + SBF_OFF_NHASHES, 0);
-	sbf_store_double(buf + SBF_OFF_ERROR_RATE, p->error_rate);
-	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
-	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
 	sbf_store64(buf + SBF_OFF_FIRST_CAPACITY, n);
 	sbf_store_double(buf + SBF_OFF_FIRST_ERROR, pe);
-
-	f->base = base;
-	f->len = size;
-	f->cap = size;
 	return SBF_OK;
 }
 
