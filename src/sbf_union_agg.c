@@ -235,16 +235,14 @@ union_agg_segments_of(const SbfView *v)
 {
 	SbfFilter	nf;
 	SbfStatus	status;
-	ScalableBloom *result;
 
 	status = sbf_copy(&nf, v, VARHDRSZ, 0, &sbf_palloc_allocator);
 	if (status == SBF_OK)
 		status = sbf_convert(&nf);
 	if (status != SBF_OK)
 		sbf_report_status(status);
-	result = union_agg_copy(&nf);
-	sbf_filter_free(&nf);
-	return result;
+	/* the converted buffer is the varlena: no second copy */
+	return sbf_filter_finish(&nf);
 }
 
 /*
