@@ -248,6 +248,101 @@ sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted)
 	return SBF_OK;
 }
 
+/*
+ * Adds the longest strictly ascending run at the start of h[0..n) to an
+ * exact filter, as sbf_exact_add would one hash at a time, but stops before
+ * the first hash that would convert it; *used is how many hashes were taken
+ * (hashes it already holds count as taken).  The caller hands h[*used] to
+ * sbf_add_hash, which converts, or starts the next run.  One sbf_exact_add
+ * costs O(n) for the HyperLogLog size of the grown form; here that size is
+ * kept incrementally, so a build of n hashes is O(n) instead of O(n^2).
+ */
+SbfStatus
+sbf_exact_add_run(SbfFilter *f, const uint64_t *h, size_t n, size_t *used)
+{
+	uint64_t	map[SBF_HLL_REGISTERS(SBF_HLL_P_MAX) / 64];
+	SbfView		v;
+	uint32_t	mask;
+	size_t		nz = 0;
+	size_t		i;
+	size_t		nnew = 0;
+	uint32_t	j = 0;
+	uint64_t   *fresh;
+	uint8_t    *buf;
+	uint64_t	w;
+	uint32_t	old;
+	SbfStatus	st;
+
+	*used = 0;
+	sbf_filter_view(f, &v);
+	mask = SBF_HLL_REGISTERS(v.hll_p) - 1;
+	memset(map, 0, (SBF_HLL_REGISTERS(v.hll_p) + 63) / 64 * sizeof(uint64_t));
+	for (j = 0; j < v.nhashes; j++)
+	{
+		uint32_t	r = (uint32_t) (sbf_exact_hash(&v, j) & mask);
+
+		nz += (map[r / 64] >> (r % 64) & 1) == 0;
+		map[r / 64] |= (uint64_t) 1 << (r % 64);
+	}
+	/* at most SBF_EXACT_MAX hashes can join: the form never holds more */
+	fresh = f->a->alloc(sizeof(uint64_t) * (n < SBF_EXACT_MAX ? n : SBF_EXACT_MAX) + 8,
+						f->a->ctx);
+	if (fresh == NULL)
+		return SBF_E_NOMEM;
+	for (i = 0, j = 0; i < n && (i == 0 || h[i] > h[i - 1]); i++)
+	{
+		uint32_t	r = (uint32_t) (h[i] & mask);
+		size_t		nz2 = nz + ((map[r / 64] >> (r % 64) & 1) == 0);
+		uint64_t	total = (uint64_t) v.nhashes + nnew + 1;
+		uint64_t	bytes = SBF_EXACT_HEADER_BYTES + total * 8;
+		size_t		hll;
+
+		while (j < v.nhashes && sbf_exact_hash(&v, j) < h[i])
+			j++;
+		if (j < v.nhashes && sbf_exact_hash(&v, j) == h[i])
+			continue;			/* already there: sbf_exact_add's no-op */
+		hll = nz2 <= SBF_HLL_SPARSE_MAX(v.hll_p) ? nz2 * 4 : SBF_HLL_DENSE_BYTES(v.hll_p);
+		if (total > SBF_EXACT_MAX || segmented_size(&v, total, hll, bytes) < bytes)
+			break;				/* exact_fits says no: the caller converts */
+		map[r / 64] |= (uint64_t) 1 << (r % 64);
+		nz = nz2;
+		fresh[nnew++] = h[i];
+	}
+	*used = i;
+	if (nnew == 0)
+	{
+		f->a->free(fresh, f->a->ctx);
+		return SBF_OK;
+	}
+	st = sbf_filter_reserve(f, f->len + nnew * 8);
+	if (st != SBF_OK)
+	{
+		f->a->free(fresh, f->a->ctx);
+		*used = 0;
+		return st;
+	}
+	/* merge the two ascending runs from the back, in place */
+	buf = SBF_PAYLOAD(f) + SBF_EXACT_HEADER_BYTES;
+	old = v.nhashes;
+	w = (uint64_t) old + nnew;
+	sbf_store32(SBF_PAYLOAD(f) + SBF_OFF_NHASHES, (uint32_t) w);
+	f->len += nnew * 8;
+	while (nnew > 0)
+	{
+		uint64_t	x = old > 0 ? sbf_load64(buf + (size_t) (old - 1) * 8) : 0;
+
+		if (old > 0 && x > fresh[nnew - 1])
+		{
+			sbf_store64(buf + (size_t) (--w) * 8, x);
+			old--;
+		}
+		else
+			sbf_store64(buf + (size_t) (--w) * 8, fresh[--nnew]);
+	}
+	f->a->free(fresh, f->a->ctx);
+	return SBF_OK;
+}
+
 /* Orders uint64_t ascending (qsort). */
 static int
 hash_cmp(const void *pa, const void *pb)

@@ -576,13 +576,26 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 
 	sbf_upgrade_v1(f);
 	sbf_filter_view(f, &v);
-	/* exact: one at a time (each O(SBF_EXACT_MAX)) until it converts */
+	/*
+	 * exact: ascending runs while it stays exact; the hash that ends a run
+	 * goes through sbf_add_hash, which converts when that is the reason
+	 */
 	while (sbf_is_exact(&v) && n > 0)
 	{
-		st = sbf_add_hash(f, *h++, NULL);
+		size_t		used;
+
+		st = sbf_exact_add_run(f, h, n, &used);
 		if (st != SBF_OK)
 			return st;
-		n--;
+		h += used;
+		n -= used;
+		if (n > 0)
+		{
+			st = sbf_add_hash(f, *h++, NULL);
+			if (st != SBF_OK)
+				return st;
+			n--;
+		}
 		sbf_filter_view(f, &v);
 	}
 	if (n == 0)

@@ -310,6 +310,13 @@ extern double sbf_chain_spent(uint8_t flags, double error_rate, double tightenin
 /* Adds h to an exact filter, converting it first when it would grow too big. */
 extern SbfStatus sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted);
 /*
+ * Adds the ascending run at the start of h[0..n) to an exact filter while it
+ * stays exact (the same bytes as sbf_exact_add one by one); *used: how many
+ * hashes it took.
+ */
+extern SbfStatus sbf_exact_add_run(SbfFilter *f, const uint64_t *h, size_t n,
+								   size_t *used);
+/*
  * The union of n >= 1 exact views (no other check): their merged hashes,
  * exact while that fits, else converted; header per sbf_union.c ("exact
  * inputs").  error_rate > 0 is the result's (else the inputs' common one).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Quick benchmark of serial sbf_agg(object) GROUP BY user_id against count(*)
+# Quick benchmark of serial sbf_agg(object) GROUP BY user_id against
+# count(object), the same plan reading the same column (count(*) is shown too)
 # (never a pass/fail test; a few minutes instead of agg_bench.sh's quarter
 # hour).  Same generator as agg_bench_run.sh at a smaller scale: ~2.3M rows,
 # 2,003 users, 3 heavy users with 440k-520k rows, shuffled.
@@ -7,7 +8,7 @@
 # By default it times the installed extension's sbf_agg.  To compare builds
 # of sbf.so side by side, pass them as LABEL=PATH arguments: each gets its own
 # aggregate (final function returning the filter as bytea) in schema LABEL,
-# loaded straight from PATH, and the timed runs interleave count(*) and the
+# loaded straight from PATH, and the timed runs interleave the counts and the
 # builds, so that load drifts on a shared machine hit them alike.  It also
 # checks that every build produces the same bytes for every user.
 #   test/bench/agg_quick.sh                       # installed sbf

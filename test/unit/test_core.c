@@ -2247,34 +2247,66 @@ exact_conversion(void)
 	}
 }
 
-/* The batch add from the exact form is the one-by-one add, byte for byte. */
+/*
+ * The batch add from the exact form is the one-by-one add, byte for byte:
+ * unsorted, ascending (sbf_exact_add_run's runs), ascending with repeats and
+ * with hashes the filter holds already, from an empty and from a non-empty
+ * exact filter, with a sparse and a quickly dense HyperLogLog.
+ */
+static int
+exact_batch_cmp(const void *pa, const void *pb)
+{
+	uint64_t	a = *(const uint64_t *) pa;
+	uint64_t	b = *(const uint64_t *) pb;
+
+	return (a > b) - (a < b);
+}
+
 static void
 exact_batch(void)
 {
-	static const uint64_t sizes[] = {1, 14, 15, 40, 2048, 2049, 5000};
+	static const uint64_t sizes[] = {1, 14, 15, 40, 300, 2048, 2049, 5000};
+	static const int hllp[] = {9, 4};
 	size_t		si;
+	int			order;
+	int			pi;
 
 	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-	{
-		SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
-		uint64_t	n = sizes[si];
-		uint64_t   *h = malloc(n * 8);
-		SbfFilter	a;
-		SbfFilter	b;
-		uint64_t	i;
+		for (order = 0; order < 4; order++)
+			for (pi = 0; pi < 2; pi++)
+			{
+				SbfParams	p = params(1000, 0.01, 2, 0.9, hllp[pi]);
+				uint64_t	n = sizes[si];
+				uint64_t   *h = malloc(n * 8);
+				SbfFilter	a;
+				SbfFilter	b;
+				uint64_t	i;
 
-		for (i = 0; i < n; i++)
-			h[i] = key(3, i);
-		CHECK_ST(sbf_create_sized(&a, &p, n, 0, &g_alloc), SBF_OK);
-		CHECK_ST(sbf_create_sized(&b, &p, n, 0, &g_alloc), SBF_OK);
-		CHECK_ST(sbf_add_hashes(&a, h, n), SBF_OK);
-		for (i = 0; i < n; i++)
-			CHECK_ST(sbf_add_hash(&b, h[i], NULL), SBF_OK);
-		CHECK(a.len == b.len && memcmp(SBF_PAYLOAD(&a), SBF_PAYLOAD(&b), a.len) == 0);
-		free(h);
-		sbf_filter_free(&a);
-		sbf_filter_free(&b);
-	}
+				for (i = 0; i < n; i++)
+					h[i] = order == 2 ? key(3, i / 2) : key(3, i);
+				if (order >= 1)
+					qsort(h, n, 8, exact_batch_cmp);
+				CHECK_ST(sbf_create_sized(&a, &p, n, 0, &g_alloc), SBF_OK);
+				CHECK_ST(sbf_create_sized(&b, &p, n, 0, &g_alloc), SBF_OK);
+				if (order == 3)
+				{
+					/* some of the batch is there already, and some is not */
+					for (i = 0; i < n; i += 3)
+					{
+						CHECK_ST(sbf_add_hash(&a, h[i], NULL), SBF_OK);
+						CHECK_ST(sbf_add_hash(&b, h[i], NULL), SBF_OK);
+					}
+					add_keys(&a, 4, 0, 5);
+					add_keys(&b, 4, 0, 5);
+				}
+				CHECK_ST(sbf_add_hashes(&a, h, n), SBF_OK);
+				for (i = 0; i < n; i++)
+					CHECK_ST(sbf_add_hash(&b, h[i], NULL), SBF_OK);
+				CHECK(a.len == b.len && memcmp(SBF_PAYLOAD(&a), SBF_PAYLOAD(&b), a.len) == 0);
+				free(h);
+				sbf_filter_free(&a);
+				sbf_filter_free(&b);
+			}
 }
 
 /* The validator rejects every malformed exact form. */
