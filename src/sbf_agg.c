@@ -149,17 +149,38 @@ agg_hs_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 		if (tmp != NULL)
 			sbf_hso_free(tmp);
 	}
-	else
-		o->flat_size = 0;
 	agg_check_rate(o->hs.params.error_rate, error_rate);
 	agg_add(&o->hs, h, fcinfo);
 	return EOHPGetRWDatum(&o->hdr);
 }
 
+/*
+ * An sbf_agg transition.  Every row after a group's first finds the state
+ * it returned before: our read-write object, which only an aggregate holds
+ * (nothing else makes one that a transition could be handed), so that path
+ * skips the aggregate-context check and, for the aggregate without an
+ * error_rate argument, the rate check (its state has the default rate), and
+ * touches only the object's first cache line and its buffer
+ * (SbfHsObject).  Everything else takes the general step.
+ */
+static pg_attribute_always_inline Datum
+agg_hs_trans_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
+{
+	SbfHsObject *o;
+
+	if (likely(!PG_ARGISNULL(0) && !PG_ARGISNULL(1) && PG_NARGS() == 2) &&
+		likely((o = sbf_hso_rw(PG_GETARG_DATUM(0))) != NULL))
+	{
+		agg_add(&o->hs, sbf_elem_hash(kind, PG_GETARG_DATUM(1)), fcinfo);
+		return PG_GETARG_DATUM(0);
+	}
+	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", kind, agg_hs_trans);
+}
+
 /* sbf_agg(text | bigint | bytea [, error_rate]) over an sbf_hashset state. */
-SBF_ENTRY_POINT(sbf_agg_hs_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans));
-SBF_ENTRY_POINT(sbf_agg_hs_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_INT8, agg_hs_trans));
-SBF_ENTRY_POINT(sbf_agg_hs_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", SBF_ELEM_BYTES, agg_hs_trans));
+SBF_ENTRY_POINT(sbf_agg_hs_trans_text, agg_hs_trans_elem(fcinfo, SBF_ELEM_BYTES));
+SBF_ENTRY_POINT(sbf_agg_hs_trans_int8, agg_hs_trans_elem(fcinfo, SBF_ELEM_INT8));
+SBF_ENTRY_POINT(sbf_agg_hs_trans_bytea, agg_hs_trans_elem(fcinfo, SBF_ELEM_BYTES));
 
 /* Builds a state's filter through the one core build. */
 static ScalableBloom *

@@ -200,7 +200,7 @@ hso_get_flat_size(ExpandedObjectHeader *eohptr)
 	size_t		size;
 	SbfStatus	st;
 
-	if (o->flat_size != 0)
+	if (o->flat_size != 0 && o->hs.nbuf == 0 && !o->hs.streaming)
 		return o->flat_size;
 	st = sbf_hs_encoded_size(&o->hs, o->with_rate, SBF_HS_MAX_FLAT, &size);
 	if (st == SBF_E_TOO_LARGE)

@@ -25,7 +25,16 @@
 #include "sbf.h"
 #include "sbf_hashset.h"
 
-/* An expanded sbf_hashset. */
+/*
+ * An expanded sbf_hashset.  A row of sbf_agg reads the header (the datum
+ * points into it) and the first fields of hs (its pending buffer), which
+ * follow the 48-byte header directly, and nothing else of the object.
+ *
+ * flat_size caches get_flat_size's answer, which flushes the buffer: it is
+ * valid while the buffer is still empty and the set does not stream (adds
+ * to a streaming set bypass the buffer).  So a row's add needs no write to
+ * invalidate it; every other change (a union, a load) sets it to 0.
+ */
 typedef struct SbfHsObject
 {
 	ExpandedObjectHeader hdr;

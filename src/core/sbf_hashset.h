@@ -166,6 +166,13 @@ extern void sbf_hs_scratch_free(SbfHsScratch *sc);
  */
 typedef struct SbfHashSet
 {
+	/*
+	 * What an add touches comes first, so that in an expanded object it
+	 * shares a cache line with the object's header (sbf_hashset_glue.h).
+	 */
+	uint64_t   *buf;			/* pending hashes, unsorted, with repeats */
+	uint32_t	nbuf;
+	uint32_t	bufcap;			/* 0 while streaming */
 	SbfAllocator alloc;			/* all memory of the set */
 	SbfParams	params;			/* of the streaming filter and of builds */
 	uint64_t	threshold;		/* 0 = never stream */
@@ -175,9 +182,6 @@ typedef struct SbfHashSet
 	uint64_t   *set;			/* nset distinct hashes, ascending, or NULL */
 	uint64_t	nset;
 	uint64_t	setcap;			/* allocated entries of set */
-	uint64_t   *buf;			/* pending hashes, unsorted, with repeats */
-	uint32_t	nbuf;
-	uint32_t	bufcap;			/* 0 while streaming */
 	uint64_t	nrows;			/* hashes that went through the buffer */
 	uint64_t	inline_buf[SBF_HS_INLINE_BUF];
 } SbfHashSet;
