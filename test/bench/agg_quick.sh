@@ -16,6 +16,9 @@
 # A build given as LABEL=ext is the installed extension's own sbf_agg (since
 # 1.1 its state type is sbf_hashset, which needs the extension's type), e.g.
 #   test/bench/agg_quick.sh base=/tmp/main/sbf.so new=ext
+# A build given as LABEL=hs:PATH gets 1.1's aggregate (sbf_hashset state)
+# from that file, so that two 1.1 builds can be compared, e.g.
+#   test/bench/agg_quick.sh before=hs:/tmp/main/sbf.so after=hs:/tmp/new/sbf.so
 # To run against a private installation instead of pg_virtualenv's, start a
 # cluster of it, set PGHOST/PGPORT/PGUSER, and run agg_quick_run.sh directly
 # with REPS, SCALE, WORKERS and QUICK_BUILDS set (test/bench/agg_quick_private.sh).

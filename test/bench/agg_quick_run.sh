@@ -52,6 +52,27 @@ else
 			Q[$label]="SELECT count(a) FROM (SELECT user_id, ${AGG[$label]} AS a FROM interactions GROUP BY user_id) s"
 			continue
 		fi
+		if [ "${so#hs:}" != "$so" ]; then
+			# 1.1's entry points (sbf_hashset state) from another build
+			so=${so#hs:}
+			sql "CREATE EXTENSION IF NOT EXISTS sbf"
+			"${PSQL[@]}" <<SQL
+CREATE SCHEMA $label;
+CREATE FUNCTION $label.trans(sbf_hashset, text) RETURNS sbf_hashset
+	AS '$so', 'sbf_agg_hs_trans_text' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION $label.final(sbf_hashset) RETURNS bytea
+	AS '$so', 'sbf_agg_hs_final' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION $label.combine(sbf_hashset, sbf_hashset) RETURNS sbf_hashset
+	AS '$so', 'sbf_agg_hs_combine' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE $label.agg(text) (SFUNC = $label.trans, STYPE = sbf_hashset,
+	FINALFUNC = $label.final, FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = $label.combine,
+	PARALLEL = SAFE);
+SQL
+			names+=("$label")
+			AGG[$label]="$label.agg(object)"
+			Q[$label]="SELECT count(a) FROM (SELECT user_id, ${AGG[$label]} AS a FROM interactions GROUP BY user_id) s"
+			continue
+		fi
 		"${PSQL[@]}" <<SQL
 CREATE SCHEMA $label;
 CREATE FUNCTION $label.trans(internal, text) RETURNS internal
