@@ -493,6 +493,13 @@ add_each(SbfFilter *f, const uint64_t *h, size_t n)
 #endif
 
 /*
+ * Bit arrays up to this size are likely to stay in the CPU's caches while a
+ * batch is added: there the batched loop's second pass over the positions
+ * costs more than the misses it hides, so one pass, hash by hash, is used.
+ */
+#define SBF_CACHED_BITS		(256 * 1024)
+
+/*
  * Tests and sets the k bits of each of n hashes in one segment of m bits, in
  * order, and returns count plus the number of hashes that had a clear bit.
  * For a filter larger than the CPU caches every bit costs a cache miss, one
@@ -633,8 +640,30 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	buf = SBF_PAYLOAD(f);
 	words = buf + v.bits_offset;
 	count = seg.count;
-	if (seg.k <= SBF_BATCH_MAX_K)
+	if (seg.k <= SBF_BATCH_MAX_K && sbf_words_bytes(seg.nbits) > SBF_CACHED_BITS)
 		count = set_bits_batched(words, seg.nbits, seg.k, h, n, count);
+	else if (seg.k <= SBF_BATCH_MAX_K)
+	{
+		for (i = 0; i < n; i++)
+		{
+			SbfPosIter	it;
+			uint8_t		clear = 0;
+			uint32_t	j;
+
+			sbf_pos_start(&it, h[i], sbf_mix64(h[i]) | 1, seg.nbits);
+			for (j = 0; j < seg.k; j++)
+			{
+				uint64_t	q = sbf_pos_next(&it);
+				uint8_t    *byte = words + (q >> 3);
+				uint8_t		bit = (uint8_t) (1u << (q & 7));
+				uint8_t		old = *byte;
+
+				*byte = old | bit;
+				clear |= bit & ~old;
+			}
+			count += clear != 0;
+		}
+	}
 	else
 	{
 		for (i = 0; i < n; i++)

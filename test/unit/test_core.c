@@ -904,8 +904,8 @@ text_form(void)
 
 /*
  * Batch adds give exactly the bytes of one-by-one adds: k = 7 and k > 32
- * (the batched and the plain bit loops), repeats far apart and adjacent
- * (inside one prefetch group), groups cut short at the end.
+ * (the one-pass and the plain bit loops; batch_add_large has the batched
+ * one), repeats far apart and adjacent, groups cut short at the end.
  */
 static void
 batch_add(void)
@@ -956,6 +956,38 @@ batch_add(void)
 		}
 		free(h);
 	}
+}
+
+/*
+ * The batched bit loop (bit arrays past SBF_CACHED_BITS, 256 kB) gives the
+ * bytes of one-by-one adds too: 300,000 hashes with repeats, right-sized as
+ * sbf_agg builds, in chunks that cut prefetch groups short.
+ */
+static void
+batch_add_large(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	size_t		n = 300000;
+	uint64_t   *h = malloc(n * sizeof(uint64_t));
+	SbfFilter	a;
+	SbfFilter	b;
+	SbfView		v;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		h[i] = key(11, i % 7 == 0 ? i / 2 : i);
+	CHECK_ST(seg_create_sized(&a, &p, n, 0, &g_alloc), SBF_OK);
+	CHECK_ST(seg_create_sized(&b, &p, n, 0, &g_alloc), SBF_OK);
+	CHECK_ST(validate_filter(&a, &v), SBF_OK);
+	CHECK(v.hll_offset - v.bits_offset > 256 * 1024);
+	for (i = 0; i < n; i++)
+		CHECK_ST(sbf_add_hash(&a, h[i], NULL), SBF_OK);
+	for (i = 0; i < n; i += 65531)
+		CHECK_ST(sbf_add_hashes(&b, h + i, n - i < 65531 ? n - i : 65531), SBF_OK);
+	CHECK(a.len == b.len && memcmp(SBF_PAYLOAD(&a), SBF_PAYLOAD(&b), a.len) == 0);
+	free(h);
+	sbf_filter_free(&a);
+	sbf_filter_free(&b);
 }
 
 /* Union is idempotent: f UNION f = f byte for byte, however often. */
@@ -3355,6 +3387,7 @@ main(void)
 	RUN(union_budget);
 	RUN(union_crafted_pair);
 	RUN(batch_add);
+	RUN(batch_add_large);
 	RUN(hll_fold_exact);
 	RUN(hll_canonical);
 	RUN(hll_accuracy);
