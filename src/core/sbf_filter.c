@@ -493,13 +493,6 @@ add_each(SbfFilter *f, const uint64_t *h, size_t n)
 #endif
 
 /*
- * Bit arrays up to this size are likely to stay in the CPU's caches while a
- * batch is added: there the batched loop's second pass over the positions
- * costs more than the misses it hides, so one pass, hash by hash, is used.
- */
-#define SBF_CACHED_BITS		(256 * 1024)
-
-/*
  * Tests and sets the k bits of each of n hashes in one segment of m bits, in
  * order, and returns count plus the number of hashes that had a clear bit.
  * For a filter larger than the CPU caches every bit costs a cache miss, one

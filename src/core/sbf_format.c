@@ -530,8 +530,11 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 	size_t		found = 0;
 	size_t		base;
 
-	/* the exact form is a sorted array: each lookup a binary search */
-	if (sbf_is_exact(v))
+	/*
+	 * the exact form is a sorted array: each lookup a binary search; bit
+	 * arrays that fit the caches gain nothing from prefetching
+	 */
+	if (sbf_is_exact(v) || v->hll_offset - v->bits_offset <= SBF_CACHED_BITS)
 	{
 		for (base = 0; base < n; base++)
 			found += sbf_contains_hash(v, h[base]) ? 1 : 0;

@@ -291,6 +291,16 @@ sbf_bit_set(uint8_t *words, uint64_t j)
 	words[j >> 3] |= (uint8_t) (1u << (j & 7));
 }
 
+/*
+ * Bit arrays up to this many bytes are likely to stay in the CPU's caches
+ * while a batch is added or looked up: there the batched loops' second pass
+ * over the positions (sbf_add_hashes, sbf_count_contained) costs more than
+ * the misses it hides, so they go hash by hash.  Measured with
+ * test/bench/add_hashes_bench.c: the one-pass add is faster up to about
+ * 400 kB here, the batched one beyond.
+ */
+#define SBF_CACHED_BITS		(256 * 1024)
+
 /* ---- exact form (sbf_format.c, sbf_exact.c) ---- */
 
 /* Index of the first hash >= h in an exact view; *found if it equals h. */

@@ -16,6 +16,8 @@
 # typical / floor and heavy / typical.  Never a pass/fail test.  Run as root
 # with a private installation (tools/devcheck.sh NAME install):
 #   BIN=/opt/pg-x/lib/postgresql/15/bin test/bench/lookup_cachegrind.sh
+# With KEEP=DIR the cachegrind output files (cg.CASE) are copied to DIR, for
+# cg_annotate.
 set -euo pipefail
 : "${BIN:?set BIN}"
 N=${N:-200} LL_SIZE=${LL_SIZE:-1048576}
@@ -48,6 +50,7 @@ for c in none floor typical heavy random; do
 		--cachegrind-out-file="$D/cg.$c" "$BIN/postgres" --single -D "$D/data" postgres \
 		< "$D/q.sql" > /dev/null 2> "$D/err.$c" || true
 done
+[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$D"/cg.* "$KEEP"/
 python3 - "$D" "$N" <<'PY'
 import sys
 d, n = sys.argv[1], int(sys.argv[2])
