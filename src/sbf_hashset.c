@@ -222,7 +222,9 @@ hso_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size
 {
 	SbfHsObject *o = (SbfHsObject *) eohptr;
 
-	Assert(allocated_size == o->flat_size);
+	/* PostgreSQL sizes and flattens back to back; nothing adds in between */
+	if (allocated_size != o->flat_size || o->hs.nbuf != 0)
+		elog(ERROR, "sbf_hashset changed between sizing and flattening");
 	sbf_hs_encode(&o->hs, o->with_rate, (uint8 *) VARDATA(result),
 				  allocated_size - VARHDRSZ);
 	SET_VARSIZE(result, allocated_size);

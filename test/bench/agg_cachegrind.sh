@@ -54,22 +54,14 @@ for b in "$@"; do
 		--cachegrind-out-file="$D/cg.$l" "$BIN/postgres" --single -D "$D/data" postgres \
 		< "$D/q.sql" > /dev/null 2> "$D/err.$l" || true
 done
-python3 - "$D" "$@" <<'PY'
+PYTHONPATH="$PWD" python3 - "$D" "$@" <<'PY'
 import sys
+from cg_cost import cost
 d, labels = sys.argv[1], [a.split('=')[0] for a in sys.argv[2:]]
 est = {}
 for l in labels:
-    ev = tot = None
-    for line in open(f"{d}/cg.{l}"):
-        if line.startswith('events:'):
-            ev = line.split()[1:]
-        if line.startswith('summary:'):
-            tot = list(map(int, line.split()[1:]))
-    e = dict(zip(ev, tot))
-    d1 = e['D1mr'] + e['D1mw']
-    ll = e['DLmr'] + e['DLmw']
-    est[l] = e['Ir'] + 10 * d1 + 100 * ll
-    print(f"| {l:10s} | Ir {e['Ir'] / 1e6:8.1f}M | D1 misses {d1 / 1e6:6.2f}M | LL misses {ll / 1e6:5.2f}M | est. cycles {est[l] / 1e6:8.1f}M |")
+    ir, d1, ll, est[l] = cost(f"{d}/cg.{l}")
+    print(f"| {l:10s} | Ir {ir / 1e6:8.1f}M | D1 misses {d1 / 1e6:6.2f}M | LL misses {ll / 1e6:5.2f}M | est. cycles {est[l] / 1e6:8.1f}M |")
 if 'none' in est and 'count' in est:
     floor = est['count'] - est['none']
     for l in labels:

@@ -37,22 +37,24 @@ declare -A Q AGG
 names=(count star)
 Q[count]="SELECT count(a) FROM (SELECT user_id, count(object) AS a FROM interactions GROUP BY user_id) s"
 Q[star]="SELECT count(a) FROM (SELECT user_id, count(*) AS a FROM interactions GROUP BY user_id) s"
+# Adds a build to time: its label and the aggregate call that builds a filter.
+add_build() {
+	names+=("$1")
+	AGG[$1]=$2
+	Q[$1]="SELECT count(a) FROM (SELECT user_id, $2 AS a FROM interactions GROUP BY user_id) s"
+}
 if [ -z "$QUICK_BUILDS" ]; then
 	sql "CREATE EXTENSION sbf"
-	names+=(sbf_agg)
-	Q[sbf_agg]="SELECT count(a) FROM (SELECT user_id, sbf_agg(object) AS a FROM interactions GROUP BY user_id) s"
+	add_build sbf_agg "sbf_agg(object)"
 else
 	for b in $QUICK_BUILDS; do
 		label=${b%%=*} so=${b#*=}
-		if [ "$so" = ext ]; then
+		case $so in
+		ext)
 			# the installed extension's own sbf_agg (its 1.1 sbf_hashset state)
 			sql "CREATE EXTENSION IF NOT EXISTS sbf"
-			names+=("$label")
-			AGG[$label]="sbf_agg(object)::bytea"
-			Q[$label]="SELECT count(a) FROM (SELECT user_id, ${AGG[$label]} AS a FROM interactions GROUP BY user_id) s"
-			continue
-		fi
-		if [ "${so#hs:}" != "$so" ]; then
+			add_build "$label" "sbf_agg(object)::bytea" ;;
+		hs:*)
 			# 1.1's entry points (sbf_hashset state) from another build
 			so=${so#hs:}
 			sql "CREATE EXTENSION IF NOT EXISTS sbf"
@@ -68,12 +70,10 @@ CREATE AGGREGATE $label.agg(text) (SFUNC = $label.trans, STYPE = sbf_hashset,
 	FINALFUNC = $label.final, FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = $label.combine,
 	PARALLEL = SAFE);
 SQL
-			names+=("$label")
-			AGG[$label]="$label.agg(object)"
-			Q[$label]="SELECT count(a) FROM (SELECT user_id, ${AGG[$label]} AS a FROM interactions GROUP BY user_id) s"
-			continue
-		fi
-		"${PSQL[@]}" <<SQL
+			add_build "$label" "$label.agg(object)" ;;
+		*)
+			# 1.0's entry points (internal state)
+			"${PSQL[@]}" <<SQL
 CREATE SCHEMA $label;
 CREATE FUNCTION $label.trans(internal, text) RETURNS internal
 	AS '$so', 'sbf_agg_trans_text' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
@@ -89,9 +89,8 @@ CREATE AGGREGATE $label.agg(text) (SFUNC = $label.trans, STYPE = internal, SSPAC
 	FINALFUNC = $label.final, FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = $label.combine,
 	SERIALFUNC = $label.ser, DESERIALFUNC = $label.deser, PARALLEL = SAFE);
 SQL
-		names+=("$label")
-		AGG[$label]="$label.agg(object)"
-		Q[$label]="SELECT count(a) FROM (SELECT user_id, ${AGG[$label]} AS a FROM interactions GROUP BY user_id) s"
+			add_build "$label" "$label.agg(object)" ;;
+		esac
 	done
 fi
 

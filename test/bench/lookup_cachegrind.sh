@@ -51,21 +51,11 @@ for c in none floor typical heavy random; do
 		< "$D/q.sql" > /dev/null 2> "$D/err.$c" || true
 done
 [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$D"/cg.* "$KEEP"/
-python3 - "$D" "$N" <<'PY'
+PYTHONPATH="$PWD" python3 - "$D" "$N" <<'PY'
 import sys
+from cg_cost import cost
 d, n = sys.argv[1], int(sys.argv[2])
-est = {}
-for c in ['none', 'floor', 'typical', 'heavy', 'random']:
-    ev = tot = None
-    for line in open(f"{d}/cg.{c}"):
-        if line.startswith('events:'):
-            ev = line.split()[1:]
-        if line.startswith('summary:'):
-            tot = list(map(int, line.split()[1:]))
-    e = dict(zip(ev, tot))
-    d1 = e['D1mr'] + e['D1mw']
-    ll = e['DLmr'] + e['DLmw']
-    est[c] = (e['Ir'], d1, ll, e['Ir'] + 10 * d1 + 100 * ll)
+est = {c: cost(f"{d}/cg.{c}") for c in ['none', 'floor', 'typical', 'heavy', 'random']}
 base = est['none']
 print("| case | Ir per request | D1 misses per request | LL misses per request | est. cycles per request |")
 print("|---|---|---|---|---|")
