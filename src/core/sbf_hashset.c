@@ -19,6 +19,9 @@
 #define SBF_HS_BUF_SHIFT		2
 #define SBF_HS_MAX_BUF			((uint64_t) 1 << 20)
 
+/* Arrays up to this many hashes (16 MB) are merged by a forward pass (hs_merge). */
+#define SBF_HS_FUSED_MAX		((uint64_t) 1 << 21)
+
 /*
  * A set with few distinct hashes but many adds may still get a buffer of
  * this many hashes (adds / 8, capped), so that it does not sort every 8 adds.
@@ -444,6 +447,57 @@ hs_merge(SbfHashSet *s, uint64_t *run, uint64_t r)
 	uint64_t	j;
 	uint64_t	k;
 
+	/*
+	 * Usually one forward pass into a new array, which drops the run's
+	 * known hashes as it goes: a single walk over the array, where finding
+	 * them first and then merging in place walked it twice and copied it
+	 * when the array grew.  Near the streaming threshold and the size limit
+	 * the exact count matters first, so the known hashes are dropped first;
+	 * and a large array (past SBF_HS_FUSED_MAX) is merged in place, where
+	 * growing it may not copy it, so that the peak memory of a large group
+	 * stays that of one array.
+	 */
+	if (s->nset > 0 && r > 0 && s->nset <= SBF_HS_FUSED_MAX &&
+		s->nset + r <= SBF_HS_MAX_COUNT &&
+		(s->threshold == 0 || s->nset + r <= s->threshold))
+	{
+		uint64_t	cap = s->nset + r;
+		const uint64_t *b = s->set;
+
+		a = s->alloc.alloc(cap * sizeof(uint64_t), s->alloc.ctx);
+		if (a == NULL)
+			return SBF_E_NOMEM;
+		i = j = k = 0;
+		while (i < s->nset && j < r)
+		{
+			uint64_t	x = b[i];
+			uint64_t	y = run[j];
+
+			a[k++] = x < y ? x : y;
+			i += x <= y;
+			j += y <= x;
+		}
+		while (i < s->nset)
+			a[k++] = b[i++];
+		while (j < r)
+			a[k++] = run[j++];
+		s->alloc.free(s->set, s->alloc.ctx);
+		s->set = a;
+		s->nset = k;
+		s->setcap = cap;
+		/* many known hashes: give back what the new array does not use */
+		if (cap - k > k / 8)
+		{
+			uint64_t   *shrunk = s->alloc.realloc(a, k * sizeof(uint64_t), s->alloc.ctx);
+
+			if (shrunk != NULL)
+			{
+				s->set = shrunk;
+				s->setcap = k;
+			}
+		}
+		return SBF_OK;
+	}
 	r = hs_drop_known(s->set, s->nset, run, r);
 	if (r == 0)
 		return SBF_OK;
