@@ -152,10 +152,11 @@ build_segments(SbfFilter *g, const SbfView *v, const uint64_t *h, size_t n,
 }
 
 /* Copies the hashes of an exact view into a new array (NULL if no memory). */
-static uint64_t *
-exact_hashes(const SbfView *v, const SbfAllocator *a, uint32_t extra)
+uint64_t *
+sbf_exact_hashes(const SbfView *v, const SbfAllocator *a)
 {
-	uint64_t   *h = a->alloc(((size_t) v->nhashes + extra + 1) * 8, a->ctx);
+	/* one more than needed: an empty view still gets an allocation */
+	uint64_t   *h = a->alloc(((size_t) v->nhashes + 1) * 8, a->ctx);
 	uint32_t	i;
 
 	if (h != NULL)
@@ -186,7 +187,7 @@ sbf_convert(SbfFilter *f)
 	sbf_filter_view(f, &v);
 	if (!sbf_is_exact(&v))
 		return SBF_OK;
-	h = exact_hashes(&v, a, 0);
+	h = sbf_exact_hashes(&v, a);
 	if (h == NULL)
 		return SBF_E_NOMEM;
 	st = build_segments(&g, &v, h, v.nhashes, f->prefix, a);
@@ -217,7 +218,7 @@ sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted)
 	{
 		/* convert into a new buffer, so that a failure leaves f as it was */
 		SbfFilter	g;
-		uint64_t   *hs = exact_hashes(&v, f->a, 0);
+		uint64_t   *hs = sbf_exact_hashes(&v, f->a);
 
 		if (hs == NULL)
 			return SBF_E_NOMEM;
@@ -405,11 +406,7 @@ sbf_exact_union(SbfFilter *out, const SbfView *in, uint32_t n,
 	SbfView		v;
 	SbfStatus	st;
 
-	out->base = NULL;
-	out->prefix = prefix;
-	out->len = 0;
-	out->cap = 0;
-	out->a = a;
+	sbf_filter_start(out, prefix, a);
 	if (n == 0)
 		return SBF_E_PARAM;
 	for (i = 0; i < n; i++)

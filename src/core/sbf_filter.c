@@ -109,11 +109,7 @@ create_start(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	uint8_t    *base;
 	SbfStatus	st;
 
-	f->base = NULL;
-	f->prefix = prefix;
-	f->len = 0;
-	f->cap = 0;
-	f->a = a;
+	sbf_filter_start(f, prefix, a);
 
 	st = sbf_params_check(p);
 	if (st != SBF_OK)
@@ -226,11 +222,7 @@ sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix, size_t extra,
 	size_t		cap;
 	uint8_t    *base;
 
-	f->base = NULL;
-	f->prefix = prefix;
-	f->len = 0;
-	f->cap = 0;
-	f->a = a;
+	sbf_filter_start(f, prefix, a);
 
 	if (v->len > SBF_MAX_BYTES)
 		return SBF_E_TOO_LARGE;
@@ -711,11 +703,7 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 	p.tightening = v->tightening;
 	p.growth = v->growth;
 	p.hll_p = v->hll_p;
-	f->base = NULL;
-	f->prefix = prefix;
-	f->len = 0;
-	f->cap = 0;
-	f->a = a;
+	sbf_filter_start(f, prefix, a);
 	if (sbf_is_exact(v))
 		return create_exact(f, &p, v->first_capacity, v->first_error,
 							v->flags & SBF_FLAG_CHAIN, prefix, a);

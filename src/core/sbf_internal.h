@@ -301,6 +301,17 @@ sbf_bit_set(uint8_t *words, uint64_t j)
  */
 #define SBF_CACHED_BITS		(256 * 1024)
 
+/* Sets f to no filter yet: what a create or copy starts from, and leaves on failure. */
+static inline void
+sbf_filter_start(SbfFilter *f, size_t prefix, const SbfAllocator *a)
+{
+	f->base = NULL;
+	f->prefix = prefix;
+	f->len = 0;
+	f->cap = 0;
+	f->a = a;
+}
+
 /* ---- exact form (sbf_format.c, sbf_exact.c) ---- */
 
 /* Index of the first hash >= h in an exact view; *found if it equals h. */
@@ -317,6 +328,8 @@ extern void sbf_upgrade_v1(SbfFilter *f);
 /* Budget spent before a CHAIN value's first segment (0 without CHAIN). */
 extern double sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
 							  double largest_error);
+/* The hashes of an exact view in a new array; NULL if the allocator fails. */
+extern uint64_t *sbf_exact_hashes(const SbfView *v, const SbfAllocator *a);
 /* Adds h to an exact filter, converting it first when it would grow too big. */
 extern SbfStatus sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted);
 /*

@@ -717,11 +717,7 @@ union_segments(SbfFilter *out, const SbfView *in, uint32_t n,
 	uint8_t    *base;
 	SbfStatus	st;
 
-	out->base = NULL;
-	out->prefix = prefix;
-	out->len = 0;
-	out->cap = 0;
-	out->a = a;
+	sbf_filter_start(out, prefix, a);
 	if (bound != NULL)
 		*bound = 0.0;
 	if (n == 0)
@@ -763,14 +759,11 @@ static SbfStatus
 union_add_exact(SbfFilter *u, const SbfView *x)
 {
 	const SbfAllocator *a = u->a;
-	uint64_t   *h = a->alloc(((size_t) x->nhashes + 1) * 8, a->ctx);
-	uint32_t	i;
+	uint64_t   *h = sbf_exact_hashes(x, a);
 	SbfStatus	st;
 
 	if (h == NULL)
 		return SBF_E_NOMEM;
-	for (i = 0; i < x->nhashes; i++)
-		h[i] = sbf_exact_hash(x, i);
 	st = sbf_add_hashes(u, h, x->nhashes);
 	a->free(h, a->ctx);
 	return st;
@@ -796,11 +789,7 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 	double		b;
 	SbfStatus	st;
 
-	out->base = NULL;
-	out->prefix = prefix;
-	out->len = 0;
-	out->cap = 0;
-	out->a = a;
+	sbf_filter_start(out, prefix, a);
 	if (bound != NULL)
 		*bound = 0.0;
 	if (n == 0)
