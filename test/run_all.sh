@@ -41,7 +41,20 @@ tally() {
 	summary+=("$(printf '  %-10s %5d passed, %d failed, %d skipped' "$name" "$pass" "$fail" "$skipped")")
 }
 
-skip() { [[ " ${SBF_SKIP:-} " == *" $1 "* ]]; }
+# True for a suite named in SBF_SKIP, which then counts as one skipped test.
+skip() {
+	[[ " ${SBF_SKIP:-} " == *" $1 "* ]] || return 1
+	echo "== $1: skipped (SBF_SKIP)"
+	tally "$1" 0 0 1
+}
+
+# A suite whose make failed counts at least one failure, whatever it printed
+# before (a sanitizer report after the summary, a run that died halfway).
+failed_at_least() {
+	local rc=$1 fail=$2
+	[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+	echo "$fail"
+}
 
 echo "== setup"
 if ! bash test/setup.sh; then
@@ -53,9 +66,11 @@ fi
 if ! skip unit; then
 	echo "== core unit tests (ASan + UBSan)"
 	make -s -C test/unit check 2>&1 | tee "$logdir/unit.log"
+	rc=${PIPESTATUS[0]}
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logdir/unit.log" | tail -1)
 	if [ -n "$line" ]; then
-		tally unit "$(echo "$line" | cut -d' ' -f1)" "$(echo "$line" | cut -d' ' -f3)"
+		tally unit "$(echo "$line" | cut -d' ' -f1)" \
+			"$(failed_at_least "$rc" "$(echo "$line" | cut -d' ' -f3)")"
 	else
 		tally unit 0 1
 	fi
@@ -64,21 +79,23 @@ fi
 if ! skip fuzz; then
 	echo "== fuzz smoke runs (${SBF_FUZZ_SECONDS:-15} s per target)"
 	make -s -C test/fuzz smoke SMOKE_TIME="${SBF_FUZZ_SECONDS:-15}" > "$logdir/fuzz.log" 2>&1
+	rc=$?
 	grep -E '^fuzz_[a-z]+: ' "$logdir/fuzz.log"
 	pass=$(grep -cE '^fuzz_[a-z]+: .*exit status 0$' "$logdir/fuzz.log")
 	fail=$(grep -cE '^fuzz_[a-z]+: .*exit status [1-9]' "$logdir/fuzz.log")
 	[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
-	tally fuzz "$pass" "$fail"
+	tally fuzz "$pass" "$(failed_at_least "$rc" "$fail")"
 fi
 
 if ! skip regress; then
 	echo "== pg_regress"
 	pg_virtualenv -t -v 15 make -s installcheck TAP_TESTS= 2>&1 | tee "$logdir/regress.log" |
-		grep -E '\.\.\. |tests (passed|failed)|^ERROR|FATAL' 
+		grep -E '\.\.\. |tests (passed|failed)|^ERROR|FATAL'
+	rc=${PIPESTATUS[0]}
 	pass=$(grep -cE '\.\.\. ok' "$logdir/regress.log")
 	fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed' "$logdir/regress.log")
 	[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
-	tally regress "$pass" "$fail"
+	tally regress "$pass" "$(failed_at_least "$rc" "$fail")"
 	[ -f regression.diffs ] && cp regression.diffs "$logdir/"
 fi
 
