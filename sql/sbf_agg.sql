@@ -288,3 +288,17 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 DROP TABLE agg_log, agg_big, agg_filters;
+
+-- grouping sets: one call site serves several aggregate contexts (sorted
+-- sets, hashed sets), each group's filter equals sbf_agg over its rows
+CREATE TABLE agg_sets AS
+SELECT i % 7 AS a, i % 3 AS b, 'x' || (i % 500) AS x FROM generate_series(1, 20000) i;
+SELECT count(*) AS groups, bool_and(f = g) AS same_bytes
+FROM (SELECT a, b, sbf_agg(x)::bytea AS f FROM agg_sets GROUP BY ROLLUP (a, b)) r,
+	 LATERAL (SELECT sbf_agg(x)::bytea AS g FROM agg_sets
+			  WHERE (r.a IS NULL OR a = r.a) AND (r.b IS NULL OR b = r.b)) s;
+SELECT count(*) AS groups, bool_and(f = g) AS same_bytes
+FROM (SELECT a, b, sbf_agg(x)::bytea AS f FROM agg_sets GROUP BY GROUPING SETS ((a), (b), ())) r,
+	 LATERAL (SELECT sbf_agg(x)::bytea AS g FROM agg_sets
+			  WHERE (r.a IS NULL OR a = r.a) AND (r.b IS NULL OR b = r.b)) s;
+DROP TABLE agg_sets;

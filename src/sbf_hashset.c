@@ -130,15 +130,25 @@ sbf_hs_call_cache(FunctionCallInfo fcinfo)
 	return c;
 }
 
-/* Forgets an arena that its aggregate context is resetting or deleting. */
+/* What an arena's reset callback needs: its slot, and which arena it was. */
+typedef struct HsArenaGone
+{
+	MemoryContextCallback cb;
+	SbfHsArena *slot;
+	MemoryContext arena;
+} HsArenaGone;
+
+/*
+ * Forgets an arena that its aggregate context is resetting or deleting,
+ * unless its slot already holds another.
+ */
 static void
 hs_arena_gone(void *arg)
 {
-	SbfHsCallCache *c = (SbfHsCallCache *) arg;
+	HsArenaGone *g = (HsArenaGone *) arg;
 
-	c->arena = NULL;
-	c->objects = NULL;
-	c->parent = NULL;
+	if (g->slot->arena == g->arena)
+		memset(g->slot, 0, sizeof(SbfHsArena));
 }
 
 /* A new, empty expanded set in the arena of aggcxt (see SbfHsCallCache). */
@@ -147,27 +157,43 @@ sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
 				  const SbfParams *params, uint64 threshold, bool with_rate)
 {
 	SbfHsCallCache *c = sbf_hs_call_cache(fcinfo);
+	SbfHsArena *slot = NULL;
+	int			i;
 
-	if (c->arena == NULL || c->parent != aggcxt)
+	for (i = 0; i < SBF_HS_ARENAS; i++)
 	{
-		MemoryContextCallback *cb;
+		if (c->arenas[i].arena != NULL && c->arenas[i].parent == aggcxt)
+			return hso_new_in(c->arenas[i].objects, c->arenas[i].arena,
+							  params, threshold, with_rate);
+		if (slot == NULL && c->arenas[i].arena == NULL)
+			slot = &c->arenas[i];
+	}
+	if (slot == NULL)
+	{
+		slot = &c->arenas[c->next];
+		c->next = (c->next + 1) % SBF_HS_ARENAS;
+	}
+	{
+		HsArenaGone *g;
 
-		c->arena = AllocSetContextCreate(aggcxt, "sbf_hashset states",
-										 ALLOCSET_DEFAULT_SIZES);
+		slot->arena = AllocSetContextCreate(aggcxt, "sbf_hashset states",
+											ALLOCSET_DEFAULT_SIZES);
 		/*
 		 * The objects themselves in a slab, a child of the arena: an
 		 * AllocSet would round their 304 bytes up to a 512-byte chunk.
 		 */
-		c->objects = SlabContextCreate(c->arena, "sbf_hashset objects",
-									   SLAB_DEFAULT_BLOCK_SIZE, sizeof(SbfHsObject));
-		c->parent = aggcxt;
+		slot->objects = SlabContextCreate(slot->arena, "sbf_hashset objects",
+										  SLAB_DEFAULT_BLOCK_SIZE, sizeof(SbfHsObject));
+		slot->parent = aggcxt;
 		/* in the arena, so that it lives exactly as long as it */
-		cb = MemoryContextAlloc(c->arena, sizeof(MemoryContextCallback));
-		cb->func = hs_arena_gone;
-		cb->arg = c;
-		MemoryContextRegisterResetCallback(c->arena, cb);
+		g = MemoryContextAlloc(slot->arena, sizeof(HsArenaGone));
+		g->slot = slot;
+		g->arena = slot->arena;
+		g->cb.func = hs_arena_gone;
+		g->cb.arg = g;
+		MemoryContextRegisterResetCallback(slot->arena, &g->cb);
 	}
-	return hso_new_in(c->objects, c->arena, params, threshold, with_rate);
+	return hso_new_in(slot->objects, slot->arena, params, threshold, with_rate);
 }
 
 /* Frees an expanded set. */

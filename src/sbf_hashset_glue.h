@@ -66,14 +66,28 @@ extern SbfHsObject *sbf_hso_new(MemoryContext parent, const SbfParams *params,
  * transition or combine function returns a different datum, and ours always
  * return the state they were given once it exists; the arena goes with its
  * aggregate context, and a reset callback forgets it then.
+ *
+ * One call site can serve several aggregate contexts at once: with GROUPING
+ * SETS, ROLLUP or CUBE each sorted set has its own and the hashed sets
+ * share another, and rows alternate between them.  So the call site keeps
+ * an arena per aggregate context (up to SBF_HS_ARENAS; past that the oldest
+ * slot is reused, which only means a new arena for that context).
  */
+#define SBF_HS_ARENAS			8
+
+typedef struct SbfHsArena
+{
+	MemoryContext parent;		/* aggregate context of the arena */
+	MemoryContext arena;		/* NULL when the slot is free */
+	MemoryContext objects;		/* slab of the arena's SbfHsObjects */
+} SbfHsArena;
+
 typedef struct SbfHsCallCache
 {
 	SbfAllocator alloc;			/* palloc in fn_mcxt, for the scratch */
 	SbfHsScratch scratch;
-	MemoryContext parent;		/* aggregate context of the arena */
-	MemoryContext arena;		/* NULL until needed or after a reset */
-	MemoryContext objects;		/* slab of the arena's SbfHsObjects */
+	SbfHsArena	arenas[SBF_HS_ARENAS];
+	int			next;			/* the slot to reuse when all are taken */
 } SbfHsCallCache;
 
 /* The call site's cache, made on first use. */
