@@ -558,7 +558,6 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	uint8_t    *buf;
 	uint8_t    *words;
 	uint64_t	count;
-	uint64_t	h2;
 	uint32_t	mask;
 	size_t		nbytes;
 	size_t		i;
@@ -627,8 +626,9 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	count = seg.count;
 	if (seg.k <= SBF_BATCH_MAX_K && sbf_words_bytes(seg.nbits) > SBF_CACHED_BITS)
 		count = set_bits_batched(words, seg.nbits, seg.k, h, n, count);
-	else if (seg.k <= SBF_BATCH_MAX_K)
+	else
 	{
+		/* in the caches, or k too large for the batch: hash by hash */
 		for (i = 0; i < n; i++)
 		{
 			SbfPosIter	it;
@@ -647,30 +647,6 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 				clear |= bit & ~old;
 			}
 			count += clear != 0;
-		}
-	}
-	else
-	{
-		for (i = 0; i < n; i++)
-		{
-			SbfPosIter	it;
-			bool		present = true;
-			uint32_t	j;
-
-			h2 = sbf_mix64(h[i]) | 1;
-			sbf_pos_start(&it, h[i], h2, seg.nbits);
-			for (j = 0; j < seg.k; j++)
-			{
-				uint64_t	pos = sbf_pos_next(&it);
-
-				if (!sbf_bit_test(words, pos))
-				{
-					present = false;
-					sbf_bit_set(words, pos);
-				}
-			}
-			if (!present)
-				count++;
 		}
 	}
 	sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_COUNT, count);
