@@ -295,6 +295,7 @@ sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp)
 	SbfHsObject *o = hso_of(d);
 	struct varlena *flat;
 	SbfHsView	v;
+	SbfHsError	e;
 	SbfStatus	st;
 
 	*tmp = NULL;
@@ -305,9 +306,14 @@ sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp)
 		return &o->hs;
 	}
 	flat = PG_DETOAST_DATUM(d);
-	/* a stored value was validated when it entered; this catches corruption */
-	hs_check((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &v,
-			 ERRCODE_DATA_CORRUPTED);
+
+	/*
+	 * A stored value was validated when it entered; this catches corruption.
+	 * The header here, the body while it is decoded (one pass, not two).
+	 */
+	e = sbf_hs_parse((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &v);
+	if (e != SBF_HS_OK)
+		hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
 	if ((v.flags & SBF_HS_FLAG_FILTER) && !allow_filter)
 		hs_refuse_filter();
 	o = sbf_hso_new(CurrentMemoryContext, NULL, 0, false);
@@ -317,7 +323,9 @@ sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp)
 		o->hs.params.error_rate = v.error_rate;
 		o->with_rate = true;
 	}
-	st = sbf_hs_load(&o->hs, &v);
+	st = sbf_hs_load(&o->hs, &v, &e);
+	if (e != SBF_HS_OK)
+		hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
 	if (st != SBF_OK)
 		sbf_hs_report_status(st);
 	*tmp = o;

@@ -574,6 +574,7 @@ SbfStatus
 sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 {
 	SbfHsScratch local = {NULL, 0, NULL, &s->alloc};
+	uint32_t	pending;
 	uint64_t	r;
 	uint64_t   *run;
 	SbfStatus	status;
@@ -603,10 +604,15 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 		}
 		run = local.tmp;
 	}
-	s->nrows += s->nbuf;
-	r = hs_sort_unique(s->buf, s->nbuf, run, sc != NULL ? sc->count : NULL);
-	s->nbuf = 0;
+	pending = s->nbuf;
+	r = hs_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
 	status = hs_merge(s, run, r);
+	/* on failure the buffer keeps its hashes (sorted in place or not) */
+	if (status == SBF_OK)
+	{
+		s->nrows += pending;
+		s->nbuf = 0;
+	}
 	sbf_hs_scratch_free(&local);
 	if (status == SBF_OK && !s->streaming)
 		status = hs_size_buffer(s);
@@ -655,25 +661,6 @@ sbf_hs_union_run(SbfHashSet *s, uint64_t *run, uint64_t n)
 	status = hs_merge(s, run, n);
 	if (status == SBF_OK && !s->streaming)
 		status = hs_size_buffer(s);
-	return status;
-}
-
-/* Adds n sorted, distinct hashes to s (h is only read). */
-SbfStatus
-sbf_hs_union_sorted(SbfHashSet *s, const uint64_t *h, uint64_t n)
-{
-	uint64_t   *run;
-	SbfStatus	status;
-
-	if (n == 0)
-		return SBF_OK;
-	/* hs_merge changes its run */
-	run = s->alloc.alloc(n * sizeof(uint64_t), s->alloc.ctx);
-	if (run == NULL)
-		return SBF_E_NOMEM;
-	memcpy(run, h, n * sizeof(uint64_t));
-	status = sbf_hs_union_run(s, run, n);
-	s->alloc.free(run, s->alloc.ctx);
 	return status;
 }
 
@@ -798,6 +785,7 @@ sbf_hs_adopt(SbfHashSet *s, uint64_t *set, uint64_t n)
 	s->set = set;
 	s->nset = s->setcap = n;
 	s->nrows += n;
+	s->bufcap = SBF_HS_INLINE_BUF;	/* not streaming: the inline buffer serves */
 	return hs_size_buffer(s);
 }
 
@@ -816,8 +804,9 @@ sbf_hs_adopt_filter(SbfHashSet *s, const SbfView *fv)
 
 /* Replaces an empty set's contents by a validated value. */
 SbfStatus
-sbf_hs_load(SbfHashSet *s, const SbfHsView *v)
+sbf_hs_load(SbfHashSet *s, const SbfHsView *v, SbfHsError *e)
 {
+	*e = SBF_HS_OK;
 	if (v->flags & SBF_HS_FLAG_FILTER)
 	{
 		SbfView		fv;
@@ -832,7 +821,12 @@ sbf_hs_load(SbfHashSet *s, const SbfHsView *v)
 
 		if (a == NULL)
 			return SBF_E_NOMEM;
-		sbf_hs_decode(v, a);
+		*e = sbf_hs_walk(v, a);
+		if (*e != SBF_HS_OK)
+		{
+			s->alloc.free(a, s->alloc.ctx);
+			return SBF_OK;
+		}
 		return sbf_hs_adopt(s, a, v->count);
 	}
 	return hs_size_buffer(s);

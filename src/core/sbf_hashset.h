@@ -220,9 +220,10 @@ extern SbfStatus sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc);
  */
 extern SbfStatus sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src);
 
-/* Adds n sorted, distinct hashes (a decoded sbf_hashset) to s. */
-extern SbfStatus sbf_hs_union_sorted(SbfHashSet *s, const uint64_t *h, uint64_t n);
-/* The same without a copy: run is the caller's scratch and is changed. */
+/*
+ * Adds n sorted, distinct hashes (a decoded sbf_hashset) to s; run is the
+ * caller's scratch and is changed.
+ */
 extern SbfStatus sbf_hs_union_run(SbfHashSet *s, uint64_t *run, uint64_t n);
 
 /* Takes a sorted array of n distinct hashes allocated with s's allocator. */
@@ -230,8 +231,12 @@ extern SbfStatus sbf_hs_adopt(SbfHashSet *s, uint64_t *set, uint64_t n);
 /* Makes an empty set stream into a copy of a validated filter. */
 extern SbfStatus sbf_hs_adopt_filter(SbfHashSet *s, const SbfView *fv);
 
-/* Replaces an empty set's contents by a validated encoded value. */
-extern SbfStatus sbf_hs_load(SbfHashSet *s, const SbfHsView *v);
+/*
+ * Replaces an empty set's contents by an encoded value whose header
+ * sbf_hs_parse accepted: its body is checked while it is decoded
+ * (sbf_hs_walk), and *e is the reading error (the set then stays empty).
+ */
+extern SbfStatus sbf_hs_load(SbfHashSet *s, const SbfHsView *v, SbfHsError *e);
 
 /* Exact number of distinct hashes (flushes the buffer); 0 while streaming. */
 extern SbfStatus sbf_hs_count(SbfHashSet *s, uint64_t *n);

@@ -35,6 +35,8 @@ fuzz_hs_bytes(const uint8_t *data, size_t size)
 	SbfHsView	v;
 	SbfHashSet	s;
 	SbfParams	p = {1000, 0.01, 0.9, 2, 9};
+	SbfHsError	herr;
+	SbfStatus	loaded;
 	uint64_t   *dec;
 	uint64_t	i;
 	size_t		esize;
@@ -52,7 +54,9 @@ fuzz_hs_bytes(const uint8_t *data, size_t size)
 	else
 		dec = NULL;
 	sbf_hs_init(&s, &fuzz_allocator, &p, 0);
-	if (sbf_hs_load(&s, &v) == SBF_OK &&
+	loaded = sbf_hs_load(&s, &v, &herr);
+	FUZZ_ASSERT(herr == SBF_HS_OK);	/* validated: the decode accepts it too */
+	if (loaded == SBF_OK &&
 		sbf_hs_encoded_size(&s, (v.flags & SBF_HS_FLAG_RATE) != 0, SIZE_MAX, &esize) == SBF_OK)
 	{
 		uint8_t    *out = malloc(esize);

@@ -3291,6 +3291,7 @@ hashset_states(void)
 		size_t		size;
 		uint8_t    *buf;
 		SbfHsView	v;
+		SbfHsError	herr;
 		SbfStatus	st;
 		uint64_t	i;
 
@@ -3305,7 +3306,8 @@ hashset_states(void)
 		CHECK(v.error_rate == 0.01);
 		CHECK(((v.flags & SBF_HS_FLAG_FILTER) != 0) == (streamed != 0));
 		sbf_hs_init(&t, &g_alloc, &p, streamed ? 100 : 0);
-		CHECK_ST(sbf_hs_load(&t, &v), SBF_OK);
+		CHECK_ST(sbf_hs_load(&t, &v, &herr), SBF_OK);
+		CHECK(herr == SBF_HS_OK);
 		CHECK(t.streaming == s.streaming);
 		CHECK(t.streaming ? (t.stream.len == s.stream.len) : (t.nset == 500));
 		CHECK_ST(sbf_hs_encoded_size(&s, false, 10, &size), SBF_E_TOO_LARGE);
