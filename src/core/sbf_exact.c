@@ -110,14 +110,6 @@ exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra)
 						  bytes) >= bytes;
 }
 
-/* Calls the allocator's interrupt callback, if any. */
-static inline void
-union_interrupt_exact(const SbfAllocator *a)
-{
-	if (a->interrupt != NULL)
-		a->interrupt(a->ctx);
-}
-
 /* Parameters stored in a view's header. */
 static void
 view_params(const SbfView *v, SbfParams *p)
@@ -438,7 +430,7 @@ sbf_exact_union(SbfFilter *out, const SbfView *in, uint32_t n,
 	{
 		for (j = 0; j < in[i].nhashes; j++)
 			h[nh++] = sbf_exact_hash(&in[i], (uint32_t) j);
-		union_interrupt_exact(a);
+		sbf_check_interrupt(a);
 	}
 	qsort(h, (size_t) nh, 8, hash_cmp);
 	total = nh;

@@ -301,6 +301,14 @@ sbf_bit_set(uint8_t *words, uint64_t j)
  */
 #define SBF_CACHED_BITS		(256 * 1024)
 
+/* Calls the allocator's interrupt callback, if any (long loops call it now and then). */
+static inline void
+sbf_check_interrupt(const SbfAllocator *a)
+{
+	if (a->interrupt != NULL)
+		a->interrupt(a->ctx);
+}
+
 /* Sets f to no filter yet: what a create or copy starts from, and leaves on failure. */
 static inline void
 sbf_filter_start(SbfFilter *f, size_t prefix, const SbfAllocator *a)

@@ -133,14 +133,6 @@ typedef struct UnionPlan
 	UnionScratch s;
 } UnionPlan;
 
-/* Calls the allocator's interrupt callback, if any. */
-static inline void
-union_interrupt(const SbfAllocator *a)
-{
-	if (a->interrupt != NULL)
-		a->interrupt(a->ctx);
-}
-
 /* True when two doubles have the same bits. */
 static bool
 same_double(double a, double b)
@@ -221,7 +213,7 @@ union_item_scan(UnionItem *it, const SbfAllocator *a)
 	for (w = 0; w < n; w++)
 	{
 		if (w % UNION_CHUNK_WORDS == UNION_CHUNK_WORDS - 1)
-			union_interrupt(a);
+			sbf_check_interrupt(a);
 		ones += (uint64_t) sbf_popcount64(union_word(it->words, w));
 	}
 	it->ones = ones;
@@ -305,13 +297,13 @@ union_collect(UnionPlan *pl, const SbfView *in, uint32_t n, bool own_rate,
 			it->words = in[i].buf + off;
 			off += (size_t) sbf_words_bytes(seg.nbits);
 			union_item_scan(it, a);
-			union_interrupt(a);
+			sbf_check_interrupt(a);
 			it++;
 		}
 	}
 	pl->s.nitems = (uint32_t) total;
 	qsort(pl->s.items, total, sizeof(UnionItem), union_item_cmp);
-	union_interrupt(a);
+	sbf_check_interrupt(a);
 	return SBF_OK;
 }
 
@@ -348,7 +340,7 @@ union_extra_bits(const UnionOut *o, const UnionItem *x, uint64_t stop,
 		if (extra > stop)
 			return extra;
 		if (w % UNION_CHUNK_WORDS == UNION_CHUNK_WORDS - 1)
-			union_interrupt(a);
+			sbf_check_interrupt(a);
 	}
 	return extra;
 }
@@ -377,7 +369,7 @@ union_or_into(UnionOut *o, const UnionItem *x, uint64_t extra,
 
 		memcpy(o->bits + w * 8, &v, 8);
 		if (w % UNION_CHUNK_WORDS == UNION_CHUNK_WORDS - 1)
-			union_interrupt(a);
+			sbf_check_interrupt(a);
 	}
 	o->ones += extra;
 	o->grew = true;
@@ -427,7 +419,7 @@ union_dedupe(UnionScratch *s, const SbfAllocator *a)
 	for (i = 0; i < s->nitems; i++)
 	{
 		if (i % 64 == 63)
-			union_interrupt(a);
+			sbf_check_interrupt(a);
 		if (s->items[i].ones == 0 && (any_bits || n > 0))
 			continue;
 		if (n > 0 && union_item_cmp(&s->items[n - 1], &s->items[i]) == 0)
@@ -465,7 +457,7 @@ union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
 		UnionOut   *o;
 		bool		placed = false;
 
-		union_interrupt(a);
+		sbf_check_interrupt(a);
 		if (s->nout > group &&
 			union_geometry_cmp(s->out[group].seed, x) != 0)
 			group = s->nout;
@@ -584,7 +576,7 @@ union_hll(UnionPlan *pl, const SbfView *in, uint32_t n, const SbfAllocator *a)
 		for (j = 0; j < SBF_HLL_REGISTERS(p); j++)
 			if (s->folded[j] > s->merged[j])
 				s->merged[j] = s->folded[j];
-		union_interrupt(a);
+		sbf_check_interrupt(a);
 	}
 	pl->hll_p = p;
 	pl->hll_bytes = sbf_hll_encoded_size(s->merged, p, &pl->dense);
@@ -673,7 +665,7 @@ union_apply(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 		sbf_store32(e + SBF_SEG_RESERVED, 0);
 		memcpy(buf + off, o->bits != NULL ? o->bits : g->words, nbytes);
 		off += nbytes;
-		union_interrupt(a);
+		sbf_check_interrupt(a);
 	}
 	sbf_hll_encode(pl->s.merged, pl->hll_p, pl->dense, buf + off);
 }
