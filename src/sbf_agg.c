@@ -156,20 +156,17 @@ agg_hs_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 
 /*
  * An sbf_agg transition.  Every row after a group's first finds the state
- * it returned before: our read-write object, which only an aggregate holds
- * (nothing else makes one that a transition could be handed), so that path
- * skips the aggregate-context check and, for the aggregate without an
- * error_rate argument, the rate check (its state has the default rate), and
- * touches only the object's first cache line and its buffer
- * (SbfHsObject).  Everything else takes the general step.
+ * it returned before (sbf_hso_row_state); for the aggregate without an
+ * error_rate argument (its state has the default rate) it skips the context
+ * and rate checks and touches only the object's first cache line and its
+ * buffer (SbfHsObject).  Everything else takes the general step.
  */
 static pg_attribute_always_inline Datum
 agg_hs_trans_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
 {
 	SbfHsObject *o;
 
-	if (likely(!PG_ARGISNULL(0) && !PG_ARGISNULL(1) && PG_NARGS() == 2) &&
-		likely((o = sbf_hso_rw(PG_GETARG_DATUM(0))) != NULL))
+	if (likely(PG_NARGS() == 2 && (o = sbf_hso_row_state(fcinfo)) != NULL))
 	{
 		agg_add(&o->hs, sbf_elem_hash(kind, PG_GETARG_DATUM(1)), fcinfo);
 		return PG_GETARG_DATUM(0);

@@ -646,10 +646,30 @@ sbf_hashset_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+/*
+ * An sbf_hashset_agg transition: rows after a group's first add their hash
+ * to the state in place (sbf_hso_row_state); the rest take the general step.
+ */
+static pg_attribute_always_inline Datum
+hs_agg_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
+{
+	SbfHsObject *o = sbf_hso_row_state(fcinfo);
+
+	if (likely(o != NULL))
+	{
+		SbfStatus	st = sbf_hs_add_hash(fcinfo, &o->hs, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
+
+		if (unlikely(st != SBF_OK))
+			sbf_hs_report_status(st);
+		return PG_GETARG_DATUM(0);
+	}
+	return sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", kind, hs_agg_add);
+}
+
 /* sbf_hashset_agg(text | bigint | bytea) transitions. */
-SBF_ENTRY_POINT(sbf_hashset_agg_trans_text, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add));
-SBF_ENTRY_POINT(sbf_hashset_agg_trans_int8, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_INT8, hs_agg_add));
-SBF_ENTRY_POINT(sbf_hashset_agg_trans_bytea, sbf_agg_elem_trans(fcinfo, "sbf_hashset_agg_trans", SBF_ELEM_BYTES, hs_agg_add));
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_text, hs_agg_elem(fcinfo, SBF_ELEM_BYTES));
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_int8, hs_agg_elem(fcinfo, SBF_ELEM_INT8));
+SBF_ENTRY_POINT(sbf_hashset_agg_trans_bytea, hs_agg_elem(fcinfo, SBF_ELEM_BYTES));
 
 /*
  * sbf_build(h, error_rate): the filter sbf_agg builds from the same elements

@@ -112,6 +112,21 @@ sbf_hso_rw(Datum d)
 }
 
 /*
+ * The state of an element aggregate's row that can take the fast path: a
+ * non-NULL element and a state that is our read-write object.  Only an
+ * aggregate holds one (nothing else makes one a transition could be
+ * handed), so the row needs no aggregate-context check; the first row of a
+ * group, NULL elements and anything else go through sbf_agg_elem_trans.
+ */
+static inline SbfHsObject *
+sbf_hso_row_state(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		return NULL;
+	return sbf_hso_rw(PG_GETARG_DATUM(0));
+}
+
+/*
  * Adds hash h to set hs: a store into the buffer, inline; a full buffer is
  * sorted in with the call site's scratch (sbf_hs_add_slow).
  */
