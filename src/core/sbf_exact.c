@@ -14,36 +14,61 @@
 
 #include "sbf_internal.h"
 
+/* Marks in map the HyperLogLog register (p bits) of hash x: bit r for register r. */
+static inline void
+hll_map_set(uint64_t *map, uint64_t x, int p)
+{
+	uint32_t	r = (uint32_t) (x & (SBF_HLL_REGISTERS(p) - 1));
+
+	map[r / 64] |= (uint64_t) 1 << (r % 64);
+}
+
+/* HyperLogLog area bytes for nz nonzero registers: sparse 4 each, or dense. */
+static inline size_t
+hll_bytes_for(size_t nz, int p)
+{
+	return nz <= SBF_HLL_SPARSE_MAX(p) ? nz * 4 : SBF_HLL_DENSE_BYTES(p);
+}
+
 /*
- * Bytes of the HyperLogLog area of the hashes of an exact view plus an
- * optional extra array: sparse 4 bytes per nonzero register, or dense.
+ * Fills map (cleared here) with the registers the hashes of an exact view
+ * use, and returns how many there are.
  */
 static size_t
-hll_bytes_of(const SbfView *v, const uint64_t *extra, uint32_t nextra, int p)
+hll_map_of(const SbfView *v, uint64_t *map)
 {
-	uint64_t	map[SBF_HLL_REGISTERS(SBF_HLL_P_MAX) / 64];
-	uint32_t	mask = SBF_HLL_REGISTERS(p) - 1;
-	size_t		nwords = (SBF_HLL_REGISTERS(p) + 63) / 64;
+	size_t		nwords = (SBF_HLL_REGISTERS(v->hll_p) + 63) / 64;
 	size_t		nz = 0;
 	size_t		w;
 	uint32_t	i;
 
 	memset(map, 0, nwords * sizeof(uint64_t));
 	for (i = 0; i < v->nhashes; i++)
-	{
-		uint32_t	r = (uint32_t) (sbf_exact_hash(v, i) & mask);
-
-		map[r / 64] |= (uint64_t) 1 << (r % 64);
-	}
-	for (i = 0; i < nextra; i++)
-	{
-		uint32_t	r = (uint32_t) (extra[i] & mask);
-
-		map[r / 64] |= (uint64_t) 1 << (r % 64);
-	}
+		hll_map_set(map, sbf_exact_hash(v, i), v->hll_p);
 	for (w = 0; w < nwords; w++)
 		nz += (size_t) sbf_popcount64(map[w]);
-	return nz <= SBF_HLL_SPARSE_MAX(p) ? nz * 4 : SBF_HLL_DENSE_BYTES(p);
+	return nz;
+}
+
+/*
+ * Bytes of the HyperLogLog area of the hashes of an exact view plus an
+ * optional extra array (none of them in it).
+ */
+static size_t
+hll_bytes_of(const SbfView *v, const uint64_t *extra, uint32_t nextra)
+{
+	uint64_t	map[SBF_HLL_REGISTERS(SBF_HLL_P_MAX) / 64];
+	size_t		nz = hll_map_of(v, map);
+	uint32_t	i;
+
+	for (i = 0; i < nextra; i++)
+	{
+		uint32_t	r = (uint32_t) (extra[i] & (SBF_HLL_REGISTERS(v->hll_p) - 1));
+
+		nz += (map[r / 64] >> (r % 64) & 1) == 0;
+		hll_map_set(map, extra[i], v->hll_p);
+	}
+	return hll_bytes_for(nz, v->hll_p);
 }
 
 /*
@@ -106,7 +131,7 @@ exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra)
 
 	if (n > SBF_EXACT_MAX)
 		return false;
-	return segmented_size(v, n, hll_bytes_of(v, extra, nextra, v->hll_p),
+	return segmented_size(v, n, hll_bytes_of(v, extra, nextra),
 						  bytes) >= bytes;
 }
 
@@ -256,7 +281,7 @@ sbf_exact_add_run(SbfFilter *f, const uint64_t *h, size_t n, size_t *used)
 	uint64_t	map[SBF_HLL_REGISTERS(SBF_HLL_P_MAX) / 64];
 	SbfView		v;
 	uint32_t	mask;
-	size_t		nz = 0;
+	size_t		nz;
 	size_t		i;
 	size_t		nnew = 0;
 	uint32_t	j = 0;
@@ -269,14 +294,7 @@ sbf_exact_add_run(SbfFilter *f, const uint64_t *h, size_t n, size_t *used)
 	*used = 0;
 	sbf_filter_view(f, &v);
 	mask = SBF_HLL_REGISTERS(v.hll_p) - 1;
-	memset(map, 0, (SBF_HLL_REGISTERS(v.hll_p) + 63) / 64 * sizeof(uint64_t));
-	for (j = 0; j < v.nhashes; j++)
-	{
-		uint32_t	r = (uint32_t) (sbf_exact_hash(&v, j) & mask);
-
-		nz += (map[r / 64] >> (r % 64) & 1) == 0;
-		map[r / 64] |= (uint64_t) 1 << (r % 64);
-	}
+	nz = hll_map_of(&v, map);
 	/* at most SBF_EXACT_MAX hashes can join: the form never holds more */
 	fresh = f->a->alloc(sizeof(uint64_t) * (n < SBF_EXACT_MAX ? n : SBF_EXACT_MAX) + 8,
 						f->a->ctx);
@@ -294,10 +312,10 @@ sbf_exact_add_run(SbfFilter *f, const uint64_t *h, size_t n, size_t *used)
 			j++;
 		if (j < v.nhashes && sbf_exact_hash(&v, j) == h[i])
 			continue;			/* already there: sbf_exact_add's no-op */
-		hll = nz2 <= SBF_HLL_SPARSE_MAX(v.hll_p) ? nz2 * 4 : SBF_HLL_DENSE_BYTES(v.hll_p);
+		hll = hll_bytes_for(nz2, v.hll_p);
 		if (total > SBF_EXACT_MAX || segmented_size(&v, total, hll, bytes) < bytes)
 			break;				/* exact_fits says no: the caller converts */
-		map[r / 64] |= (uint64_t) 1 << (r % 64);
+		hll_map_set(map, h[i], v.hll_p);
 		nz = nz2;
 		fresh[nnew++] = h[i];
 	}
