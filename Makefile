@@ -16,7 +16,9 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 REGRESS = $(sort $(patsubst sql/%.sql,%,$(filter-out sql/sbf--%,$(wildcard sql/*.sql))))
 REGRESS_OPTS = --load-extension=sbf
 
-TAP_TESTS = 1
+# make installcheck runs the regress files against the running server of the
+# installation PG_CONFIG names; the TAP tests (test/t, they start their own
+# servers) run with make prove_installcheck, see test/run_all.sh
 PROVE_TESTS = test/t/*.pl
 
 PG_CPPFLAGS = -I$(srcdir)/src/core
@@ -30,12 +32,12 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# TAP tests alone (PGXS runs them inside installcheck when TAP_TESTS is set;
-# test/run_all.sh runs pg_regress with TAP_TESTS= and this target as postgres)
 sql/sbf--1.1.sql: sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql
 	{ echo '/* sbf--1.1.sql: install script for sbf 1.1, built by the Makefile from sbf--1.0.sql and sbf--1.0--1.1.sql; do not edit */'; \
 	  sed -e '1d' sql/sbf--1.0.sql; sed -e '1,/\\quit/d' sql/sbf--1.0--1.1.sql; } > $@
 
+# the TAP tests alone (needs a PostgreSQL configured with --enable-tap-tests;
+# initdb refuses root, so test/run_all.sh runs this as user postgres)
 prove_installcheck:
 	$(prove_installcheck)
 .PHONY: prove_installcheck

@@ -33,11 +33,12 @@ SELECT a.aggfnoid::regprocedure, a.aggkind, a.aggcombinefn, a.aggserialfn,
 	   a.aggdeserialfn, a.aggfinalmodify, a.aggtransspace, p.proparallel
 FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
 WHERE p.proname IN ('sbf_agg', 'sbf_union_agg')
-ORDER BY 1::text;
+ORDER BY a.aggfnoid::regprocedure::text COLLATE "C";
 
 -- every aggregate has a comment
 SELECT p.oid::regprocedure, obj_description(p.oid, 'pg_proc') IS NOT NULL AS has_comment
-FROM pg_proc p WHERE p.proname IN ('sbf_agg', 'sbf_union_agg') ORDER BY 1::text;
+FROM pg_proc p WHERE p.proname IN ('sbf_agg', 'sbf_union_agg')
+ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- zero rows give NULL, as PostgreSQL's own aggregates (other than count) do
 SELECT sbf_agg(x::text) IS NULL AS text_null, sbf_agg(x::bigint) IS NULL AS bigint_null,

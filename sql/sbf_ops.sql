@@ -251,11 +251,15 @@ WHERE p.prokind = 'f'
 					'scalablebloom_send', 'scalablebloom', 'bytea', 'sbf_empty',
 					'sbf_add', 'sbf_union', 'sbf_concat', 'sbf_contains',
 					'sbf_contained', 'sbf_matches', 'sbf_cardinality', 'sbf_info')
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text COLLATE "C";
 
--- every object of the extension has a comment
+-- every object of the extension has a comment (but the array types that
+-- PostgreSQL 17 and later record as members too: they follow their element
+-- type and take no comment of their own)
 SELECT pg_describe_object(d.classid, d.objid, 0) AS object
 FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'sbf'
 WHERE d.deptype = 'e'
   AND obj_description(d.objid, (SELECT relname FROM pg_class WHERE oid = d.classid)) IS NULL
+  AND NOT (d.classid = 'pg_type'::regclass
+		   AND EXISTS (SELECT 1 FROM pg_type t WHERE t.typarray = d.objid))
 ORDER BY 1;

@@ -42,6 +42,8 @@
 #include "fmgr.h"
 #include "utils/expandeddatum.h"
 
+#include "sbf_compat.h"
+
 #include "sbf_core.h"
 
 typedef struct ScalableBloom
@@ -103,7 +105,7 @@ extern bool sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len,
 							   SbfView *v);
 
 /* Raises the error matching a non-OK status from a write operation. */
-extern void sbf_report_status(SbfStatus st) pg_attribute_noreturn();
+extern pg_noreturn void sbf_report_status(SbfStatus st);
 
 /* Checks user-supplied parameters, raising 22023 with a hint on failure. */
 extern void sbf_check_params(const SbfParams *p);
@@ -124,16 +126,16 @@ extern void sbf_check_union_compatible(const SbfView *a, const SbfView *b,
 									   bool own_rate);
 
 /* The one wording of an incompatible union (views may be NULL). */
-extern void sbf_union_incompatible(const SbfView *a, const SbfView *b,
-								   uint32 diff) pg_attribute_noreturn();
+extern pg_noreturn void sbf_union_incompatible(const SbfView *a,
+											  const SbfView *b, uint32 diff);
 
 /*
  * Raises the error of a failed union: for SBF_E_OVER_BUDGET 22023 with a
  * hint naming the error_rate that would fit (from bound) and sbf_hashset;
  * else as sbf_report_status.
  */
-extern void sbf_report_union(SbfStatus st, double bound, double error_rate)
-	pg_attribute_noreturn();
+extern pg_noreturn void sbf_report_union(SbfStatus st, double bound,
+										double error_rate);
 
 /* Raises 22023 with a hint for an error_rate outside (0, 0.5). */
 extern void sbf_check_error_rate(double error_rate);

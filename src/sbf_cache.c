@@ -210,7 +210,7 @@ static void
 sbf_use_tag(SbfUseTag *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->lxid = MyProc->lxid;
+	t->lxid = SBF_MY_LXID();
 	t->cid = GetCurrentCommandId(false);
 	if (ActiveSnapshotSet())
 	{
@@ -255,8 +255,8 @@ sbf_chunk_identity(const SbfValueKey *key, SbfChunkId *id)
 				ObjectIdGetDatum(key->valueid));
 	ScanKeyInit(&skey[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
 				Int32GetDatum(0));
-	init_toast_snapshot(&snap);
-	scan = systable_beginscan_ordered(toastrel, toastidxs[valid], &snap, 2, skey);
+	scan = systable_beginscan_ordered(toastrel, toastidxs[valid],
+									  sbf_toast_snapshot(&snap), 2, skey);
 	tup = systable_getnext_ordered(scan, ForwardScanDirection);
 	if (tup != NULL)
 	{

@@ -188,7 +188,8 @@ elem_array_start(FunctionCallInfo fcinfo, int argno, const SbfElemType *et,
 	a->et = et;
 	a->nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	a->i = 0;
-	array_iter_setup(&a->it, (AnyArrayType *) arr);
+	sbf_array_iter_setup(&a->it, (AnyArrayType *) arr, et->typlen,
+						 et->typbyval, et->typalign);
 }
 
 /* Sets *h to the hash of the next non-NULL element; false past the last. */
@@ -203,7 +204,7 @@ elem_array_next(ElemArray *a, uint64 *h)
 		/* a big array is a long loop: let a cancel or timeout in */
 		if ((a->i & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
-		d = array_iter_next(&a->it, &isnull, a->i++, a->et->typlen,
+		d = sbf_array_iter_next(&a->it, &isnull, a->i++, a->et->typlen,
 							a->et->typbyval, a->et->typalign);
 		if (!isnull)
 		{

@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
-# The complete test suite: core unit tests (ASan/UBSan), fuzz smoke runs,
-# pg_regress and TAP tests.  Installs what it needs first (test/setup.sh).
-# Ends with one line "N passed, N failed, N skipped" over every suite (a skipped
-# test or TAP file is never a pass); exits non-zero if anything failed.
+# The complete test suite, on every PostgreSQL major sbf supports: the core
+# unit tests (ASan/UBSan) and fuzz smoke runs (pure C: no PostgreSQL inside,
+# so they run once), a warning-free compile against the server headers of 17
+# and 19, and for each of 15 and 18 a -Werror build, pg_regress and every TAP
+# test.  Installs what it needs first: Debian's PostgreSQL 15 (test/setup.sh),
+# PostgreSQL 18 built from ../shared/vendor (test/pg_build.sh) and Citus for
+# each (test/citus_setup.sh), all cached outside the clone in SBF_CACHE.
+# Ends with one line "N passed, N failed, N skipped" over every suite and
+# major (a skipped test or TAP file is never a pass); exits non-zero if
+# anything failed.
+#   SBF_PG             majors to run the server suites on (default "15 18")
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
-#   SBF_SKIP           space-separated suites to skip: unit fuzz regress tap
-#   CITUS_SRC, CITUS_PATCH  Citus source tarball and patch for test/t/020_citus.pl
-#                      (test/citus_setup.sh); by default the release kept in
-#                      ../shared/vendor next to the clone, else /work/shared/vendor;
-#                      without a source and without an installed Citus that
-#                      test is skipped
+#   SBF_SKIP           space-separated suites to skip: unit fuzz meta compile regress tap
+#   SBF_VENDOR         the vendored sources (default ../shared/vendor next to the
+#                      clone, else /work/shared/vendor); without them, 18, the
+#                      compile checks and the Citus test are skipped
+#   SBF_CACHE          cache for the builds (default /var/cache/sbf)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-if [ -z "${CITUS_SRC:-}" ]; then
-	for vendor in ../shared/vendor /work/shared/vendor; do
-		if [ -f "$vendor/citus-13.2.2.tar.gz" ]; then
-			vendor=$(cd "$vendor" && pwd)
-			export CITUS_SRC=$vendor/citus-13.2.2.tar.gz
-			export CITUS_PATCH=${CITUS_PATCH:-$vendor/citus-13.2.2-pg15.14.patch}
-			break
-		fi
+majors=${SBF_PG:-"15 18"}
+if [ -z "${SBF_VENDOR:-}" ]; then
+	for d in ../shared/vendor /work/shared/vendor; do
+		[ -d "$d" ] && { SBF_VENDOR=$(cd "$d" && pwd); break; }
 	done
 fi
+vendor=${SBF_VENDOR:-}
 root=$(pwd)
 logdir=$root/test/log
 rm -rf "$logdir"; mkdir -p "$logdir"
@@ -38,14 +41,15 @@ tally() {
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 	total_skip=$((total_skip + skipped))
-	summary+=("$(printf '  %-10s %5d passed, %d failed, %d skipped' "$name" "$pass" "$fail" "$skipped")")
+	summary+=("$(printf '  %-14s %5d passed, %d failed, %d skipped' "$name" "$pass" "$fail" "$skipped")")
 }
 
 # True for a suite named in SBF_SKIP, which then counts as one skipped test.
 skip() {
-	[[ " ${SBF_SKIP:-} " == *" $1 "* ]] || return 1
-	echo "== $1: skipped (SBF_SKIP)"
-	tally "$1" 0 0 1
+	local suite=$1 label=${2:-$1}
+	[[ " ${SBF_SKIP:-} " == *" $suite "* ]] || return 1
+	echo "== $label: skipped (SBF_SKIP)"
+	tally "$label" 0 0 1
 }
 
 # A suite whose make failed counts at least one failure, whatever it printed
@@ -56,73 +60,160 @@ failed_at_least() {
 	echo "$fail"
 }
 
-echo "== setup"
-if ! bash test/setup.sh; then
+# The last "N passed, N failed" line of a log, tallied under a name.
+tally_log() {
+	local name=$1 rc=$2 log=$3 line
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+	if [ -n "$line" ]; then
+		tally "$name" "$(echo "$line" | cut -d' ' -f1)" \
+			"$(failed_at_least "$rc" "$(echo "$line" | cut -d' ' -f3)")"
+	else
+		tally "$name" 0 1
+	fi
+}
+
+# The pg_config of a major: Debian's for 15, a build from the vendored
+# source for 18.  Prints nothing when the major cannot be had here.
+pg_config_of() {
+	case $1 in
+	15) echo /usr/lib/postgresql/15/bin/pg_config ;;
+	18)
+		[ -n "$vendor" ] && [ -f "$vendor/postgresql-18_18.6.orig.tar.bz2" ] || return 0
+		PG_SRC=$vendor/postgresql-18_18.6.orig.tar.bz2 bash test/pg_build.sh ;;
+	esac
+}
+
+# The Citus release for a major (13.2.2 with its patch for 15, 14.0.1 for
+# 16-18); sets CITUS_SRC and CITUS_PATCH, or unsets them.
+citus_for() {
+	unset CITUS_SRC CITUS_PATCH
+	[ -n "$vendor" ] || return 0
+	case $1 in
+	15) [ -f "$vendor/citus-13.2.2.tar.gz" ] || return 0
+		export CITUS_SRC=$vendor/citus-13.2.2.tar.gz
+		export CITUS_PATCH=$vendor/citus-13.2.2-pg15.14.patch ;;
+	18) [ -f "$vendor/citus-14.0.1.tar.gz" ] || return 0
+		export CITUS_SRC=$vendor/citus-14.0.1.tar.gz ;;
+	esac
+}
+
+echo "== setup (Debian packages)"
+if ! SBF_PACKAGES_ONLY=1 bash test/setup.sh; then
 	echo "setup failed"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 
-if ! skip unit; then
-	echo "== core unit tests (ASan + UBSan)"
+if ! skip unit "unit (core)"; then
+	echo "== core unit tests (ASan + UBSan; pure C, the same on every major)"
 	make -s -C test/unit check 2>&1 | tee "$logdir/unit.log"
-	rc=${PIPESTATUS[0]}
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logdir/unit.log" | tail -1)
-	if [ -n "$line" ]; then
-		tally unit "$(echo "$line" | cut -d' ' -f1)" \
-			"$(failed_at_least "$rc" "$(echo "$line" | cut -d' ' -f3)")"
-	else
-		tally unit 0 1
-	fi
+	tally_log "unit (core)" "${PIPESTATUS[0]}" "$logdir/unit.log"
 fi
 
-if ! skip fuzz; then
-	echo "== fuzz smoke runs (${SBF_FUZZ_SECONDS:-15} s per target)"
+if ! skip fuzz "fuzz (core)"; then
+	echo "== fuzz smoke runs (${SBF_FUZZ_SECONDS:-15} s per target; pure C)"
 	make -s -C test/fuzz smoke SMOKE_TIME="${SBF_FUZZ_SECONDS:-15}" > "$logdir/fuzz.log" 2>&1
 	rc=$?
 	grep -E '^fuzz_[a-z]+: ' "$logdir/fuzz.log"
 	pass=$(grep -cE '^fuzz_[a-z]+: .*exit status 0$' "$logdir/fuzz.log")
 	fail=$(grep -cE '^fuzz_[a-z]+: .*exit status [1-9]' "$logdir/fuzz.log")
 	[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
-	tally fuzz "$pass" "$(failed_at_least "$rc" "$fail")"
+	tally "fuzz (core)" "$pass" "$(failed_at_least "$rc" "$fail")"
 fi
 
-if ! skip regress; then
-	echo "== pg_regress"
-	pg_virtualenv -t -v 15 make -s installcheck TAP_TESTS= 2>&1 | tee "$logdir/regress.log" |
-		grep -E '\.\.\. |tests (passed|failed)|^ERROR|FATAL'
-	rc=${PIPESTATUS[0]}
-	pass=$(grep -cE '\.\.\. ok' "$logdir/regress.log")
-	fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed' "$logdir/regress.log")
-	[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
-	tally regress "$pass" "$(failed_at_least "$rc" "$fail")"
-	[ -f regression.diffs ] && cp regression.diffs "$logdir/"
+if ! skip meta "meta"; then
+	echo "== META.json against the PGXN Meta Spec 1.0.0"
+	python3 test/meta_check.py > "$logdir/meta.log" 2>&1
+	rc=$?
+	grep -E '^meta: ' "$logdir/meta.log"
+	tally_log "meta" "$rc" "$logdir/meta.log"
 fi
 
-if ! skip tap; then
-	echo "== TAP (PostgreSQL::Test::Cluster, run as user postgres)"
-	# initdb refuses to run as root: run the TAP suite from a copy owned by postgres
-	tapdir=$(mktemp -d /tmp/sbf-tap.XXXXXX)
-	cp -a Makefile sbf.control src sql expected test "$tapdir"/
-	rm -rf "$tapdir/test/log"
-	chown -R postgres: "$tapdir"
-	runuser -u postgres -- make -s -C "$tapdir" prove_installcheck \
-		PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config PROVE_FLAGS=-v 2>&1 |
-		tee "$logdir/tap.log" | grep -E '^(ok|not ok|t/|test/|Result|Files=)'
-	# a test skipped inside a file prints "ok N # skip reason", a file
-	# skipped as a whole (plan skip_all) "test/t/x.pl .. skipped: reason":
-	# skips, not passes
-	pass=$(grep -E '^ok [0-9]+' "$logdir/tap.log" | grep -cviE '^ok [0-9]+[^#]*# skip')
-	fail=$(grep -cE '^not ok [0-9]+' "$logdir/tap.log")
-	skipped=$(( $(grep -ciE '^ok [0-9]+[^#]*# skip' "$logdir/tap.log") +
-		$(grep -cE '^\S+\.pl \.+ skipped: ' "$logdir/tap.log") ))
-	grep -qE '^Result: PASS' "$logdir/tap.log" ||
-		{ grep -qE '^Result: NOTESTS' "$logdir/tap.log" && [ "$skipped" -gt 0 ]; } ||
-		[ "$fail" -gt 0 ] || fail=1
-	tally tap "$pass" "$fail" "$skipped"
-	cp -a "$tapdir"/tmp_check/log "$logdir/tap_server_logs" 2>/dev/null
-	rm -rf "$tapdir"
-fi
+# Compile checks against the headers of majors that are not run here.
+for spec in "17:postgresql-server-dev-17_*.deb" "19:postgresql-server-dev-19_*.deb"; do
+	major=${spec%%:*}
+	skip compile "compile pg$major" && continue
+	deb=$(ls "$vendor"/${spec#*:} 2>/dev/null | head -1)
+	if [ -z "$deb" ]; then
+		echo "== compile pg$major: skipped (no server headers in ${vendor:-../shared/vendor})"
+		tally "compile pg$major" 0 0 1
+		continue
+	fi
+	echo "== compile every source file against PostgreSQL $major's headers (-Werror)"
+	bash test/compile_check.sh "$major" "$deb" > "$logdir/compile$major.log" 2>&1
+	rc=$?
+	grep -E '^compile-' "$logdir/compile$major.log"
+	tally_log "compile pg$major" "$rc" "$logdir/compile$major.log"
+done
+
+for major in $majors; do
+	echo "== PostgreSQL $major"
+	pg_config=$(pg_config_of "$major")
+	if [ -z "$pg_config" ]; then
+		echo "== PostgreSQL $major: skipped (no $major here: see SBF_VENDOR)"
+		tally "pg$major" 0 0 1
+		continue
+	fi
+	citus_for "$major"
+	if ! PG_CONFIG=$pg_config bash test/setup.sh; then
+		echo "== PostgreSQL $major: setup failed"
+		tally "pg$major setup" 0 1
+		continue
+	fi
+	export PG_CONFIG=$pg_config
+	[ "$major" = 15 ] && set_up_15=1
+
+	if ! skip regress "regress pg$major"; then
+		echo "== pg_regress on PostgreSQL $major"
+		bash test/pg_tmp.sh make -s installcheck TAP_TESTS= PG_CONFIG="$pg_config" 2>&1 |
+			tee "$logdir/regress$major.log" |
+			grep -E '\.\.\. |^(not )?ok [0-9]+|tests (passed|failed)|^ERROR|FATAL'
+		rc=${PIPESTATUS[0]}
+		# pg_regress prints "test x ... ok" up to 15 and TAP lines
+		# ("ok 3 - x", "not ok 3 - x") from 16 on
+		pass=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$logdir/regress$major.log")
+		fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed|^not ok [0-9]+' "$logdir/regress$major.log")
+		[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
+		tally "regress pg$major" "$pass" "$(failed_at_least "$rc" "$fail")"
+		[ -f regression.diffs ] && cp regression.diffs "$logdir/regression$major.diffs"
+	fi
+
+	if ! skip tap "tap pg$major"; then
+		echo "== TAP on PostgreSQL $major (PostgreSQL::Test::Cluster, run as user postgres)"
+		# initdb refuses to run as root: run the TAP suite from a copy owned by postgres
+		tapdir=$(mktemp -d /tmp/sbf-tap.XXXXXX)
+		cp -a Makefile sbf.control src sql expected test "$tapdir"/
+		rm -rf "$tapdir/test/log"
+		chown -R postgres: "$tapdir"
+		tlog=$logdir/tap$major.log
+		# test/t/008_major_upgrade.pl moves data from 15 to this major
+		# when 15 was set up by this run
+		upgrade_from=
+		[ "$major" != 15 ] && [ -n "${set_up_15:-}" ] && upgrade_from=/usr/lib/postgresql/15
+		SBF_UPGRADE_FROM=$upgrade_from runuser -u postgres -- make -s -C "$tapdir" prove_installcheck \
+			PG_CONFIG="$pg_config" PROVE_FLAGS=-v 2>&1 |
+			tee "$tlog" | grep -E '^(ok|not ok|t/|test/|Result|Files=)'
+		# a test skipped inside a file prints "ok N # skip reason", a file
+		# skipped as a whole (plan skip_all) "test/t/x.pl .. skipped: reason":
+		# skips, not passes
+		pass=$(grep -E '^ok [0-9]+' "$tlog" | grep -cviE '^ok [0-9]+[^#]*# skip')
+		fail=$(grep -cE '^not ok [0-9]+' "$tlog")
+		skipped=$(( $(grep -ciE '^ok [0-9]+[^#]*# skip' "$tlog") +
+			$(grep -cE '^\S+\.pl \.+ skipped: ' "$tlog") ))
+		# a file that died midway: every planned assertion that did not run
+		# is a failure
+		notrun=$(sed -nE 's/^# Looks like you planned ([0-9]+) tests? but ran ([0-9]+)\.$/\1 \2/p' "$tlog" |
+			awk '{ s += $1 - $2 } END { print s + 0 }')
+		fail=$((fail + notrun))
+		grep -qE '^Result: PASS' "$tlog" ||
+			{ grep -qE '^Result: NOTESTS' "$tlog" && [ "$skipped" -gt 0 ]; } ||
+			[ "$fail" -gt 0 ] || fail=1
+		tally "tap pg$major" "$pass" "$fail" "$skipped"
+		cp -a "$tapdir"/tmp_check/log "$logdir/tap${major}_server_logs" 2>/dev/null
+		rm -rf "$tapdir"
+	fi
+	unset PG_CONFIG
+done
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"
