@@ -186,7 +186,7 @@ for major in $majors; do
 		rm -rf "$tapdir/test/log"
 		chown -R postgres: "$tapdir"
 		tlog=$logdir/tap$major.log
-		# test/t/008_major_upgrade.pl moves data from 15 to this major
+		# test/t/030_major_upgrade.pl moves data from 15 to this major
 		# when 15 was set up by this run
 		upgrade_from=
 		[ "$major" != 15 ] && [ -n "${set_up_15:-}" ] && upgrade_from=/usr/lib/postgresql/15
