@@ -105,7 +105,7 @@ my $res = SbfLoad::finish($load);
 $node->poll_query_until('postgres', 'SELECT true')
   or die 'the server did not come back after the backend crash';
 ok( $node->log_contains(
-		qr/server process \(PID $victim\) was terminated by signal 9/,
+		qr/\(PID $victim\) was terminated by signal 9/,
 		$log_offset),
 	'the postmaster saw the backend killed');
 ok($node->log_contains(qr/all server processes terminated; reinitializing/,

@@ -353,7 +353,10 @@ my $uncommented_sql = q{
 								AND d.refobjid = x.oid AND x.extname = 'sbf'
 		 LEFT JOIN pg_description c ON c.classoid = d.classid AND c.objoid = d.objid
 									   AND c.objsubid = d.objsubid
-	WHERE d.deptype = 'e' AND c.description IS NULL};
+	WHERE d.deptype = 'e' AND c.description IS NULL
+	  -- the array types PostgreSQL 17 and later record as members too
+	  AND NOT (d.classid = 'pg_type'::regclass
+			   AND EXISTS (SELECT 1 FROM pg_type t WHERE t.typarray = d.objid))};
 
 # The extension's catalog, as text: its members, and for the functions,
 # aggregates, operators, types and casts among them the properties an

@@ -303,9 +303,12 @@ sub check_partial
 
 	my $p = show_plan($query);
 	my @q = task_queries($p);
-	ok( @q && !(grep { !/worker_partial_agg\(/ } @q),
+	# Citus 13 sends the states as text (worker_partial_agg,
+	# coord_combine_agg), Citus 14 in binary (worker_binary_partial_agg,
+	# coord_binary_combine_agg, through the types' send and receive)
+	ok( @q && !(grep { !/worker_(?:binary_)?partial_agg\(/ } @q),
 		"$name: the workers run worker_partial_agg");
-	like($p, qr/coord_combine_agg\(/,
+	like($p, qr/coord_(?:binary_)?combine_agg\(/,
 		"$name: the coordinator combines the partial states");
 
 	my ($rows, $bytes, $tasks) = shipped(
