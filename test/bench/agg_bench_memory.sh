@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Samples a backend's private memory (RssAnon in /proc/PID/status) every
 # 10 ms while one query runs, and prints the peak above its idle level.
-# Run inside pg_virtualenv by agg_bench_run.sh; reading /proc of the server's
+# Run in agg_bench.sh's cluster by agg_bench_run.sh; reading /proc of the server's
 # processes needs root (or the server's user).
 set -euo pipefail
 

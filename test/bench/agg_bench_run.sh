@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The body of agg_bench.sh, run inside pg_virtualenv (PG* variables set).
+# The body of agg_bench.sh, run in bench_cluster.sh's throwaway cluster (PG* variables set).
 set -euo pipefail
 
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
@@ -28,6 +28,7 @@ plan_of() {
 
 echo "# sbf aggregate benchmark"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(sql 'SELECT version()' | cut -d, -f1)"
+echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: shared_buffers=1GB work_mem=256MB jit=off; REPS=$REPS (median of REPS after one warm-up) SCALE=$SCALE"
 echo
 
@@ -171,3 +172,4 @@ if [ "${SKIP_MEMORY:-0}" != 1 ]; then
 	echo "## memory: peak private memory (RssAnon) of the backend above its idle level"
 	bash ./agg_bench_memory.sh
 fi
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -19,15 +19,15 @@
 # A build given as LABEL=hs:PATH gets 1.1's aggregate (sbf_hashset state)
 # from that file, so that two 1.1 builds can be compared, e.g.
 #   test/bench/agg_quick.sh before=hs:/tmp/main/sbf.so after=hs:/tmp/new/sbf.so
-# To run against a private installation instead of pg_virtualenv's, start a
-# cluster of it, set PGHOST/PGPORT/PGUSER, and run agg_quick_run.sh directly
-# with REPS, SCALE, WORKERS and QUICK_BUILDS set (test/bench/agg_quick_private.sh).
+# The cluster is a throwaway one (bench_cluster.sh) of the installation that
+# PG_CONFIG names, with sbf installed in it (make PG_CONFIG=... install), or
+# of Debian's PostgreSQL 15 (pg_virtualenv) when PG_CONFIG is not set:
+#   PG_CONFIG=/var/cache/sbf/pg18-bench/bin/pg_config bash test/bench/agg_quick.sh
 # Environment: REPS (default 5), SCALE (default 0.4), WORKERS (default 0).
-# Run as root or as a user that can run pg_virtualenv; the .so files must be
-# readable by the postgres user.
+# Run as root; the .so files must be readable by the postgres user.
 set -euo pipefail
 cd "$(dirname "$0")"
 export REPS=${REPS:-5} SCALE=${SCALE:-0.4} WORKERS=${WORKERS:-0}
 export QUICK_BUILDS="$*"
-pg_virtualenv -v 15 -o shared_buffers=1GB -o work_mem=256MB -o jit=off \
-	-o max_parallel_workers=4 bash ./agg_quick_run.sh
+bash ./bench_cluster.sh "shared_buffers=1GB work_mem=256MB jit=off max_parallel_workers=4" \
+	bash ./agg_quick_run.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The body of agg_quick.sh, run inside pg_virtualenv (PG* variables set).
+# The body of agg_quick.sh, run in bench_cluster.sh's throwaway cluster (PG* variables set).
 set -euo pipefail
 
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
@@ -28,7 +28,8 @@ time_query() {
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "# sbf_agg quick benchmark"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(sql 'SELECT version()' | cut -d, -f1)"
+echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "REPS=$REPS SCALE=$SCALE WORKERS=$WORKERS"
 
 declare -A Q AGG
@@ -129,4 +130,4 @@ for n in "${names[@]}"; do
 		"$mc" "$(echo "$mc / $cc" | bc -l)" "$runs"
 done
 echo "(medians of REPS; ratios to count = count(object); star = count(*); wall = client-side clock, cpu = backend user+system time)"
-echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

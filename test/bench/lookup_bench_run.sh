@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The body of lookup_bench.sh, run inside pg_virtualenv (PG* variables set).
+# The body of lookup_bench.sh, run in bench_cluster.sh's throwaway cluster (PG* variables set).
 set -euo pipefail
 
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
@@ -20,6 +20,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}'; 
 
 echo "# sbf lookup benchmark"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(sql 'SELECT version()' | cut -d, -f1)"
+echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: shared_buffers=1GB jit=off; pgbench -M prepared -c $CLIENTS -j 2 -T $DURATION, REPS=$REPS (medians)"
 echo
 
@@ -195,11 +196,16 @@ done
 echo
 
 # the plot: tps per request kind, typical user vs the 1.1M-interaction user
+if ! command -v gnuplot >/dev/null; then
+	echo "plot: skipped, gnuplot is not installed"
+	echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 gnuplot <<GP
 set terminal pngcairo noenhanced size 900,540 font ",10"
 set bmargin 4
 set output "plots/lookup_tps.png"
-set title "Ranking request (120 candidates), pgbench -c $CLIENTS, $(nproc) CPUs, PG 15: median tps"
+set title "Ranking request (120 candidates), pgbench -c $CLIENTS, $(nproc) CPUs, PG $(sql "SHOW server_version" | cut -d. -f1): median tps"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -214,3 +220,4 @@ plot "results/lookup_bench.tsv" using 2 title "typical user (60-6,000 interactio
 	 "" using 3 title "user with 1.1M interactions"
 GP
 echo "plot: test/bench/plots/lookup_tps.png"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

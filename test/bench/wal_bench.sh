@@ -12,9 +12,9 @@
 # 200 for the pattern.  The merge seen || recent is measured once, as the
 # WAL it costs (amortized over however many updates it folds in).
 #
-# Uses the cluster in the PG* environment variables when PGHOST is set (e.g.
-# one started from a private install), else a throwaway pg_virtualenv one
-# (which needs sbf installed in the system PostgreSQL 15).
+# Uses the cluster in the PG* environment variables when PGHOST is set, else a
+# throwaway one (bench_cluster.sh): of the installation PG_CONFIG names, or
+# Debian's PostgreSQL 15 (pg_virtualenv); sbf must be installed in it.
 #   DURATION  seconds per pgbench tps run (default 5)
 #   REPS      tps repetitions, medians reported (default 3)
 # Output: stdout and test/bench/results/wal_bench.txt.
@@ -25,6 +25,6 @@ export REPS=${REPS:-3} DURATION=${DURATION:-5}
 if [ -n "${PGHOST:-}" ]; then
 	bash ./wal_bench_run.sh 2>&1 | tee results/wal_bench.txt
 else
-	pg_virtualenv -t -v 15 -o shared_buffers=256MB -o jit=off \
+	bash ./bench_cluster.sh "shared_buffers=256MB jit=off" \
 		bash ./wal_bench_run.sh 2>&1 | tee results/wal_bench.txt
 fi

@@ -14,6 +14,7 @@ waldiff() { sql "SELECT pg_wal_lsn_diff('$2', '$1')::bigint"; }
 
 echo "# sbf live-update benchmark (WAL per update, ranking tps)"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(sql 'SELECT version()' | cut -d, -f1)"
+echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: full_page_writes=$(sql 'SHOW full_page_writes'), wal_level=$(sql 'SHOW wal_level'); pgbench -M prepared, DURATION=$DURATION s, REPS=$REPS (medians)"
 echo
 
@@ -123,3 +124,4 @@ printf '%-44s %10s %8s\n' query tps vs_one
 printf '%-44s %10s %8s\n' "one column: sbf_matches(seen, objects)" "${res[one]}" 1.00
 printf '%-44s %10s %8s\n' "two columns: seen @> o OR recent @> o" "${res[two]}" "$(ratio "${res[two]}" "${res[one]}")"
 printf '%-44s %10s %8s\n' "two columns: sbf_matches(seen)+(recent)" "${res[two_matches]}" "$(ratio "${res[two_matches]}" "${res[one]}")"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
