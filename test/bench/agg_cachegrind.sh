@@ -13,11 +13,14 @@
 # estimate of cycles: Ir + 10 per D1 miss + 100 per LL miss (a crude model:
 # it ignores how many instructions retire per cycle and what a division
 # costs), then each estimate minus none's, as a ratio to count's.  Run as
-# root with a private installation (tools/devcheck.sh NAME install):
-#   BIN=/opt/pg-x/lib/postgresql/15/bin test/bench/agg_cachegrind.sh none count \
-#       before=/tmp/a/sbf.so after=/opt/pg-x/lib/postgresql/15/lib/sbf.so
+# root with sbf installed in the PostgreSQL installation whose bin directory is
+# BIN (or whose pg_config is PG_CONFIG), e.g. a private copy of the built
+# PostgreSQL 18 (cp -a the install directory; make PG_CONFIG=COPY/bin/pg_config
+# install):
+#   BIN=/var/cache/sbf/pg18-bench/bin bash test/bench/agg_cachegrind.sh none count \
+#       before=/tmp/a/sbf.so after=/var/cache/sbf/pg18-bench/lib/postgresql/sbf.so
 set -euo pipefail
-: "${BIN:?set BIN}"
+BIN=${BIN:-$("${PG_CONFIG:?set BIN or PG_CONFIG}" --bindir)}
 SCALE=${SCALE:-0.1}
 cd "$(dirname "$0")"
 D=$(mktemp -d /tmp/aggcg.XXXXXX); chown postgres: "$D"

@@ -4,11 +4,17 @@
 # in 2,000 groups of 100 distinct elements, run twice: 1.0's internal-state
 # aggregate loaded from BASE_SO, this build's 1.0 entry points (v10api), and
 # this build's sbf_agg with its sbf_hashset state (new).  Never a pass/fail
-# test.  Run as root with a private installation (tools/devcheck.sh NAME install):
-#   BIN=/opt/pg-x/lib/postgresql/15/bin BASE_SO=/opt/pg-y/lib/postgresql/15/lib/sbf.so \
-#       test/bench/agg_instructions.sh
+# test.  Run as root
+# with sbf installed in the PostgreSQL installation whose bin directory is
+# BIN (or whose pg_config is PG_CONFIG), e.g. a private copy of the built
+# PostgreSQL 18 (cp -a the install directory; make PG_CONFIG=COPY/bin/pg_config
+# install):
+#   BIN=/var/cache/sbf/pg18-bench/bin BASE_SO=/path/to/1.0/sbf.so \
+#       bash test/bench/agg_instructions.sh
+# (BASE_SO must be a 1.0 build for the same PostgreSQL major as BIN.)
 set -euo pipefail
-: "${BIN:?set BIN}" "${BASE_SO:?set BASE_SO}"
+BIN=${BIN:-$("${PG_CONFIG:?set BIN or PG_CONFIG}" --bindir)}
+: "${BASE_SO:?set BASE_SO}"
 D=$(mktemp -d /tmp/agginstr.XXXXXX); chown postgres: "$D"
 trap 'runuser -u postgres -- "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$D"' EXIT
 PORT=$(( 20000 + RANDOM % 20000 ))

@@ -14,12 +14,15 @@
 # default 1 MB: a crude model, it ignores how many instructions retire per
 # cycle), start-up subtracted, and the issue's ratios in requests per cycle:
 # typical / floor and heavy / typical.  Never a pass/fail test.  Run as root
-# with a private installation (tools/devcheck.sh NAME install):
-#   BIN=/opt/pg-x/lib/postgresql/15/bin test/bench/lookup_cachegrind.sh
+# with sbf installed in the PostgreSQL installation whose bin directory is
+# BIN (or whose pg_config is PG_CONFIG), e.g. a private copy of the built
+# PostgreSQL 18 (cp -a the install directory; make PG_CONFIG=COPY/bin/pg_config
+# install):
+#   BIN=/var/cache/sbf/pg18-bench/bin bash test/bench/lookup_cachegrind.sh
 # With KEEP=DIR the cachegrind output files (cg.CASE) are copied to DIR, for
 # cg_annotate.
 set -euo pipefail
-: "${BIN:?set BIN}"
+BIN=${BIN:-$("${PG_CONFIG:?set BIN or PG_CONFIG}" --bindir)}
 N=${N:-200} LL_SIZE=${LL_SIZE:-1048576}
 cd "$(dirname "$0")"
 D=$(mktemp -d /tmp/lookcg.XXXXXX); chown postgres: "$D"

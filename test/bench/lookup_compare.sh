@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Before/after benchmark of sbf lookups: two builds of sbf, each installed in
-# its own PostgreSQL 15 tree, side by side in one run (never a pass/fail
-# test).
+# its own copy of one PostgreSQL installation, side by side in one run (never
+# a pass/fail test).
 #   test/bench/lookup_compare.sh BASE_BINDIR NEW_BINDIR
-# e.g. (dev machine, private installs made by devcheck.sh from a checkout of
-# branch main and from this tree):
-#   test/bench/lookup_compare.sh /opt/pg-speed10/lib/postgresql/15/bin \
-#       /opt/pg-speed/lib/postgresql/15/bin
+# e.g. with two private copies of the built PostgreSQL 18 (cp -a the install
+# directory twice; then `make PG_CONFIG=COPY/bin/pg_config install` from a
+# checkout of the base commit into one and from this tree into the other):
+#   bash test/bench/lookup_compare.sh /var/cache/sbf/pg18-base/bin \
+#       /var/cache/sbf/pg18-bench/bin
 # It starts one throwaway cluster per build, generates the lookup benchmark's
 # data (lookup_data.sql, without the exact tables) in the first and copies it
 # to the second, then runs every case in both builds in turn, REPS times, so

@@ -5,7 +5,9 @@
 -- 200,000 objects that were never added.  Prints bytes per element of the
 -- daily sets and filters, and the rollup's measured false-positive rate
 -- against its bound.  Deterministic (the hash is fixed); about 10 s.
---   tools/devcheck.sh NAME psql -f test/bench/rollup_fpr.sql
+-- Run, with sbf installed in the installation PG_CONFIG names, with
+--   PG_CONFIG=/path/bin/pg_config bash test/pg_tmp.sh psql -f test/bench/rollup_fpr.sql
+-- (or psql -f against any database with sbf 1.1 or later).
 \set QUIET on
 \pset footer off
 CREATE EXTENSION IF NOT EXISTS sbf;

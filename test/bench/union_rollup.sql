@@ -1,8 +1,9 @@
 -- The 1.0 rollup scenario under 1.1's union policy (README, "Merging"):
 -- 30 per-day sbf_agg filters of 2,000 distinct objects each at error_rate
--- 0.01, then sbf_union_agg over them.  Run with
---   /work/tools/devcheck.sh NAME psql -f test/bench/union_rollup.sql
--- (or psql -f against any database with sbf 1.1).
+-- 0.01, then sbf_union_agg over them.  Run, with sbf installed in the
+-- installation PG_CONFIG names, with
+--   PG_CONFIG=/path/bin/pg_config bash test/pg_tmp.sh psql -f test/bench/union_rollup.sql
+-- (or psql -f against any database with sbf 1.1 or later).
 CREATE EXTENSION IF NOT EXISTS sbf;
 CREATE TEMP TABLE days AS
 SELECT d AS day, sbf_agg('obj:' || d || ':' || i) AS f
