@@ -109,19 +109,34 @@ sql "SELECT format('no false negatives over 2000 posts: one column %s, two colum
 
 echo "## ranking tps, user 2 (1 MB filter), 120 candidates, pgbench -c 2 -j 2 -T $DURATION"
 # the kinds take turns within each repetition, so load drift hits all alike
-declare -A res runs
+# (and each repetition's ratios to its own one-column run are reported too:
+# the three runs of a repetition share the machine's load of those seconds)
+declare -A res runs rr
 for r in $(seq "$REPS"); do
+	declare -A t=()
 	for kind in one two two_matches; do
-		runs[$kind]+=" $(pgbench -n -M prepared -c 2 -j 2 -T "$DURATION" -f "$work/$kind.sql" 2>/dev/null |
-						  awk '/^tps/ {print $3; exit}')"
+		t[$kind]=$(pgbench -n -M prepared -c 2 -j 2 -T "$DURATION" -f "$work/$kind.sql" 2>/dev/null |
+					awk '/^tps/ {print $3; exit}')
+		runs[$kind]+=" ${t[$kind]}"
+		rr[$kind]+=" $(ratio "${t[$kind]}" "${t[one]}")"
 	done
 done
 for kind in one two two_matches; do
 	# shellcheck disable=SC2086
 	res[$kind]=$(median ${runs[$kind]})
+	echo "  $kind runs (tps):${runs[$kind]}; ratio to one in each repetition:${rr[$kind]}"
 done
-printf '%-44s %10s %8s\n' query tps vs_one
-printf '%-44s %10s %8s\n' "one column: sbf_matches(seen, objects)" "${res[one]}" 1.00
-printf '%-44s %10s %8s\n' "two columns: seen @> o OR recent @> o" "${res[two]}" "$(ratio "${res[two]}" "${res[one]}")"
-printf '%-44s %10s %8s\n' "two columns: sbf_matches(seen)+(recent)" "${res[two_matches]}" "$(ratio "${res[two_matches]}" "${res[one]}")"
+# shellcheck disable=SC2086
+rng() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd-; }
+printf '%-44s %10s %8s %18s %12s\n' query tps vs_one "median_run_ratio" "range"
+printf '%-44s %10s %8s %18s %12s\n' "one column: sbf_matches(seen, objects)" "${res[one]}" 1.00 1.00 -
+for kind in two two_matches; do
+	case $kind in
+	two) l="two columns: seen @> o OR recent @> o" ;;
+	two_matches) l="two columns: sbf_matches(seen)+(recent)" ;;
+	esac
+	# shellcheck disable=SC2086
+	printf '%-44s %10s %8s %18s %12s\n' "$l" "${res[$kind]}" "$(ratio "${res[$kind]}" "${res[one]}")" \
+		"$(median ${rr[$kind]})" "$(rng ${rr[$kind]})"
+done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
