@@ -17,12 +17,12 @@
 # (make PG_CONFIG=... install; then PG_CONFIG=... bash test/bench/lookup_bench.sh).
 # Output goes to stdout and to test/bench/results/lookup_bench.txt; the plot to
 # test/bench/plots/lookup_tps.png (when gnuplot is installed).
-#   REPS      repetitions per request kind (default 3; medians are reported)
-#   DURATION  seconds per pgbench run (default 10)
+#   REPS      repetitions per request kind (default 7; medians are reported)
+#   DURATION  seconds per pgbench run (default 4)
 #   CLIENTS   pgbench clients (default 4, with 2 threads)
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p results plots
-export REPS=${REPS:-3} DURATION=${DURATION:-10} CLIENTS=${CLIENTS:-4}
+export REPS=${REPS:-7} DURATION=${DURATION:-4} CLIENTS=${CLIENTS:-4}
 bash ./bench_cluster.sh "shared_buffers=1GB jit=off max_connections=50" \
 	bash ./lookup_bench_run.sh 2>&1 | tee results/lookup_bench.txt

@@ -109,13 +109,17 @@ for class in typical heavy random; do
 			-f "$work/$v.sql" >/dev/null 2>&1
 	done
 done
-declare -A runs=()
+declare -A runs=() RR=() XF=()
 # every request kind takes its turn in every repetition, so that load drift
-# on a shared machine hits all of them alike
+# on a shared machine hits all of them alike; each run is also divided by
+# the floor run of its own repetition and class (seconds apart)
 for ((i = 0; i < REPS; i++)); do
 	for class in typical heavy random; do
 		for v in "${variants[@]}"; do
-			runs[$class,$v]+="$(tps_of "$v" "${lo[$class]}" "${hi[$class]}") "
+			t=$(tps_of "$v" "${lo[$class]}" "${hi[$class]}")
+			[ "$v" = floor ] && f=$t
+			runs[$class,$v]+="$t "
+			RR[$class,$v]+="$(ratio "$t" "$f") "
 		done
 	done
 done
@@ -123,10 +127,19 @@ for class in typical heavy random; do
 	for v in "${variants[@]}"; do
 		# shellcheck disable=SC2086
 		TPS[$class,$v]=$(median ${runs[$class,$v]})
-		echo "  $class $v runs: ${runs[$class,$v]}"
+		# shellcheck disable=SC2086
+		XF[$class,$v]=$(median ${RR[$class,$v]})
+		echo "  $class $v runs: ${runs[$class,$v]}; x floor of the same repetition: ${RR[$class,$v]}"
 	done
 done
 echo
+echo "x floor, median of the repetitions' own ratios (each run against the floor run of its repetition):"
+printf '| %-50s | %9s | %9s | %9s |\n' request typical 1M-user random
+for v in "${variants[@]}"; do
+	printf '| %-50s | %9s | %9s | %9s |\n' "${label[$v]}" "${XF[typical,$v]}" "${XF[heavy,$v]}" "${XF[random,$v]}"
+done
+echo
+echo "ratio of medians:"
 # "1M / typical" compares the two users' x-floor ratios: the floor request
 # itself differs a little between them (user_filters row, plan)
 printf '| %-50s | %11s | %7s | %11s | %7s | %12s |\n' request "typical tps" "x floor" "1M-user tps" "x floor" "1M / typical"
@@ -171,27 +184,40 @@ lat_of() {
 	pgbench -n -M prepared -c 1 -T "$(( (DURATION + 1) / 2 ))" -D id="$2" -f "$work/$1.sql" 2>&1 |
 		sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p'
 }
-declare -A LAT
-for k in one_floor one_present one_absent one_full; do
+declare -A LAT LR lr
+singles=(one_floor one_present one_absent one_full)
+for k in "${singles[@]}"; do
 	for id in 1 2; do
 		pgbench -n -M prepared -c 1 -t 20 -D id=$id -f "$work/$k.sql" >/dev/null 2>&1
-		r=""
-		for ((i = 0; i < REPS; i++)); do r+="$(lat_of "$k" "$id") "; done
-		# shellcheck disable=SC2086
-		LAT[$k,$id]=$(median $r)
-		echo "  $k id=$id runs: $r"
 	done
 done
-printf '| %-44s | %10s | %10s | %8s |\n' query "10 kB ms" "10 MB ms" "10 MB / 10 kB"
-printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "------------" "------------" "----------"
-for k in one_floor one_present one_absent one_full; do
+# interleaved like the ranking runs: in every repetition each query on the
+# 10 kB filter, then at once on the 10 MB one; their ratio per repetition
+for ((i = 0; i < REPS; i++)); do
+	for k in "${singles[@]}"; do
+		a=$(lat_of "$k" 1) b=$(lat_of "$k" 2)
+		LR[$k,1]+="$a " LR[$k,2]+="$b " lr[$k]+="$(ratio "$b" "$a") "
+	done
+done
+for k in "${singles[@]}"; do
+	for id in 1 2; do
+		# shellcheck disable=SC2086
+		LAT[$k,$id]=$(median ${LR[$k,$id]})
+		echo "  $k id=$id runs: ${LR[$k,$id]}"
+	done
+	echo "  $k 10 MB / 10 kB in each repetition: ${lr[$k]}"
+done
+printf '| %-44s | %10s | %10s | %8s | %s |\n' query "10 kB ms" "10 MB ms" "10 MB / 10 kB" "median of the repetitions' 10 MB / 10 kB"
+printf '|%s|%s|%s|%s|%s|\n' "----------------------------------------------" "------------" "------------" "----------" "---------"
+for k in "${singles[@]}"; do
 	case $k in
 		one_floor) l='no lookup (same row fetch)' ;;
 		one_present) l='seen @> element, present' ;;
 		one_absent) l='seen @> element, absent' ;;
 		one_full) l='reference: full detoast (seen::bytea)' ;;
 	esac
-	printf '| %-44s | %10s | %10s | %8s |\n' "$l" "${LAT[$k,1]}" "${LAT[$k,2]}" "$(ratio "${LAT[$k,2]}" "${LAT[$k,1]}")"
+	# shellcheck disable=SC2086
+	printf '| %-44s | %10s | %10s | %8s | %s |\n' "$l" "${LAT[$k,1]}" "${LAT[$k,2]}" "$(ratio "${LAT[$k,2]}" "${LAT[$k,1]}")" "$(median ${lr[$k]})"
 done
 echo
 
