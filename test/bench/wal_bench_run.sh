@@ -15,7 +15,7 @@ waldiff() { sql "SELECT pg_wal_lsn_diff('$2', '$1')::bigint"; }
 echo "# sbf live-update benchmark (WAL per update, ranking tps)"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(sql 'SELECT version()' | cut -d, -f1)"
 echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "settings: full_page_writes=$(sql 'SHOW full_page_writes'), wal_level=$(sql 'SHOW wal_level'); pgbench -M prepared, DURATION=$DURATION s, REPS=$REPS (medians)"
+echo "settings: full_page_writes=$(sql 'SHOW full_page_writes'), wal_level=$(sql 'SHOW wal_level'), data_checksums=$(sql 'SHOW data_checksums'); pgbench -M prepared, DURATION=$DURATION s, REPS=$REPS (medians)"
 echo
 
 sql "CREATE EXTENSION IF NOT EXISTS sbf"
