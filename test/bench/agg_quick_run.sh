@@ -120,14 +120,26 @@ for ((i = 0; i < REPS; i++)); do
 		RUNS[$n]+=" $w" CPU[$n]+=" $c"
 	done
 done
-printf '| %-12s | %10s | %7s | %10s | %7s | %s\n' query "wall ms" ratio "cpu ms" ratio "runs (wall/cpu ms)"
+# Prints the median over the repetitions of run i of $1 divided by run i of $2.
+per_rep() {
+	local -a a b
+	read -ra a <<<"$1"
+	read -ra b <<<"$2"
+	for i in "${!a[@]}"; do echo "${a[$i]} ${b[$i]}"; done |
+		awk '$2 > 0 {print $1 / $2}' | sort -g |
+		awk '{v[NR]=$1} END {printf "%.2f", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
+}
+printf '| %-12s | %10s | %7s | %10s | %7s | %9s | %9s | %s\n' query "wall ms" ratio "cpu ms" ratio "rep wall" "rep cpu" "runs (wall/cpu ms)"
 for n in "${names[@]}"; do
 	# shellcheck disable=SC2086
 	m=$(median ${RUNS[$n]}) mc=$(median ${CPU[$n]})
 	[ "$n" = count ] && c=$m cc=$mc
 	runs=$(paste -d/ <(tr ' ' '\n' <<<"${RUNS[$n]# }") <(tr ' ' '\n' <<<"${CPU[$n]# }") | paste -sd' ')
-	printf '| %-12s | %10.0f | %7.2f | %10.0f | %7.2f | %s\n' "$n" "$m" "$(echo "$m / $c" | bc -l)" \
-		"$mc" "$(echo "$mc / $cc" | bc -l)" "$runs"
+	printf '| %-12s | %10.0f | %7.2f | %10.0f | %7.2f | %9s | %9s | %s\n' "$n" "$m" "$(echo "$m / $c" | bc -l)" \
+		"$mc" "$(echo "$mc / $cc" | bc -l)" "$(per_rep "${RUNS[$n]}" "${RUNS[count]}")" \
+		"$(per_rep "${CPU[$n]}" "${CPU[count]}")" "$runs"
 done
-echo "(medians of REPS; ratios to count = count(object); star = count(*); wall = client-side clock, cpu = backend user+system time)"
+echo "(medians of REPS; ratios to count = count(object), as ratio of the medians and as the median of"
+echo " each repetition's own ratio (rep); star = count(*); wall = client-side clock, cpu = backend"
+echo " user+system time, which leaves out parallel workers)"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 if [ "${1:-}" = --inside ]; then	# in the throwaway cluster
 	psql -X -q -c "CREATE EXTENSION sbf"
+	export PGOPTIONS="-c client_min_messages=warning"
 	echo "# sbf $(psql -X -At -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'"), $(psql -X -At -c "SELECT version()" | cut -d, -f1)"
 	exec psql -X -q -v ON_ERROR_STOP=1 -f lifecycle_sizes.sql
 fi
