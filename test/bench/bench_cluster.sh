@@ -3,7 +3,8 @@
 # then drops the cluster.  Used by the test/bench/*.sh scripts.
 #   usage: bash test/bench/bench_cluster.sh "name=value ..." command [args...]
 # With PG_CONFIG set, the cluster is one of that installation (any major; sbf
-# must be installed in it, `make PG_CONFIG=... install`), made by
+# must be installed in it, `make clean && make PG_CONFIG=... install`: objects
+# built for another major are not rebuilt), made by
 # test/pg_tmp.sh; the settings are applied with ALTER SYSTEM and a restart,
 # and that installation's bin directory comes first in PATH (psql, pgbench).
 # Without PG_CONFIG it is Debian's PostgreSQL 15 through pg_virtualenv
