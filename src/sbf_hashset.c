@@ -270,7 +270,7 @@ hs_bad_value(SbfHsError e, int sqlerrcode)
 static void
 hs_check(const uint8 *buf, size_t len, SbfHsView *v, int sqlerrcode)
 {
-	SbfHsError	e = sbf_hs_validate(buf, len, v);
+	SbfHsError	e = sbf_hs_check(buf, len, v, &sbf_palloc_allocator);
 
 	if (e != SBF_HS_OK)
 		hs_bad_value(e, sqlerrcode);
@@ -355,8 +355,9 @@ sbf_hs_datum_rate(Datum d)
 
 /*
  * dst := dst UNION the set of datum d (only read).  A flat hash set is
- * checked while it is decoded into one array that is merged in place, the
- * fast path of every combine.
+ * checked while it is decoded straight into dst's array, grown once to the
+ * union's size at most (sbf_hs_merge_coded): the fast path of every combine
+ * and union, with no decoded copy of the value.
  */
 void
 sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
@@ -365,7 +366,6 @@ sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
 	SbfHsView	v;
 	SbfHsError	e;
 	SbfStatus	st;
-	uint64	   *run;
 
 	if (hso_of(d) == NULL)
 	{
@@ -375,17 +375,11 @@ sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
 			hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
 		if (!(v.flags & SBF_HS_FLAG_FILTER))
 		{
-			if (v.count == 0)
-				return;
-			/* count <= SBF_HS_MAX_COUNT: the array is below 1 GB */
-			run = palloc(v.count * sizeof(uint64));
-			e = sbf_hs_walk(&v, run);
+			st = sbf_hs_merge_coded(dst, &v, &e);
 			if (e != SBF_HS_OK)
 				hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
-			st = sbf_hs_union_run(dst, run, v.count);
 			if (st != SBF_OK)
 				sbf_hs_report_status(st);
-			pfree(run);
 			return;
 		}
 	}
@@ -553,29 +547,20 @@ sbf_hashset_count(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) n);
 }
 
-/* sbf_hashset_union(a, b): the exact union. */
+/*
+ * sbf_hashset_union(a, b): the exact union.  Flat arguments are merged into
+ * the result's one array while they are decoded (sbf_hs_union_datum).
+ */
 Datum
 sbf_hashset_union(PG_FUNCTION_ARGS)
 {
-	SbfHsObject *ta;
-	SbfHsObject *tb;
 	SbfHsObject *u = sbf_hso_new(CurrentMemoryContext, NULL, 0, false);
-	SbfHashSet *a = sbf_hso_open(PG_GETARG_DATUM(0), false, &ta);
-	SbfHashSet *b = sbf_hso_open(PG_GETARG_DATUM(1), false, &tb);
-	SbfStatus	st;
 	struct varlena *result;
 
-	st = sbf_hs_union(&u->hs, a);
-	if (st == SBF_OK)
-		st = sbf_hs_union(&u->hs, b);
-	if (st != SBF_OK)
-		sbf_hs_report_status(st);
+	sbf_hs_union_datum(&u->hs, PG_GETARG_DATUM(0), false);
+	sbf_hs_union_datum(&u->hs, PG_GETARG_DATUM(1), false);
 	result = hs_flat(&u->hs);
 	sbf_hso_free(u);
-	if (ta != NULL)
-		sbf_hso_free(ta);
-	if (tb != NULL)
-		sbf_hso_free(tb);
 	PG_RETURN_POINTER(result);
 }
 

@@ -203,9 +203,14 @@ union_agg_rw(Datum d)
 	return (UnionAggState *) sbf_expanded_of(d, &union_agg_methods, true);
 }
 
+static ScalableBloom *union_agg_segments_of(const SbfView *v);
+
 /*
  * The state argument argno as an expanded state in aggcxt: ours, or a new
- * one holding a flat state (from a worker, or copied by PostgreSQL).
+ * one holding a flat state (from a worker, or copied by PostgreSQL).  Our
+ * aggregate's flat states are never exact; an exact one (the merge function
+ * used as the transition of another aggregate) is converted as the step
+ * converts an exact row.
  */
 static UnionAggState *
 union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
@@ -219,6 +224,8 @@ union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 	f = filter_arg(fcinfo, argno, &v);
 	/* a flat state carries the result's error_rate: later inputs match it */
 	st = union_agg_new(aggcxt, &v, true);
+	if (sbf_is_exact(&v))
+		f = union_agg_segments_of(&v);
 	union_agg_push(st, f);
 	return st;
 }
@@ -344,6 +351,9 @@ sbf_union_agg_merge(PG_FUNCTION_ARGS)
 	f = filter_arg(fcinfo, 1, &v);
 	/* both states carry the result's error_rate: it must agree */
 	sbf_check_union_compatible(&st->shape, &v, true);
+	/* never from our aggregate (see union_agg_state), converted as a row */
+	if (sbf_is_exact(&v))
+		f = union_agg_segments_of(&v);
 	union_agg_push(st, f);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
 }

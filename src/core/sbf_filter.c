@@ -548,8 +548,8 @@ set_bits_batched(uint8_t *words, uint64_t m, uint32_t k, const uint64_t *h,
  * for a single segment); the HyperLogLog registers are updated unpacked and
  * encoded once, canonically, as the one-by-one path leaves them.
  */
-SbfStatus
-sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
+static SbfStatus
+add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 {
 	const SbfAllocator *a = f->a;
 	SbfView		v;
@@ -656,6 +656,61 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	sbf_store32(buf + SBF_OFF_HLL_BYTES, (uint32_t) nbytes);
 	f->len = v.hll_offset + nbytes;
 	a->free(regs, a->ctx);
+	return SBF_OK;
+}
+
+/*
+ * Bit probes an add of one hash may cost in filter f: a lookup in every
+ * segment (k probes each) and the k bits of the last, or a new one; an
+ * exact-form add (a binary search and a move of at most SBF_EXACT_MAX
+ * hashes) counts as SBF_MAX_K.
+ */
+static uint64_t
+add_cost(const SbfFilter *f)
+{
+	SbfView		v;
+	SbfSegment	seg;
+	uint64_t	cost = SBF_MAX_K;
+	uint32_t	i;
+
+	sbf_filter_view(f, &v);
+	if (sbf_is_exact(&v))
+		return cost;
+	for (i = 0; i < v.nsegments; i++)
+	{
+		sbf_read_segment(v.buf, i, &seg);
+		cost += seg.k;
+	}
+	return cost;
+}
+
+/*
+ * Adds n hashes as n sbf_add_hash calls would (add_hashes_run), in chunks of
+ * at most SBF_WORK_STRIDE bit probes (add_cost per hash, at least one hash),
+ * with an interrupt check between chunks: an input may hold millions of
+ * hashes, and a crafted filter 4,096 segments of 64 hash functions that
+ * every add scans.  Chunking changes no byte of the result.
+ */
+SbfStatus
+sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
+{
+	while (n > 0)
+	{
+		uint64_t	per = add_cost(f);
+		size_t		chunk = per >= SBF_WORK_STRIDE ? 1 :
+			(size_t) (SBF_WORK_STRIDE / per);
+		SbfStatus	st;
+
+		if (chunk > n)
+			chunk = n;
+		st = add_hashes_run(f, h, chunk);
+		if (st != SBF_OK)
+			return st;
+		h += chunk;
+		n -= chunk;
+		if (n > 0)
+			sbf_check_interrupt(f->a);
+	}
 	return SBF_OK;
 }
 

@@ -1,14 +1,17 @@
 /*
  * sbf_hashset.c
- *	  The sorted 64-bit hash set (see sbf_hashset.h): sorting and merging
- *	  runs of hashes, the streaming switch, the one build of a right-sized
- *	  filter, the sbf_hashset Golomb-Rice codec and its validator, and
- *	  sbf_agg's 1.0 partial-state codec.
+ *	  The sorted 64-bit hash set (see sbf_hashset.h): the pending buffer and
+ *	  its flush, merging sorted runs into the array, the streaming switch,
+ *	  unions of sets and the one build of a right-sized filter.  Sorting
+ *	  runs is in sbf_hashset_sort.c, merging an encoded set in
+ *	  sbf_hashset_merge.c, the bytes in sbf_hashset_codec.c.
+ *
+ * Every loop whose length an input controls (a merge, a copy, the adds of a
+ * stream) checks the allocator's interrupt every SBF_WORK_STRIDE hashes.
  */
 #include <stdlib.h>
 
-#include "sbf_hashset.h"
-#include "sbf_internal.h"
+#include "sbf_hashset_int.h"
 
 /*
  * The pending buffer holds about a quarter as many hashes as the array
@@ -28,264 +31,6 @@
  */
 #define SBF_HS_ROWS_BUF			256
 
-/* Runs of at most this many hashes are sorted by insertion. */
-#define SBF_HS_SMALL_SORT		32
-
-/* Hashes handed to sbf_add_hashes at a time (an interrupt check between). */
-#define SBF_HS_ADD_CHUNK		65536
-
-#define SBF_HS_MIN(a, b)		((a) < (b) ? (a) : (b))
-#define SBF_HS_MAX(a, b)		((a) > (b) ? (a) : (b))
-
-/* The hashes of a set in ascending order: two sorted runs with no common hash. */
-typedef struct SbfHsIter
-{
-	const uint64_t *a;
-	uint64_t	na;
-	uint64_t	i;
-	const uint64_t *b;
-	uint64_t	nb;
-	uint64_t	j;
-} SbfHsIter;
-
-/* ---- sorting and merging runs of hashes ---- */
-
-/* Sorts a[0..n) by insertion (small n). */
-static inline void
-hs_insertion_sort(uint64_t *a, uint64_t n)
-{
-	uint64_t	i;
-
-	for (i = 1; i < n; i++)
-	{
-		uint64_t	x = a[i];
-		uint64_t	j = i;
-
-		while (j > 0 && a[j - 1] > x)
-		{
-			a[j] = a[j - 1];
-			j--;
-		}
-		a[j] = x;
-	}
-}
-
-/* qsort comparator for uint64_t. */
-static int
-hs_cmp64(const void *pa, const void *pb)
-{
-	uint64_t	a = *(const uint64_t *) pa;
-	uint64_t	b = *(const uint64_t *) pb;
-
-	return (a > b) - (a < b);
-}
-
-/* Bits of the bucket index hs_sort_unique uses for n hashes: about n/4 buckets. */
-static inline int
-hs_bucket_bits(uint64_t n)
-{
-	int			bits = sbf_log2_64(n) - 2;
-
-	return SBF_HS_MIN(SBF_HS_MAX(bits, 1), 16);
-}
-
-/* Counters hs_sort_unique needs for n hashes (0: none). */
-static inline size_t
-hs_count_size(uint64_t n)
-{
-	if (n <= SBF_HS_SMALL_SORT || n > UINT32_MAX)
-		return 0;
-	return ((size_t) 1 << hs_bucket_bits(n)) + 1;
-}
-
-/*
- * Sorts src[0..n) into dst (n entries; dst may be src only when n <=
- * SBF_HS_SMALL_SORT) and drops repeats; returns the number of distinct
- * hashes.  Hashes are close to uniform, so one pass that distributes them by
- * their top bits into about n/4 buckets leaves buckets of a few hashes,
- * sorted by insertion; a bucket that is large anyway (repeats, or inputs
- * built to collide) is sorted by qsort, so the worst case stays n log n.
- * count has room for hs_count_size(n) counters.
- */
-static uint64_t
-hs_sort_unique(const uint64_t *src, uint64_t n, uint64_t *dst, uint32_t *count)
-{
-	uint64_t	i;
-	uint64_t	k;
-
-	if (n == 0)
-		return 0;
-	if (n <= SBF_HS_SMALL_SORT || n > UINT32_MAX)
-	{
-		if (dst != src)
-			memcpy(dst, src, n * sizeof(uint64_t));
-		if (n <= SBF_HS_SMALL_SORT)
-			hs_insertion_sort(dst, n);
-		else
-			qsort(dst, n, sizeof(uint64_t), hs_cmp64);
-	}
-	else
-	{
-		int			bits = hs_bucket_bits(n);
-		int			shift;
-		uint32_t	nb;
-		uint32_t	b;
-		uint64_t	start = 0;
-
-		shift = 64 - bits;
-		nb = (uint32_t) 1 << bits;
-		memset(count, 0, (nb + 1) * sizeof(uint32_t));
-		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) + 1]++;
-		for (b = 1; b <= nb; b++)
-			count[b] += count[b - 1];
-		for (i = 0; i < n; i++)
-			dst[count[src[i] >> shift]++] = src[i];
-		/* count[b] is now the end of bucket b */
-		for (b = 0; b < nb; b++)
-		{
-			uint64_t	end = count[b];
-
-			if (end - start <= SBF_HS_SMALL_SORT)
-				hs_insertion_sort(dst + start, end - start);
-			else
-				qsort(dst + start, end - start, sizeof(uint64_t), hs_cmp64);
-			start = end;
-		}
-	}
-	for (i = 1, k = 1; i < n; i++)
-	{
-		dst[k] = dst[i];
-		k += dst[i] != dst[k - 1];
-	}
-	return k;
-}
-
-/*
- * The first index p >= lo with a[p] >= x (n if none), by galloping from lo:
- * O(log distance), so a sorted run of probes costs about its length times
- * the log of the average gap.
- */
-static inline uint64_t
-hs_lower_bound(const uint64_t *a, uint64_t lo, uint64_t n, uint64_t x)
-{
-	uint64_t	step = 1;
-	uint64_t	hi;
-
-	if (lo >= n || a[lo] >= x)
-		return lo;
-	/* invariant: a[lo] < x */
-	while (lo + step < n && a[lo + step] < x)
-	{
-		lo += step;
-		step <<= 1;
-	}
-	hi = SBF_HS_MIN(lo + step, n);
-	/* a[lo] < x, and hi == n or a[hi] >= x */
-	while (hi - lo > 1)
-	{
-		uint64_t	mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
-
-/*
- * Removes from the sorted, distinct run[0..r) the hashes that the sorted
- * set[0..nset) has; returns how many remain (in place, still sorted).
- */
-static uint64_t
-hs_drop_known(const uint64_t *set, uint64_t nset, uint64_t *run, uint64_t r)
-{
-	uint64_t	p = 0;
-	uint64_t	i;
-	uint64_t	k = 0;
-
-	for (i = 0; i < r; i++)
-	{
-		uint64_t	x = run[i];
-
-		p = hs_lower_bound(set, p, nset, x);
-		run[k] = x;
-		k += p >= nset || set[p] != x;
-	}
-	return k;
-}
-
-/* Starts an iterator over the union of two sorted runs with no common hash. */
-static inline void
-hs_iter_start(SbfHsIter *it, const uint64_t *a, uint64_t na,
-			  const uint64_t *b, uint64_t nb)
-{
-	it->a = a;
-	it->na = na;
-	it->i = 0;
-	it->b = b;
-	it->nb = nb;
-	it->j = 0;
-}
-
-/* The next hash in ascending order; false at the end. */
-static inline bool
-hs_iter_next(SbfHsIter *it, uint64_t *h)
-{
-	if (it->i < it->na && (it->j >= it->nb || it->a[it->i] < it->b[it->j]))
-	{
-		*h = it->a[it->i++];
-		return true;
-	}
-	if (it->j < it->nb)
-	{
-		*h = it->b[it->j++];
-		return true;
-	}
-	return false;
-}
-
-/*
- * Sets up an iterator over all hashes of a non-streaming set without
- * changing it: the buffer is copied (with a), sorted and stripped of repeats
- * and of the array's hashes.  *copy is the copy to free (or NULL).
- */
-static SbfStatus
-hs_iter_of(const SbfHashSet *s, const SbfAllocator *a, SbfHsIter *it,
-		   uint64_t **copy)
-{
-	uint64_t   *run = NULL;
-	uint64_t	r = 0;
-
-	*copy = NULL;
-	if (s->nbuf > 0)
-	{
-		uint32_t   *count = NULL;
-
-		run = a->alloc(s->nbuf * sizeof(uint64_t), a->ctx);
-		if (run == NULL)
-			return SBF_E_NOMEM;
-		if (hs_count_size(s->nbuf) > 0)
-		{
-			/* as many counters as this sort uses: a small set stays cheap */
-			count = a->alloc(hs_count_size(s->nbuf) * sizeof(uint32_t), a->ctx);
-			if (count == NULL)
-			{
-				a->free(run, a->ctx);
-				return SBF_E_NOMEM;
-			}
-		}
-		r = hs_sort_unique(s->buf, s->nbuf, run, count);
-		if (count != NULL)
-			a->free(count, a->ctx);
-		r = hs_drop_known(s->set, s->nset, run, r);
-	}
-	hs_iter_start(it, s->set, s->nset, run, r);
-	*copy = run;
-	return SBF_OK;
-}
-
 /* ---- the set ---- */
 
 /* Starts an empty set. */
@@ -303,8 +48,8 @@ sbf_hs_init(SbfHashSet *s, const SbfAllocator *a, const SbfParams *params,
 }
 
 /* Frees the array and buffer; the set is left empty, with no buffer. */
-static void
-hs_release(SbfHashSet *s)
+void
+sbf_hs_release(SbfHashSet *s)
 {
 	if (s->set != NULL)
 		s->alloc.free(s->set, s->alloc.ctx);
@@ -321,7 +66,7 @@ hs_release(SbfHashSet *s)
 void
 sbf_hs_free(SbfHashSet *s)
 {
-	hs_release(s);
+	sbf_hs_release(s);
 	if (s->streaming)
 		sbf_filter_free(&s->stream);
 	s->streaming = false;
@@ -342,11 +87,12 @@ sbf_hs_scratch_free(SbfHsScratch *sc)
 
 /*
  * Adds the iterator's hashes to a filter, in chunks through the core's batch
- * add (the same bytes as one add at a time), calling interrupt between
- * chunks: up to 10 Mi adds take a second or more.
+ * add (the same bytes as one add at a time, and itself checking the
+ * filter's allocator for interrupts by the work of its adds), calling
+ * interrupt between chunks too.
  */
-static SbfStatus
-hs_filter_add_all(SbfFilter *f, SbfHsIter *it, const SbfAllocator *a,
+SbfStatus
+sbf_hs_filter_add_all(SbfFilter *f, SbfHsIter *it, const SbfAllocator *a,
 				  void (*interrupt) (void))
 {
 	/* at most what the iterator holds: a small set's build stays small */
@@ -392,13 +138,13 @@ hs_start_stream(SbfHashSet *s, SbfHsIter *it, uint64_t n)
 							  sizeof(int32_t), &s->alloc);
 	if (status != SBF_OK)
 		return status;
-	status = hs_filter_add_all(&s->stream, it, &s->alloc, s->interrupt);
+	status = sbf_hs_filter_add_all(&s->stream, it, &s->alloc, s->interrupt);
 	if (status != SBF_OK)
 	{
 		sbf_filter_free(&s->stream);
 		return status;
 	}
-	hs_release(s);
+	sbf_hs_release(s);
 	s->streaming = true;
 	return SBF_OK;
 }
@@ -409,8 +155,8 @@ hs_start_stream(SbfHashSet *s, SbfHsIter *it, uint64_t n)
  * adds / 8 up to SBF_HS_ROWS_BUF when the set saw many adds but few
  * distinct hashes.  Buffers only grow.
  */
-static SbfStatus
-hs_size_buffer(SbfHashSet *s)
+SbfStatus
+sbf_hs_size_buffer(SbfHashSet *s)
 {
 	uint64_t	want = SBF_HS_MAX(s->nset >> SBF_HS_BUF_SHIFT,
 								  SBF_HS_MIN(s->nrows / 8, SBF_HS_ROWS_BUF));
@@ -476,6 +222,8 @@ hs_merge(SbfHashSet *s, uint64_t *run, uint64_t r)
 			a[k++] = x < y ? x : y;
 			i += x <= y;
 			j += y <= x;
+			if (SBF_HS_STRIDE_DUE(k))
+				sbf_check_interrupt(&s->alloc);
 		}
 		while (i < s->nset)
 			a[k++] = b[i++];
@@ -498,7 +246,7 @@ hs_merge(SbfHashSet *s, uint64_t *run, uint64_t r)
 		}
 		return SBF_OK;
 	}
-	r = hs_drop_known(s->set, s->nset, run, r);
+	r = sbf_hs_drop_known(s->set, s->nset, run, r, &s->alloc);
 	if (r == 0)
 		return SBF_OK;
 	if (s->threshold != 0 && s->nset + r > s->threshold)
@@ -534,9 +282,15 @@ hs_merge(SbfHashSet *s, uint64_t *run, uint64_t r)
 		a[--k] = from_set ? x : y;
 		i -= from_set;
 		j -= 1 - from_set;
+		if (SBF_HS_STRIDE_DUE(k))
+			sbf_check_interrupt(&s->alloc);
 	}
 	while (j > 0)
+	{
 		a[--k] = run[--j];
+		if (SBF_HS_STRIDE_DUE(j))
+			sbf_check_interrupt(&s->alloc);
+	}
 	s->nset += r;
 	return SBF_OK;
 }
@@ -595,7 +349,7 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 		/* one sort: scratch of exactly its size */
 		sc = &local;
 		local.tmp = s->alloc.alloc(s->nbuf * sizeof(uint64_t), s->alloc.ctx);
-		local.count = s->alloc.alloc(hs_count_size(s->nbuf) * sizeof(uint32_t),
+		local.count = s->alloc.alloc(sbf_hs_count_size(s->nbuf) * sizeof(uint32_t),
 									 s->alloc.ctx);
 		if (local.tmp == NULL || local.count == NULL)
 		{
@@ -605,7 +359,7 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 		run = local.tmp;
 	}
 	pending = s->nbuf;
-	r = hs_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
+	r = sbf_hs_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
 	status = hs_merge(s, run, r);
 	/* on failure the buffer keeps its hashes (sorted in place or not) */
 	if (status == SBF_OK)
@@ -615,7 +369,7 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 	}
 	sbf_hs_scratch_free(&local);
 	if (status == SBF_OK && !s->streaming)
-		status = hs_size_buffer(s);
+		status = sbf_hs_size_buffer(s);
 	return status;
 }
 
@@ -655,12 +409,12 @@ sbf_hs_union_run(SbfHashSet *s, uint64_t *run, uint64_t n)
 	if (s->streaming)
 	{
 		hs_iter_start(&it, run, n, NULL, 0);
-		return hs_filter_add_all(&s->stream, &it, &s->alloc, s->interrupt);
+		return sbf_hs_filter_add_all(&s->stream, &it, &s->alloc, s->interrupt);
 	}
 	s->nrows += n;
 	status = hs_merge(s, run, n);
 	if (status == SBF_OK && !s->streaming)
-		status = hs_size_buffer(s);
+		status = sbf_hs_size_buffer(s);
 	return status;
 }
 
@@ -685,10 +439,10 @@ sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src)
 			status = sbf_copy(&f, &v, sizeof(int32_t), 0, &dst->alloc);
 			if (status != SBF_OK)
 				return status;
-			status = hs_iter_of(dst, &dst->alloc, &it, &copy);
+			status = sbf_hs_iter_of(dst, &dst->alloc, &it, &copy);
 			if (status == SBF_OK)
 			{
-				status = hs_filter_add_all(&f, &it, &dst->alloc, dst->interrupt);
+				status = sbf_hs_filter_add_all(&f, &it, &dst->alloc, dst->interrupt);
 				if (copy != NULL)
 					dst->alloc.free(copy, dst->alloc.ctx);
 			}
@@ -697,7 +451,7 @@ sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src)
 				sbf_filter_free(&f);
 				return status;
 			}
-			hs_release(dst);
+			sbf_hs_release(dst);
 			dst->stream = f;
 			dst->streaming = true;
 			return SBF_OK;
@@ -707,11 +461,11 @@ sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src)
 		return sbf_union(&dst->stream, &v);
 	}
 
-	status = hs_iter_of(src, &dst->alloc, &it, &copy);
+	status = sbf_hs_iter_of(src, &dst->alloc, &it, &copy);
 	if (status != SBF_OK)
 		return status;
 	if (dst->streaming)
-		status = hs_filter_add_all(&dst->stream, &it, &dst->alloc, dst->interrupt);
+		status = sbf_hs_filter_add_all(&dst->stream, &it, &dst->alloc, dst->interrupt);
 	else if (it.na + it.nb > 0)
 	{
 		/* src's hashes as one sorted run */
@@ -725,7 +479,11 @@ sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src)
 		else
 		{
 			while (hs_iter_next(&it, &h))
+			{
 				run[r++] = h;
+				if (SBF_HS_STRIDE_DUE(r))
+					sbf_check_interrupt(&dst->alloc);
+			}
 			status = sbf_hs_union_run(dst, run, r);
 			dst->alloc.free(run, dst->alloc.ctx);
 		}
@@ -761,14 +519,14 @@ sbf_hs_build(const SbfHashSet *s, const SbfParams *params, size_t prefix,
 		sbf_filter_view(&s->stream, &v);
 		return sbf_copy(out, &v, prefix, 0, a);
 	}
-	status = hs_iter_of(s, a, &it, &copy);
+	status = sbf_hs_iter_of(s, a, &it, &copy);
 	if (status != SBF_OK)
 		return status;
 	status = sbf_create_sized(out, params, SBF_HS_MAX(it.na + it.nb, 1), prefix, a);
 	if (status == SBF_OK)
 	{
 		/* ascending order: the result depends only on the set */
-		status = hs_filter_add_all(out, &it, a, s->interrupt);
+		status = sbf_hs_filter_add_all(out, &it, a, s->interrupt);
 		if (status != SBF_OK)
 			sbf_filter_free(out);
 	}
@@ -781,12 +539,12 @@ sbf_hs_build(const SbfHashSet *s, const SbfParams *params, size_t prefix,
 SbfStatus
 sbf_hs_adopt(SbfHashSet *s, uint64_t *set, uint64_t n)
 {
-	hs_release(s);
+	sbf_hs_release(s);
 	s->set = set;
 	s->nset = s->setcap = n;
 	s->nrows += n;
 	s->bufcap = SBF_HS_INLINE_BUF;	/* not streaming: the inline buffer serves */
-	return hs_size_buffer(s);
+	return sbf_hs_size_buffer(s);
 }
 
 /* Makes an empty set stream into a copy of a validated filter. */
@@ -797,38 +555,7 @@ sbf_hs_adopt_filter(SbfHashSet *s, const SbfView *fv)
 
 	if (status != SBF_OK)
 		return status;
-	hs_release(s);
+	sbf_hs_release(s);
 	s->streaming = true;
 	return SBF_OK;
 }
-
-/* Replaces an empty set's contents by a validated value. */
-SbfStatus
-sbf_hs_load(SbfHashSet *s, const SbfHsView *v, SbfHsError *e)
-{
-	*e = SBF_HS_OK;
-	if (v->flags & SBF_HS_FLAG_FILTER)
-	{
-		SbfView		fv;
-
-		if (sbf_validate(v->buf + v->body, v->len - v->body, &fv) != SBF_OK)
-			return SBF_E_LENGTH;	/* cannot happen: validated */
-		return sbf_hs_adopt_filter(s, &fv);
-	}
-	if (v->count > 0)
-	{
-		uint64_t   *a = s->alloc.alloc(v->count * sizeof(uint64_t), s->alloc.ctx);
-
-		if (a == NULL)
-			return SBF_E_NOMEM;
-		*e = sbf_hs_walk(v, a);
-		if (*e != SBF_HS_OK)
-		{
-			s->alloc.free(a, s->alloc.ctx);
-			return SBF_OK;
-		}
-		return sbf_hs_adopt(s, a, v->count);
-	}
-	return hs_size_buffer(s);
-}
-

@@ -116,14 +116,23 @@ typedef struct SbfHsView
 extern SbfHsError sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v);
 
 /*
+ * The validator with a's interrupt callback (a may be NULL) called every
+ * SBF_WORK_STRIDE hashes: a body of 33.5 MB holds 134 million hashes.
+ */
+extern SbfHsError sbf_hs_check(const uint8_t *buf, size_t len, SbfHsView *v,
+							   const SbfAllocator *a);
+
+/*
  * The validator in two steps, for readers that decode anyway: sbf_hs_parse
  * checks the header (and an embedded filter) and bounds the count by the
- * body's length; sbf_hs_walk then checks the body of a hash set while
- * decoding it into out[0..v->count).  Together they accept exactly what
- * sbf_hs_validate accepts.
+ * body's length (n hashes take at least n (k + 1) bits, 2n - 1 with k = 0);
+ * sbf_hs_walk then checks the body of a hash set while decoding it into
+ * out[0..v->count), checking a's interrupt (a may be NULL).  Together they
+ * accept exactly what sbf_hs_validate accepts.
  */
 extern SbfHsError sbf_hs_parse(const uint8_t *buf, size_t len, SbfHsView *v);
-extern SbfHsError sbf_hs_walk(const SbfHsView *v, uint64_t *out);
+extern SbfHsError sbf_hs_walk(const SbfHsView *v, uint64_t *out,
+							  const SbfAllocator *a);
 
 /* Decodes a validated hash-set body into out[0..v->count). */
 extern void sbf_hs_decode(const SbfHsView *v, uint64_t *out);
@@ -237,6 +246,16 @@ extern SbfStatus sbf_hs_adopt_filter(SbfHashSet *s, const SbfView *fv);
  * (sbf_hs_walk), and *e is the reading error (the set then stays empty).
  */
 extern SbfStatus sbf_hs_load(SbfHashSet *s, const SbfHsView *v, SbfHsError *e);
+
+/*
+ * s := s UNION an encoded hash set (flag bit 1 clear) whose header
+ * sbf_hs_parse accepted, merged while it is decoded and checked, into one
+ * array of the union's size at the most (sbf_hashset_merge.c); a streaming
+ * s takes its hashes as adds.  *e is the reading error.  On a reading error
+ * or a failure s holds its hashes and possibly some of the value's.
+ */
+extern SbfStatus sbf_hs_merge_coded(SbfHashSet *s, const SbfHsView *v,
+									SbfHsError *e);
 
 /* Exact number of distinct hashes (flushes the buffer); 0 while streaming. */
 extern SbfStatus sbf_hs_count(SbfHashSet *s, uint64_t *n);

@@ -4,11 +4,7 @@
  *	  encoder, its one validator and decoder, and sbf_agg's 1.0
  *	  partial-state codec.
  */
-#include "sbf_hashset.h"
-#include "sbf_internal.h"
-
-#define SBF_HS_MIN(a, b)		((a) < (b) ? (a) : (b))
-#define SBF_HS_MAX(a, b)		((a) > (b) ? (a) : (b))
+#include "sbf_hashset_int.h"
 
 /* ---- the sbf_hashset codec ---- */
 
@@ -19,7 +15,8 @@
  * (g >> k) + 1 + k bits.  The sums cannot overflow: sum(g >> k) <= h[n-1].
  */
 static int
-hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits)
+hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits,
+			   const SbfAllocator *a)
 {
 	int			k0;
 	int			lo;
@@ -42,6 +39,8 @@ hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits)
 		sum[0] += g >> lo;
 		sum[1] += g >> SBF_HS_MIN(lo + 1, 63);
 		sum[2] += g >> SBF_HS_MIN(lo + 2, 63);
+		if (SBF_HS_STRIDE_DUE(i))
+			sbf_check_interrupt(a);
 	}
 	for (j = 0; j < 3 && lo + j <= 63; j++)
 	{
@@ -71,7 +70,7 @@ sbf_hs_encoded_size(SbfHashSet *s, bool with_rate, size_t max_bytes, size_t *siz
 		total = SBF_HS_HEADER_BYTES + 8 + (uint64_t) s->stream.len;
 	else
 	{
-		(void) hs_rice_choose(s->set, s->nset, &bits);
+		(void) hs_rice_choose(s->set, s->nset, &bits, &s->alloc);
 		total = SBF_HS_HEADER_BYTES + (with_rate ? 8 : 0) + (bits + 7) / 8;
 	}
 	if (total > max_bytes)
@@ -147,7 +146,7 @@ sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out, size_t size)
 		memcpy(out + SBF_HS_HEADER_BYTES + 8, SBF_PAYLOAD(&s->stream), s->stream.len);
 		return;
 	}
-	k = hs_rice_choose(s->set, s->nset, &bits);
+	k = hs_rice_choose(s->set, s->nset, &bits, &s->alloc);
 	out[1] = with_rate ? SBF_HS_FLAG_RATE : 0;
 	out[2] = (uint8_t) k;
 	sbf_store64(out + 8, s->nset);
@@ -167,6 +166,8 @@ sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out, size_t size)
 		{
 			hs_put_gap(&w, s->set[i] - prev, k);
 			prev = s->set[i];
+			if (SBF_HS_STRIDE_DUE(i))
+				sbf_check_interrupt(&s->alloc);
 		}
 		/* the last, partial word: only its bytes that hold bits */
 		for (j = 0; j < w.nacc; j += 8)
@@ -248,40 +249,88 @@ hs_read_gap(const uint8_t *body, size_t len, uint64_t *pos, int k, uint64_t *g)
 	return SBF_HS_OK;
 }
 
+/* Starts a reader over the body of a parsed hash set. */
+void
+sbf_hs_reader_start(SbfHsReader *r, const SbfHsView *v)
+{
+	r->body = v->buf + v->body;
+	r->len = v->len - v->body;
+	r->pos = 0;
+	r->prev = 0;
+	r->i = 0;
+	r->count = v->count;
+	r->k = v->k;
+}
+
+/* The next hash of a body, checked as the validator checks it. */
+SbfHsError
+sbf_hs_reader_next(SbfHsReader *r, uint64_t *h)
+{
+	uint64_t	g;
+	SbfHsError	e = hs_read_gap(r->body, r->len, &r->pos, r->k, &g);
+
+	if (e != SBF_HS_OK)
+		return e;
+	if (r->i > 0 && g == 0)
+		return SBF_HS_E_REPEAT;
+	if (g > UINT64_MAX - r->prev)
+		return SBF_HS_E_ORDER;
+	r->prev += g;
+	r->i++;
+	*h = r->prev;
+	return SBF_HS_OK;
+}
+
+/* After the last hash: what is left is the padding of the last byte. */
+SbfHsError
+sbf_hs_reader_end(const SbfHsReader *r)
+{
+	if ((uint64_t) r->len * 8 - r->pos >= 8)
+		return SBF_HS_E_TRAILING;
+	if (r->pos < (uint64_t) r->len * 8 && hs_peek(r->body, r->len, r->pos) != 0)
+		return SBF_HS_E_PADDING;
+	return SBF_HS_OK;
+}
+
 /*
  * Walks the body of a hash set: checks every gap, and writes the hashes to
- * out unless it is NULL.
+ * out unless it is NULL.  a (may be NULL) is checked for interrupts every
+ * SBF_WORK_STRIDE hashes: a body of 33.5 MB holds 134 million.
  */
 static SbfHsError
-hs_walk(const SbfHsView *v, uint64_t *out)
+hs_walk(const SbfHsView *v, uint64_t *out, const SbfAllocator *a)
 {
-	const uint8_t *body = v->buf + v->body;
-	size_t		len = v->len - v->body;
-	uint64_t	pos = 0;
-	uint64_t	prev = 0;
-	uint64_t	i;
+	SbfHsReader r;
+	uint64_t	h;
 
-	for (i = 0; i < v->count; i++)
+	sbf_hs_reader_start(&r, v);
+	while (r.i < r.count)
 	{
-		uint64_t	g;
-		SbfHsError	e = hs_read_gap(body, len, &pos, v->k, &g);
+		SbfHsError	e = sbf_hs_reader_next(&r, &h);
 
 		if (e != SBF_HS_OK)
 			return e;
-		if (i > 0 && g == 0)
-			return SBF_HS_E_REPEAT;
-		if (g > UINT64_MAX - prev)
-			return SBF_HS_E_ORDER;
-		prev += g;
 		if (out != NULL)
-			out[i] = prev;
+			out[r.i - 1] = h;
+		if (a != NULL && SBF_HS_STRIDE_DUE(r.i))
+			sbf_check_interrupt(a);
 	}
-	/* what is left is the padding of the last byte */
-	if ((uint64_t) len * 8 - pos >= 8)
-		return SBF_HS_E_TRAILING;
-	if (pos < (uint64_t) len * 8 && hs_peek(body, len, pos) != 0)
-		return SBF_HS_E_PADDING;
-	return SBF_HS_OK;
+	return sbf_hs_reader_end(&r);
+}
+
+/*
+ * The most hashes a body of nbits bits can hold with Rice parameter k, so
+ * that the count is bounded before anything is allocated: a gap's code is
+ * at least k + 1 bits (a one bit and k remainder bits), and with k = 0 every
+ * gap after the first is at least 1 (no repeats), so at least 2 bits: n
+ * hashes take at least n (k + 1) bits, and 2n - 1 with k = 0.
+ */
+static uint64_t
+hs_max_count(uint64_t nbits, int k)
+{
+	if (k == 0)
+		return (nbits + 1) / 2;
+	return nbits / ((uint64_t) k + 1);
 }
 
 /* Checks a value's header (and an embedded filter), not a set's body. */
@@ -330,36 +379,42 @@ sbf_hs_parse(const uint8_t *buf, size_t len, SbfHsView *v)
 			return SBF_HS_E_FILTER;
 		return SBF_HS_OK;
 	}
-	/* every hash takes at least k + 1 bits: bound count before reading */
 	if (v->count > SBF_HS_MAX_COUNT ||
-		v->count > (uint64_t) (len - v->body) * 8 / ((uint64_t) v->k + 1))
+		v->count > hs_max_count((uint64_t) (len - v->body) * 8, v->k))
 		return SBF_HS_E_COUNT;
 	return SBF_HS_OK;
 }
 
 /* The one validator of sbf_hashset bytes: the header, then the body. */
 SbfHsError
-sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
+sbf_hs_check(const uint8_t *buf, size_t len, SbfHsView *v, const SbfAllocator *a)
 {
 	SbfHsError	e = sbf_hs_parse(buf, len, v);
 
 	if (e != SBF_HS_OK || (v->flags & SBF_HS_FLAG_FILTER))
 		return e;
-	return hs_walk(v, NULL);
+	return hs_walk(v, NULL, a);
+}
+
+/* The validator without interrupt checks. */
+SbfHsError
+sbf_hs_validate(const uint8_t *buf, size_t len, SbfHsView *v)
+{
+	return sbf_hs_check(buf, len, v, NULL);
 }
 
 /* Checks and decodes the body of a parsed hash set into out[0..v->count). */
 SbfHsError
-sbf_hs_walk(const SbfHsView *v, uint64_t *out)
+sbf_hs_walk(const SbfHsView *v, uint64_t *out, const SbfAllocator *a)
 {
-	return hs_walk(v, out);
+	return hs_walk(v, out, a);
 }
 
 /* Decodes a validated hash-set body. */
 void
 sbf_hs_decode(const SbfHsView *v, uint64_t *out)
 {
-	(void) hs_walk(v, out);
+	(void) hs_walk(v, out, NULL);
 }
 
 /* A full sentence for a reading error. */
@@ -432,7 +487,11 @@ sbf_hs_v1state_write(const SbfHashSet *s, uint8_t *out)
 	}
 	sbf_store64(out + 16, s->nset);
 	for (i = 0; i < s->nset; i++)
+	{
 		sbf_store64(out + SBF_HS_V1STATE_HEADER + i * 8, s->set[i]);
+		if (SBF_HS_STRIDE_DUE(i))
+			sbf_check_interrupt(&s->alloc);
+	}
 }
 
 /* Reads a 1.0 serialized state into an empty set. */
@@ -488,6 +547,8 @@ sbf_hs_v1state_read(SbfHashSet *s, const uint8_t *buf, size_t len,
 			return SBF_HS_E_REPEAT;
 		if (b < a)
 			return SBF_HS_E_ORDER;
+		if (SBF_HS_STRIDE_DUE(i))
+			sbf_check_interrupt(&s->alloc);
 	}
 	set = s->alloc.alloc(count * sizeof(uint64_t), s->alloc.ctx);
 	if (set == NULL)
@@ -496,7 +557,11 @@ sbf_hs_v1state_read(SbfHashSet *s, const uint8_t *buf, size_t len,
 		return SBF_HS_OK;
 	}
 	for (i = 0; i < count; i++)
+	{
 		set[i] = sbf_load64(buf + SBF_HS_V1STATE_HEADER + i * 8);
+		if (SBF_HS_STRIDE_DUE(i))
+			sbf_check_interrupt(&s->alloc);
+	}
 	*status = sbf_hs_adopt(s, set, count);
 	return SBF_HS_OK;
 }

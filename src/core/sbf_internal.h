@@ -301,6 +301,14 @@ sbf_bit_set(uint8_t *words, uint64_t j)
  */
 #define SBF_CACHED_BITS		(256 * 1024)
 
+/*
+ * Units of work between two interrupt checks in a loop whose length an input
+ * controls: bit probes of adds (sbf_add_hashes), hashes decoded, moved or
+ * merged (sbf_hashset*.c).  2^18 probes that each miss the caches take
+ * about 20 ms; 2^18 hashes decoded or merged about 1 ms.
+ */
+#define SBF_WORK_STRIDE		((uint64_t) 1 << 18)
+
 /* Calls the allocator's interrupt callback, if any (long loops call it now and then). */
 static inline void
 sbf_check_interrupt(const SbfAllocator *a)
