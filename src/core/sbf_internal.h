@@ -309,6 +309,21 @@ sbf_bit_set(uint8_t *words, uint64_t j)
  */
 #define SBF_WORK_STRIDE		((uint64_t) 1 << 18)
 
+/*
+ * Word-by-word comparisons of an item with a candidate segment that unions
+ * in this process made (sbf_union.c, at most UNION_MAX_SCANS per item): a
+ * statistic, so that a test can bound the plan's work from above.
+ */
+extern uint64_t sbf_union_word_scans;
+
+/*
+ * The union of n >= 1 validated segmented views into a new filter: plan
+ * (collect, merge, budget) and apply (sbf_union.c).
+ */
+extern SbfStatus sbf_union_segments(SbfFilter *out, const SbfView *in, uint32_t n,
+									const SbfUnionSpec *spec, double *bound,
+									size_t prefix, const SbfAllocator *a);
+
 /* Calls the allocator's interrupt callback, if any (long loops call it now and then). */
 static inline void
 sbf_check_interrupt(const SbfAllocator *a)

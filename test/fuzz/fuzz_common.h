@@ -12,8 +12,13 @@
 
 #include "sbf_core.h"
 
-/* requests above this many bytes fail as if memory were exhausted */
+/*
+ * requests above this many bytes fail as if memory were exhausted (a target
+ * may allow more, defining it before including this header)
+ */
+#ifndef FUZZ_ALLOC_LIMIT
 #define FUZZ_ALLOC_LIMIT	((size_t) 1 << 20)
+#endif
 
 /* the unit test, which replays regressions through the targets, has its own */
 #ifndef FUZZ_ASSERT

@@ -202,6 +202,35 @@ main(int argc, char **argv)
 		script[1] = 140;		/* stream past 52 */
 		write_file(dir, "engine-stream", script, sizeof(script));
 	}
+	{
+		/*
+		 * mode 3: a dense crafted set (hashes 0 .. 65,535 at Rice parameter
+		 * 0, 2 bits each) and itself, merged while decoded
+		 */
+		size_t		body = 16384;
+		size_t		one = 16 + body;
+		uint8_t    *pair = calloc(1, 4 + 2 * one);
+		int			i;
+		int			j;
+
+		pair[0] = 3;
+		pair[1] = 0;			/* never stream */
+		pair[2] = (uint8_t) (one & 0xff);
+		pair[3] = (uint8_t) (one >> 8);
+		for (i = 0; i < 2; i++)
+		{
+			uint8_t    *v = pair + 4 + i * one;
+
+			v[0] = 1;
+			for (j = 0; j < 8; j++)
+				v[8 + j] = (uint8_t) (((uint64_t) body * 4) >> (8 * j));
+			memset(v + 16, 0x55, body);
+		}
+		write_file(dir, "pair-dense", pair, 4 + 2 * one);
+		pair[1] = 200;			/* stream past 292 */
+		write_file(dir, "pair-dense-stream", pair, 4 + 2 * one);
+		free(pair);
+	}
 	emit_hashset(root, "empty", 0, 0, false);
 	emit_hashset(root, "one", 1, 0, false);
 	emit_hashset(root, "ten-rate", 10, 0, true);
