@@ -305,7 +305,8 @@ sbf_bit_set(uint8_t *words, uint64_t j)
  * Units of work between two interrupt checks in a loop whose length an input
  * controls: bit probes of adds (sbf_add_hashes), hashes decoded, moved or
  * merged (sbf_hashset*.c).  2^18 probes that each miss the caches take
- * about 20 ms; 2^18 hashes decoded or merged about 1 ms.
+ * about 20 ms; 2^18 hashes decoded or merged about 3 ms (134 million
+ * hashes are validated in 1.35 s on the 2-core test VM).
  */
 #define SBF_WORK_STRIDE		((uint64_t) 1 << 18)
 
