@@ -204,13 +204,15 @@ hs_peek(const uint8_t *body, size_t len, uint64_t pos)
  * bits.
  */
 static inline SbfHsError
-hs_read_gap(const uint8_t *body, size_t len, uint64_t *pos, int k, uint64_t *g)
+hs_read_gap(const uint8_t *body, size_t len, uint64_t *pos, int k, uint64_t *g,
+			const SbfAllocator *a)
 {
 	uint64_t	nbits = (uint64_t) len * 8;
 	uint64_t	qmax = UINT64_MAX >> k;
 	uint64_t	q = 0;
 	uint64_t	rem = 0;
 	uint64_t	w;
+	uint64_t	words = 0;
 
 	for (;;)
 	{
@@ -224,6 +226,10 @@ hs_read_gap(const uint8_t *body, size_t len, uint64_t *pos, int k, uint64_t *g)
 		*pos += 64 - (*pos & 7);
 		if (q > qmax)
 			return SBF_HS_E_ORDER;
+		/* one gap may span the whole body: 1 GB of zero bits */
+		if (a != NULL && SBF_HS_STRIDE_DUE(words))
+			sbf_check_interrupt(a);
+		words++;
 	}
 	{
 		int			t = sbf_ctz64(w);
@@ -260,6 +266,7 @@ sbf_hs_reader_start(SbfHsReader *r, const SbfHsView *v)
 	r->i = 0;
 	r->count = v->count;
 	r->k = v->k;
+	r->a = NULL;
 }
 
 /* The next hash of a body, checked as the validator checks it. */
@@ -267,7 +274,7 @@ SbfHsError
 sbf_hs_reader_next(SbfHsReader *r, uint64_t *h)
 {
 	uint64_t	g;
-	SbfHsError	e = hs_read_gap(r->body, r->len, &r->pos, r->k, &g);
+	SbfHsError	e = hs_read_gap(r->body, r->len, &r->pos, r->k, &g, r->a);
 
 	if (e != SBF_HS_OK)
 		return e;
@@ -304,6 +311,7 @@ hs_walk(const SbfHsView *v, uint64_t *out, const SbfAllocator *a)
 	uint64_t	h;
 
 	sbf_hs_reader_start(&r, v);
+	r.a = a;
 	while (r.i < r.count)
 	{
 		SbfHsError	e = sbf_hs_reader_next(&r, &h);

@@ -118,9 +118,13 @@ typedef struct SbfHsReader
 	uint64_t	i;				/* hashes read */
 	uint64_t	count;			/* hashes in the body */
 	int			k;
+	const SbfAllocator *a;		/* interrupt checks in a long gap, or NULL */
 } SbfHsReader;
 
-/* Starts a reader over the body of a parsed (sbf_hs_parse) hash set. */
+/*
+ * Starts a reader over the body of a parsed (sbf_hs_parse) hash set, with
+ * no interrupt checks (set r->a for them).
+ */
 extern void sbf_hs_reader_start(SbfHsReader *r, const SbfHsView *v);
 
 /*

@@ -40,14 +40,19 @@ typedef struct HsMergeWalk
 	SbfHsError	e;				/* the reading error, if any */
 } HsMergeWalk;
 
-/* Starts a walk over a[0..na) and the body of v. */
+/*
+ * Starts a walk over a[0..na) and the body of v; alloc's interrupt is
+ * checked inside a long gap.
+ */
 static void
-hs_mw_start(HsMergeWalk *w, const uint64_t *a, uint64_t na, const SbfHsView *v)
+hs_mw_start(HsMergeWalk *w, const uint64_t *a, uint64_t na, const SbfHsView *v,
+			const SbfAllocator *alloc)
 {
 	w->a = a;
 	w->na = na;
 	w->i = 0;
 	sbf_hs_reader_start(&w->r, v);
+	w->r.a = alloc;
 	w->have = false;
 	w->y = 0;
 	w->e = SBF_HS_OK;
@@ -121,7 +126,7 @@ hs_union_count(const SbfHashSet *s, const SbfHsView *v, uint64_t *u,
 	uint64_t	h;
 
 	*u = 0;
-	hs_mw_start(&w, s->set, s->nset, v);
+	hs_mw_start(&w, s->set, s->nset, v, &s->alloc);
 	while (hs_mw_next(&w, &h))
 	{
 		(*u)++;
@@ -147,7 +152,7 @@ hs_merge_to_stream(SbfHashSet *s, const SbfHsView *v, uint64_t u, SbfHsError *e)
 							  &s->alloc);
 	if (status != SBF_OK)
 		return status;
-	hs_mw_start(&w, s->set, s->nset, v);
+	hs_mw_start(&w, s->set, s->nset, v, &s->alloc);
 	status = hs_mw_into_filter(&w, &f, &s->alloc);
 	*e = w.e;
 	if (status != SBF_OK || *e != SBF_HS_OK)
@@ -206,7 +211,7 @@ hs_merge_array(SbfHashSet *s, const SbfHsView *v, SbfHsError *e)
 	}
 	off = cap - n0;
 	hs_move_up(s, n0, off);
-	hs_mw_start(&w, s->set + off, n0, v);
+	hs_mw_start(&w, s->set + off, n0, v, a);
 	while (hs_mw_next(&w, &h))
 	{
 		/* only a hash of B can reach A's next unread one (file header) */
@@ -263,7 +268,7 @@ sbf_hs_merge_coded(SbfHashSet *s, const SbfHsView *v, SbfHsError *e)
 	{
 		HsMergeWalk w;
 
-		hs_mw_start(&w, NULL, 0, v);
+		hs_mw_start(&w, NULL, 0, v, &s->alloc);
 		status = hs_mw_into_filter(&w, &s->stream, &s->alloc);
 		*e = w.e;
 		return status;

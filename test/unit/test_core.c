@@ -3593,6 +3593,16 @@ hashset_bounded_work(void)
 	sbf_hs_free(&s);
 	free(buf);
 
+	/* one gap over 4 MB of zero bits: checked inside the gap too */
+	buf = calloc(1, 16 + ((size_t) 1 << 22) + 1);
+	buf[0] = 1;
+	sbf_store64(buf + 8, 1);
+	buf[16 + ((size_t) 1 << 22)] = 1;
+	before = g_interrupts;
+	CHECK(sbf_hs_check(buf, 16 + ((size_t) 1 << 22) + 1, &v, &g_alloc) == SBF_HS_OK);
+	CHECK(g_interrupts - before >= 1);
+	free(buf);
+
 	/*
 	 * adds into a filter of 4,000 segments (k = 7): an add probes every
 	 * segment, so 2,048 hashes are 57 million probes, a check every 2^18
