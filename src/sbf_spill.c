@@ -396,12 +396,6 @@ sink_write(void *arg, const uint64 *h, size_t n)
 	spill_write(sp, h, n);
 }
 
-/* A sink that only counts (the merge returns the count). */
-static void
-sink_count(void *arg, const uint64 *h, size_t n)
-{
-}
-
 /* A sink that adds to a filter. */
 static void
 sink_filter(void *arg, const uint64 *h, size_t n)
@@ -420,14 +414,14 @@ typedef struct FillTarget
 	uint64		cap;
 } FillTarget;
 
-/* A sink that fills an array sized by a counting pass. */
+/* A sink that fills an array sized by the merge's count. */
 static void
 sink_fill(void *arg, const uint64 *h, size_t n)
 {
 	FillTarget *t = (FillTarget *) arg;
 
 	if (t->n + n > t->cap)
-		elog(ERROR, "sbf spill merge gave more hashes than its counting pass");
+		elog(ERROR, "sbf spill run has more hashes than it recorded");
 	memcpy(t->a + t->n, h, n * sizeof(uint64));
 	t->n += n;
 }
@@ -453,10 +447,13 @@ spill_reduce(SbfSpill *sp, int fanin)
 }
 
 /*
- * Puts every hash of a spilled state into runs (the buffer is flushed into
- * the array, the array spilled) and reduces them to the fan-in.
+ * Puts every hash of a spilled state into one run of distinct hashes: the
+ * buffer is flushed into the array, the array spilled, the runs reduced to
+ * the fan-in and merged into one, which is appended to the file.  Returns
+ * the number of distinct hashes.  The merge is the costly part, so it is
+ * done once; the passes over its result read the file in order.
  */
-static SbfSpill *
+static uint64
 spill_all(SbfHsObject *o)
 {
 	SbfSpill   *sp = o->spill;
@@ -466,7 +463,15 @@ spill_all(SbfHsObject *o)
 		sbf_hs_report_status(st);
 	spill_array(sp, o);
 	spill_reduce(sp, spill_fanin());
-	return sp;
+	if (sp->nruns > 1)
+	{
+		SpillPos	start = sp->end;
+		uint64		count = spill_merge(sp, 0, sp->nruns, sink_write, sp);
+
+		sp->nruns = 0;
+		spill_record_run(sp, &start, count);
+	}
+	return sp->runs[0].count;
 }
 
 /* Brings every hash of a spilled state back into its array. */
@@ -479,8 +484,8 @@ sbf_spill_unspill(SbfHsObject *o)
 
 	if (!sbf_spilled(o))
 		return;
-	sp = spill_all(o);
-	t.cap = spill_merge(sp, 0, sp->nruns, sink_count, NULL);
+	t.cap = spill_all(o);
+	sp = o->spill;
 	if (t.cap > SBF_HS_MAX_COUNT)
 		sbf_hs_report_status(SBF_E_TOO_LARGE);
 	t.a = o->hs.alloc.alloc(t.cap * sizeof(uint64), o->hs.alloc.ctx);
@@ -496,16 +501,16 @@ sbf_spill_unspill(SbfHsObject *o)
 }
 
 /*
- * The right-sized filter of a spilled state: a counting merge, then a
- * filter sized for the count that takes the hashes in ascending order, as
+ * The right-sized filter of a spilled state: the merge counts, then a
+ * filter sized for the count takes the hashes in ascending order, as
  * sbf_hs_build does for a set in memory.  The state keeps its hashes (all
  * in runs now), so a second final call gives the same bytes.
  */
 ScalableBloom *
 sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 {
-	SbfSpill   *sp = spill_all(o);
-	uint64		n = spill_merge(sp, 0, sp->nruns, sink_count, NULL);
+	uint64		n = spill_all(o);
+	SbfSpill   *sp = o->spill;
 	SbfFilter	f;
 	SbfStatus	st;
 

@@ -20,10 +20,11 @@
  * stored beyond the query.
  *
  * The final merges the runs (a k-way merge that drops repeats; runs past
- * the fan-in that work_mem allows are first merged into longer runs) twice:
- * once to count the distinct hashes, once to add them, in ascending order,
- * to a filter sized for that count.  That is what the in-memory build does
- * (sbf_hs_build), so the bytes are the same.
+ * the fan-in that work_mem allows are first merged into longer runs) once,
+ * into one run of distinct hashes appended to the file, and so knows their
+ * number; it then reads that run in order into a filter sized for it.  That
+ * is what the in-memory build does (sbf_hs_build: a filter sized for n, the
+ * hashes added in ascending order), so the bytes are the same.
  */
 #ifndef SBF_SPILL_H
 #define SBF_SPILL_H
