@@ -100,7 +100,8 @@ SELECT pg_temp.temp_written('SELECT sbf_agg(id) FROM spill_rows') > 0 AS work_me
 SELECT md5(sbf_agg(id)::bytea) = :'mem_ids' AS work_mem_same FROM spill_rows;
 RESET work_mem;
 
--- the spill file is closed when the query is done, not at transaction end
+-- the spill file is closed when the aggregate is done (a file left open would
+-- raise "temporary file leak" warnings at the end of each statement)
 SET sbf.spill_threshold = 1000;
 BEGIN;
 SELECT md5(sbf_agg(id)::bytea) = :'mem_ids' AS same_in_transaction FROM spill_rows;

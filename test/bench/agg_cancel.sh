@@ -8,8 +8,11 @@
 # the runs and when it starts building the filter.  Collecting (with its
 # spills), merging and building are the three phases; it then reruns the
 # query with statement_timeout in the middle of each (and just after the
-# first spill), and prints how long after the timeout the query returned,
-# and how many files pg_ls_tmpdir() shows afterwards.
+# first spill), and prints how long after the timeout the server raised the
+# error (the server log's timestamps of the statement and of the error), how
+# long after it the client had its answer (the abort deletes the temporary
+# files first, whose pages the kernel drops), and how many files
+# pg_ls_tmpdir() shows afterwards.
 #   BIN  bin directory of the PostgreSQL 15 to run (default the system's)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,7 +24,7 @@ chown postgres: "$D"
 PORT=$(( 20000 + RANDOM % 20000 ))
 runuser -u postgres -- "$BIN/initdb" -D "$D/data" -A trust -U postgres >/dev/null
 runuser -u postgres -- "$BIN/pg_ctl" -D "$D/data" -l "$D/log" -w start -o \
-	"-p $PORT -k $D -c listen_addresses='' -c jit=off -c max_parallel_workers_per_gather=0" >/dev/null
+	"-p $PORT -k $D -c listen_addresses='' -c jit=off -c max_parallel_workers_per_gather=0 -c log_line_prefix='%m [%p] ' -c log_statement=all" >/dev/null
 trap 'runuser -u postgres -- "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null; rm -rf "$D"' EXIT
 export PGHOST=$D PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres PATH="$BIN:$PATH"
 psql -X -q -c 'CREATE EXTENSION sbf'
@@ -40,20 +43,26 @@ m=$(echo "$merge - $t0" | bc -l)
 b=$(echo "$build - $t0" | bc -l)
 printf 'sbf_agg over %s distinct bigints, work_mem 4MB: %.2f s; the merge starts at %.2f s, the filter build at %.2f s\n\n' \
 	"$N" "$total" "$m" "$b"
-printf '| %-22s | %12s | %12s | %14s | %12s |\n' phase "timeout ms" "returned ms" "late by ms" "files left"
-printf '|%s|\n' "------------------------|-------------:|-------------:|---------------:|-------------:"
+printf '| %-22s | %10s | %16s | %16s | %10s |\n' phase "timeout ms" "error late by ms" "answer late by ms" "files left"
+printf '|%s|\n' "------------------------|-----------:|-----------------:|-----------------:|-----------:"
+# milliseconds since the epoch of a log line's "%m" prefix
+log_ms() { date -d "$(echo "$1" | cut -d' ' -f1-2)" +%s%3N; }
 cancel() {
-	local label=$1 ms=$2 s e files
+	local label=$1 ms=$2 s e files tag st er
+	tag="/* cancel $RANDOM$RANDOM */"
 	s=$(now)
-	psql -X -q -At -c "SET statement_timeout = $ms" -c "$Q" >/dev/null 2>&1 || true
+	psql -X -q -At -c "SET statement_timeout = $ms" -c "$Q $tag" >/dev/null 2>&1 || true
 	e=$(now)
 	files=$(psql -X -At -c 'SELECT count(*) FROM pg_ls_tmpdir()')
-	printf '| %-22s | %12d | %12.0f | %14.0f | %12s |\n' "$label" "$ms" \
-		"$(echo "($e - $s) * 1000" | bc -l)" "$(echo "($e - $s) * 1000 - $ms" | bc -l)" "$files"
+	st=$(grep -F "statement: $Q $tag" "$D/log" | head -1)
+	er=$(grep -A0 "canceling statement due to statement timeout" "$D/log" | tail -1)
+	printf '| %-22s | %10d | %16d | %16.0f | %10s |\n' "$label" "$ms" \
+		"$(( $(log_ms "$er") - $(log_ms "$st") - ms ))" \
+		"$(echo "($e - $s) * 1000 - $ms" | bc -l)" "$files"
 }
 cancel "collect, first spills" 300
 cancel "collect and spill" "$(echo "$m * 500 / 1" | bc)"
 cancel "merge" "$(echo "($m + $b) * 500 / 1" | bc)"
 cancel "filter build" "$(echo "($b + $total) * 500 / 1" | bc)"
 echo
-echo "(returned ms includes starting psql and the session, about 10-20 ms here)"
+echo "(answer late by: from the client, so it includes starting psql and the session, about 10-20 ms here)"
