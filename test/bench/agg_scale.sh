@@ -21,6 +21,7 @@
 #   BIG=1     also 200,000,000 (one run each; about 10 minutes)
 #   REPS      timed runs per query and size (default 3, 1 for 200M)
 #   WORK_MEM  work_mem of the runs (default 4MB, PostgreSQL's default)
+#   OUT       file name under results/ (default agg_scale.txt)
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p results
@@ -36,4 +37,4 @@ runuser -u postgres -- "$BIN/pg_ctl" -D "$D/data" -l "$D/log" -w start -o \
 	"-p $PORT -k $D -c listen_addresses='' -c shared_buffers=256MB -c jit=off -c max_parallel_workers_per_gather=0 -c log_temp_files=0" >/dev/null
 trap 'runuser -u postgres -- "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null; rm -rf "$D"' EXIT
 export PGHOST=$D PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres PATH="$BIN:$PATH"
-bash ./agg_scale_run.sh 2>&1 | tee results/agg_scale.txt
+bash ./agg_scale_run.sh 2>&1 | tee "results/${OUT:-agg_scale.txt}"
