@@ -48,7 +48,7 @@ measure() {
 }
 
 printf '%s\n' "sbf_agg over one group of N distinct bigints; work_mem = $WORK_MEM; medians of $REPS runs"
-printf '%s\n' "(200M: one run).  Spill threshold at this work_mem: $(psql -X -At -c "SET work_mem = '$WORK_MEM'" -c 'SELECT 1 FROM (SELECT sbf_agg(1)) s' -c "SELECT greatest(1024, least(4194304, pg_size_bytes('$WORK_MEM') / 24))") hashes."
+printf '%s\n' "(200M: one run).  Spill threshold at this work_mem: $(psql -X -At -c "SELECT greatest(1024, least(4194304, pg_size_bytes('$WORK_MEM') / 24))") hashes."
 printf '\n| %-12s | %-16s | %8s | %8s | %10s | %8s | %12s | %10s |\n' \
 	"distinct" "aggregate" "seconds" "× count" "per row ×1M" "bits/elem" "temp MB" "peak MB"
 printf '|%s|\n' "--------------|------------------|---------:|---------:|-----------:|---------:|-------------:|-----------:"
