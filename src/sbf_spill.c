@@ -7,9 +7,6 @@
 #include "postgres.h"
 
 #include <limits.h>
-#ifndef WIN32
-#include <sys/mman.h>
-#endif
 
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
@@ -504,36 +501,6 @@ sbf_spill_unspill(SbfHsObject *o)
 }
 
 /*
- * A filter of a large group is larger than the caches and is written at k
- * random places per hash, so with 4 kB pages nearly every write also misses
- * the TLB.  Where the kernel offers transparent huge pages on request
- * (MADV_HUGEPAGE), the filter's memory asks for them; its bytes are the
- * same either way.
- */
-#define SPILL_HUGE_MIN			((size_t) 8 << 20)
-#define SPILL_HUGE_PAGE			((uintptr_t) 2 << 20)
-
-/* sbf_palloc_allocator's alloc, then huge pages for a large filter. */
-static void *
-spill_huge_alloc(size_t size, void *ctx)
-{
-	void	   *p = sbf_palloc_allocator.alloc(size, ctx);
-
-#if !defined(WIN32) && defined(MADV_HUGEPAGE)
-	if (p != NULL && size >= SPILL_HUGE_MIN)
-	{
-		uintptr_t	start = ((uintptr_t) p + SPILL_HUGE_PAGE - 1) & ~(SPILL_HUGE_PAGE - 1);
-		uintptr_t	end = ((uintptr_t) p + size) & ~(SPILL_HUGE_PAGE - 1);
-
-		/* advice only: a kernel without THP refuses, and nothing changes */
-		if (end > start)
-			(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
-	}
-#endif
-	return p;
-}
-
-/*
  * The right-sized filter of a spilled state: the merge counts, then a
  * filter sized for the count takes the hashes in ascending order, as
  * sbf_hs_build does for a set in memory.  The state keeps its hashes (all
@@ -544,7 +511,6 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 {
 	uint64		n;
 	SbfSpill   *sp = o->spill;
-	SbfAllocator a;
 	SbfFilter	f;
 	SbfStatus	st;
 
@@ -552,9 +518,7 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 	n = spill_all(o);
 	elog(DEBUG1, "sbf spill: building a filter of %llu distinct hashes", (unsigned long long) n);
 
-	a = sbf_palloc_allocator;
-	a.alloc = spill_huge_alloc;
-	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &a);
+	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
 	if (st != SBF_OK)
 		sbf_report_status(st);
 	(void) spill_merge(sp, 0, sp->nruns, sink_filter, &f);
