@@ -111,9 +111,11 @@ SELECT g, # sbf_hashset_agg(object) AS n FROM spill_rows GROUP BY g ORDER BY g L
 SELECT pg_temp.temp_files() AS files_left_before_commit;
 COMMIT;
 
--- temp_file_limit applies: 53400, and the files are gone afterwards
+-- temp_file_limit applies: 53400 (whose message quotes the setting from 18 on),
+-- and the files are gone afterwards
 SET temp_file_limit = '64kB';
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(id) FROM spill_rows$$);
+SELECT code, message ~ 'temp_file_limit' AS names_the_limit
+FROM pg_temp.try($$SELECT sbf_agg(id) FROM spill_rows$$);
 RESET temp_file_limit;
 SELECT pg_temp.temp_files() AS files_left_after_limit;
 
