@@ -43,6 +43,7 @@
 
 #include "sbf.h"
 #include "sbf_hashset_glue.h"
+#include "sbf_spill.h"
 
 PG_FUNCTION_INFO_V1(sbf_agg_trans_text);
 PG_FUNCTION_INFO_V1(sbf_agg_trans_int8);
@@ -116,6 +117,16 @@ agg_add(SbfHashSet *hs, uint64 h, FunctionCallInfo fcinfo)
 		sbf_report_status(st);
 }
 
+/* Adds a hash to an sbf_hashset state, which may spill. */
+static inline void
+agg_hso_add(SbfHsObject *o, uint64 h, FunctionCallInfo fcinfo)
+{
+	SbfStatus	st = sbf_hso_add(fcinfo, o, h);
+
+	if (unlikely(st != SBF_OK))
+		sbf_report_status(st);
+}
+
 /* ---- 1.1: the state is an sbf_hashset (an expanded object) ---- */
 
 /*
@@ -150,7 +161,7 @@ agg_hs_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 			sbf_hso_free(tmp);
 	}
 	agg_check_rate(o->hs.params.error_rate, error_rate);
-	agg_add(&o->hs, h, fcinfo);
+	agg_hso_add(o, h, fcinfo);
 	return EOHPGetRWDatum(&o->hdr);
 }
 
@@ -168,7 +179,7 @@ agg_hs_trans_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
 
 	if (likely(PG_NARGS() == 2 && (o = sbf_hso_row_state(fcinfo)) != NULL))
 	{
-		agg_add(&o->hs, sbf_elem_hash(kind, PG_GETARG_DATUM(1)), fcinfo);
+		agg_hso_add(o, sbf_elem_hash(kind, PG_GETARG_DATUM(1)), fcinfo);
 		return PG_GETARG_DATUM(0);
 	}
 	return sbf_agg_elem_trans(fcinfo, "sbf_agg_trans", kind, agg_hs_trans);
@@ -204,6 +215,9 @@ sbf_agg_hs_final(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
+	/* a spilled state: built from its runs, within work_mem */
+	if ((tmp = sbf_hso_any(PG_GETARG_DATUM(0))) != NULL && sbf_spilled(tmp))
+		PG_RETURN_SCALABLEBLOOM_P(sbf_spill_build(tmp, &tmp->hs.params));
 	hs = sbf_hso_open(PG_GETARG_DATUM(0), true, &tmp);
 	result = agg_build(hs);
 	if (tmp != NULL)
@@ -242,11 +256,11 @@ sbf_agg_hs_combine(PG_FUNCTION_ARGS)
 		agg_new_params(agg_datum_rate(first), &p);
 		o = sbf_hso_new_state(fcinfo, aggcxt, &p, SBF_HS_AGG_THRESHOLD, true);
 		if (!PG_ARGISNULL(0))
-			sbf_hs_union_datum(&o->hs, first, true);
+			sbf_hso_union_datum(fcinfo, o, first, true);
 	}
 	o->flat_size = 0;
 	agg_check_rate(o->hs.params.error_rate, agg_datum_rate(PG_GETARG_DATUM(1)));
-	sbf_hs_union_datum(&o->hs, PG_GETARG_DATUM(1), true);
+	sbf_hso_union_datum(fcinfo, o, PG_GETARG_DATUM(1), true);
 	return EOHPGetRWDatum(&o->hdr);
 }
 

@@ -91,6 +91,7 @@
 #include "utils/snapmgr.h"
 
 #include "sbf.h"
+#include "sbf_spill.h"
 
 /* Values a call site keeps, and the bytes of private copies beyond the newest. */
 #define SBF_SITE_ENTRIES		4
@@ -753,7 +754,7 @@ sbf_probe_close(SbfProbe *p)
 	}
 }
 
-/* Module load: defines sbf.cache_size. */
+/* Module load: defines sbf.cache_size and sbf.spill_threshold. */
 void
 _PG_init(void)
 {
@@ -764,5 +765,6 @@ _PG_init(void)
 							32768, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
+	sbf_spill_define_gucs();
 	MarkGUCPrefixReserved("sbf");
 }

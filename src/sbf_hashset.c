@@ -15,6 +15,7 @@
 #include "utils/memutils.h"
 
 #include "sbf_hashset_glue.h"
+#include "sbf_spill.h"
 
 PG_FUNCTION_INFO_V1(sbf_hashset_in);
 PG_FUNCTION_INFO_V1(sbf_hashset_out);
@@ -152,9 +153,9 @@ hs_arena_gone(void *arg)
 }
 
 /* A new, empty expanded set in the arena of aggcxt (see SbfHsCallCache). */
-SbfHsObject *
-sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
-				  const SbfParams *params, uint64 threshold, bool with_rate)
+static SbfHsObject *
+hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
+			  const SbfParams *params, uint64 threshold, bool with_rate)
 {
 	SbfHsCallCache *c = sbf_hs_call_cache(fcinfo);
 	SbfHsArena *slot = NULL;
@@ -180,7 +181,7 @@ sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
 											ALLOCSET_DEFAULT_SIZES);
 		/*
 		 * The objects themselves in a slab, a child of the arena: an
-		 * AllocSet would round their 304 bytes up to a 512-byte chunk.
+		 * AllocSet would round their 320 bytes up to a 512-byte chunk.
 		 */
 		slot->objects = SlabContextCreate(slot->arena, "sbf_hashset objects",
 										  SLAB_DEFAULT_BLOCK_SIZE, sizeof(SbfHsObject));
@@ -194,6 +195,17 @@ sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
 		MemoryContextRegisterResetCallback(slot->arena, &g->cb);
 	}
 	return hso_new_in(slot->objects, slot->arena, params, threshold, with_rate);
+}
+
+/* A new aggregate state: the same, made to spill when in an Agg node. */
+SbfHsObject *
+sbf_hso_new_state(FunctionCallInfo fcinfo, MemoryContext aggcxt,
+				  const SbfParams *params, uint64 threshold, bool with_rate)
+{
+	SbfHsObject *o = hso_new_state(fcinfo, aggcxt, params, threshold, with_rate);
+
+	sbf_spill_enable(fcinfo, o);
+	return o;
 }
 
 /* Frees an expanded set. */
@@ -226,6 +238,8 @@ hso_get_flat_size(ExpandedObjectHeader *eohptr)
 	size_t		size;
 	SbfStatus	st;
 
+	/* a spilled partial state travels whole: back into memory first */
+	sbf_spill_unspill(o);
 	if (o->flat_size != 0 && o->hs.nbuf == 0 && !o->hs.streaming)
 		return o->flat_size;
 	st = sbf_hs_encoded_size(&o->hs, o->with_rate, SBF_HS_MAX_FLAT, &size);
@@ -301,6 +315,8 @@ sbf_hso_open(Datum d, bool allow_filter, SbfHsObject **tmp)
 	*tmp = NULL;
 	if (o != NULL)
 	{
+		/* readers other than sbf_agg's final need the whole set in memory */
+		sbf_spill_unspill(o);
 		if (o->hs.streaming && !allow_filter)
 			hs_refuse_filter();
 		return &o->hs;
@@ -357,17 +373,22 @@ sbf_hs_datum_rate(Datum d)
  * dst := dst UNION the set of datum d (only read).  A flat hash set is
  * checked while it is decoded straight into dst's array, grown once to the
  * union's size at most (sbf_hs_merge_coded): the fast path of every combine
- * and union, with no decoded copy of the value.
+ * and union, with no decoded copy of the value.  With o (dst's object, an
+ * aggregate state that may spill), a set of at least o->spill_at hashes is
+ * decoded into one run that goes to the spill instead, and a spilled o is
+ * brought back into memory before a streamed state is united with it.
  */
-void
-sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
+static void
+hs_union_datum(SbfHashSet *dst, SbfHsObject *o, FunctionCallInfo fcinfo,
+			   Datum d, bool allow_filter)
 {
+	SbfHsObject *src = hso_of(d);
 	struct varlena *flat;
 	SbfHsView	v;
 	SbfHsError	e;
 	SbfStatus	st;
 
-	if (hso_of(d) == NULL)
+	if (src == NULL)
 	{
 		flat = PG_DETOAST_DATUM(d);
 		e = sbf_hs_parse((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ, &v);
@@ -375,6 +396,18 @@ sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
 			hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
 		if (!(v.flags & SBF_HS_FLAG_FILTER))
 		{
+			if (o != NULL && o->spill_at != 0 && !dst->streaming && v.count >= o->spill_at)
+			{
+				/* count <= SBF_HS_MAX_COUNT: the array is below 1 GB */
+				uint64	   *run = palloc(v.count * sizeof(uint64));
+
+				e = sbf_hs_walk(&v, run, &sbf_palloc_allocator);
+				if (e != SBF_HS_OK)
+					hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
+				sbf_spill_add_run(fcinfo, o, run, v.count);
+				pfree(run);
+				return;
+			}
 			st = sbf_hs_merge_coded(dst, &v, &e);
 			if (e != SBF_HS_OK)
 				hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
@@ -383,6 +416,9 @@ sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
 			return;
 		}
 	}
+	/* a streamed side makes dst stream: every hash must be in memory first */
+	if (o != NULL && sbf_spilled(o) && (src == NULL || src->hs.streaming))
+		sbf_spill_unspill(o);
 	{
 		SbfHsObject *tmp;
 		SbfHashSet *s = sbf_hso_open(d, allow_filter, &tmp);
@@ -393,6 +429,22 @@ sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
 		if (tmp != NULL)
 			sbf_hso_free(tmp);
 	}
+}
+
+/* dst := dst UNION the set of datum d (only read). */
+void
+sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter)
+{
+	hs_union_datum(dst, NULL, NULL, d, allow_filter);
+}
+
+/* The same for an aggregate state, which may spill (sbf_spill.h). */
+void
+sbf_hso_union_datum(FunctionCallInfo fcinfo, SbfHsObject *o, Datum d,
+					bool allow_filter)
+{
+	hs_union_datum(&o->hs, o, fcinfo, d, allow_filter);
+	sbf_spill_check(fcinfo, o);
 }
 
 /* A flat sbf_hashset (in CurrentMemoryContext) of a set, without error_rate. */
@@ -578,7 +630,7 @@ hs_agg_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 		return o;
 	o = sbf_hso_new_state(fcinfo, aggcxt, NULL, 0, false);
 	if (!PG_ARGISNULL(0))
-		sbf_hs_union_datum(&o->hs, PG_GETARG_DATUM(0), false);
+		sbf_hso_union_datum(fcinfo, o, PG_GETARG_DATUM(0), false);
 	return o;
 }
 
@@ -595,7 +647,7 @@ sbf_hashset_union_trans(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		return sbf_agg_keep_state(fcinfo);
 	o = hs_agg_state(fcinfo, aggcxt);
-	sbf_hs_union_datum(&o->hs, PG_GETARG_DATUM(1), false);
+	sbf_hso_union_datum(fcinfo, o, PG_GETARG_DATUM(1), false);
 	PG_RETURN_DATUM(sbf_hso_datum(o));
 }
 
@@ -604,7 +656,7 @@ static Datum
 hs_agg_add(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
 {
 	SbfHsObject *o = hs_agg_state(fcinfo, aggcxt);
-	SbfStatus	st = sbf_hs_add_hash(fcinfo, &o->hs, h);
+	SbfStatus	st = sbf_hso_add(fcinfo, o, h);
 
 	if (unlikely(st != SBF_OK))
 		sbf_hs_report_status(st);
@@ -642,7 +694,7 @@ hs_agg_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
 
 	if (likely(o != NULL))
 	{
-		SbfStatus	st = sbf_hs_add_hash(fcinfo, &o->hs, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
+		SbfStatus	st = sbf_hso_add(fcinfo, o, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
 
 		if (unlikely(st != SBF_OK))
 			sbf_hs_report_status(st);

@@ -41,6 +41,9 @@ typedef struct SbfHsObject
 	SbfHashSet	hs;				/* allocates in hdr.eoh_context */
 	bool		with_rate;		/* an sbf_agg state: flatten with error_rate */
 	Size		flat_size;		/* cached by get_flat_size; 0 = unknown */
+	uint64		spill_at;		/* spill the array past this many hashes
+								 * (sbf_spill.h); 0 = never */
+	struct SbfSpill *spill;		/* runs in a temporary file, or NULL */
 } SbfHsObject;
 
 /*
@@ -126,9 +129,39 @@ sbf_hso_row_state(FunctionCallInfo fcinfo)
 	return sbf_hso_rw(PG_GETARG_DATUM(0));
 }
 
+/* The expanded object behind datum d if it is one of ours (any mode), else NULL. */
+static inline SbfHsObject *
+sbf_hso_any(Datum d)
+{
+	return (SbfHsObject *) sbf_expanded_of(d, &sbf_hso_methods, false);
+}
+
+/* Adds h to a state whose buffer is full (sbf_spill.c). */
+extern SbfStatus sbf_spill_add_slow(FunctionCallInfo fcinfo, SbfHsObject *o,
+									uint64 h);
+
 /*
- * Adds hash h to set hs: a store into the buffer, inline; a full buffer is
- * sorted in with the call site's scratch (sbf_hs_add_slow).
+ * Adds hash h to an aggregate state: a store into the buffer, inline; a
+ * full buffer is sorted in with the call site's scratch, after the array is
+ * spilled to a temporary file if it is due (sbf_spill_add_slow).
+ */
+static inline SbfStatus
+sbf_hso_add(FunctionCallInfo fcinfo, SbfHsObject *o, uint64 h)
+{
+	SbfHashSet *hs = &o->hs;
+
+	if (likely(hs->nbuf < hs->bufcap))
+	{
+		hs->buf[hs->nbuf++] = h;
+		return SBF_OK;
+	}
+	return sbf_spill_add_slow(fcinfo, o, h);
+}
+
+/*
+ * Adds hash h to set hs (1.0's internal state, which never spills): a
+ * store into the buffer, inline; a full buffer is sorted in with the call
+ * site's scratch (sbf_hs_add_slow).
  */
 static inline SbfStatus
 sbf_hs_add_hash(FunctionCallInfo fcinfo, SbfHashSet *hs, uint64 h)
@@ -158,6 +191,13 @@ extern double sbf_hs_datum_rate(Datum d);
  * as it is decoded).  allow_filter as for sbf_hso_open.
  */
 extern void sbf_hs_union_datum(SbfHashSet *dst, Datum d, bool allow_filter);
+
+/*
+ * The same for an aggregate state o: a large flat set goes to o's spill as
+ * one run, and o's array is spilled if the union took it past spill_at.
+ */
+extern void sbf_hso_union_datum(FunctionCallInfo fcinfo, SbfHsObject *o,
+								Datum d, bool allow_filter);
 
 /* Frees an expanded set. */
 extern void sbf_hso_free(SbfHsObject *o);

@@ -1,0 +1,526 @@
+/*
+ * sbf_spill.c
+ *	  Spilling of large aggregate states to temporary files: the threshold
+ *	  tied to work_mem, the runs written to a BufFile, and the k-way merge
+ *	  that counts and then builds from them.  See sbf_spill.h.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "storage/buffile.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "sbf_spill.h"
+
+/* Hashes handed to a merge's consumer at a time (an interrupt check between). */
+#define SPILL_OUT_HASHES		16384
+
+/* Hashes written to the file at a time (an interrupt check between). */
+#define SPILL_WRITE_HASHES		65536
+
+/* sbf.spill_threshold: 0 = derived from work_mem. */
+static int	sbf_spill_threshold_guc = 0;
+
+/* A position in a BufFile, as BufFileTell gives it. */
+typedef struct SpillPos
+{
+	int			fileno;
+	off_t		offset;
+} SpillPos;
+
+/* One sorted run of distinct hashes in the file. */
+typedef struct SpillRun
+{
+	SpillPos	start;
+	uint64		count;
+} SpillRun;
+
+/* The spilled part of a state: its file and runs (in the state's context). */
+typedef struct SbfSpill
+{
+	BufFile    *file;			/* NULL when closed */
+	SpillRun   *runs;
+	int			nruns;
+	int			maxruns;
+	SpillPos	end;			/* where the next run starts */
+	MemoryContext cxt;			/* the state's context */
+} SbfSpill;
+
+/* A run being merged: a window of its hashes and where the rest is. */
+typedef struct MergeSrc
+{
+	uint64	   *buf;
+	uint32		pos;
+	uint32		len;
+	uint64		left;			/* hashes of the run not yet read */
+	SpillPos	at;				/* where they start */
+} MergeSrc;
+
+/* An entry of the merge's min-heap: a run's current hash. */
+typedef struct MergeTop
+{
+	uint64		key;
+	int			src;
+} MergeTop;
+
+/* What a merge hands its distinct hashes to, in ascending order. */
+typedef void (*SpillSink) (void *arg, const uint64 *h, size_t n);
+
+/* Defines sbf.spill_threshold (from _PG_init). */
+void
+sbf_spill_define_gucs(void)
+{
+	DefineCustomIntVariable("sbf.spill_threshold",
+							"Distinct hashes an aggregate group keeps in memory before spilling them to a temporary file.",
+							"0 derives it from work_mem (work_mem / 24 bytes, 1024 to 4194304 hashes); meant for tests.",
+							&sbf_spill_threshold_guc,
+							0, 0, INT_MAX,
+							PGC_USERSET, GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+}
+
+/* The spill threshold, in hashes, for a state made now. */
+uint64
+sbf_spill_threshold(void)
+{
+	uint64		t;
+
+	if (sbf_spill_threshold_guc > 0)
+		return (uint64) sbf_spill_threshold_guc;
+	t = (uint64) work_mem * 1024 / SBF_SPILL_BYTES_PER_HASH;
+	return Min(Max(t, SBF_SPILL_MIN_RUN), SBF_SPILL_MAX_RUN);
+}
+
+/* Runs a merge may read at once: one read window each within work_mem. */
+static int
+spill_fanin(void)
+{
+	uint64		f = (uint64) work_mem * 1024 / (SBF_SPILL_READ_HASHES * sizeof(uint64));
+
+	return (int) Min(Max(f, 4), 1024);
+}
+
+/* Makes a new aggregate state spill (only in an Agg node). */
+void
+sbf_spill_enable(FunctionCallInfo fcinfo, SbfHsObject *o)
+{
+	if (fcinfo->context != NULL && IsA(fcinfo->context, AggState))
+	{
+		o->spill_at = sbf_spill_threshold();
+		o->hs.threshold = 0;	/* never streams: it spills */
+	}
+}
+
+/* True when some of o's hashes are in runs. */
+bool
+sbf_spilled(const SbfHsObject *o)
+{
+	return o->spill != NULL && o->spill->nruns > 0;
+}
+
+/* Closes a spill's file; its runs are gone. */
+static void
+spill_close(SbfSpill *sp)
+{
+	if (sp->file != NULL)
+		BufFileClose(sp->file);
+	sp->file = NULL;
+	sp->nruns = 0;
+}
+
+/*
+ * The Agg node's cleanup of a spilled state, before the aggregate context
+ * is reset (between groups, at a rescan, at the end).  Not called on error:
+ * then the resource owner deletes the files.
+ */
+static void
+spill_shutdown(Datum arg)
+{
+	spill_close((SbfSpill *) DatumGetPointer(arg));
+}
+
+/* The spill of o with an open file, made on first use. */
+static SbfSpill *
+spill_get(FunctionCallInfo fcinfo, SbfHsObject *o)
+{
+	SbfSpill   *sp = o->spill;
+
+	if (sp == NULL)
+	{
+		sp = MemoryContextAllocZero(o->hdr.eoh_context, sizeof(SbfSpill));
+		sp->cxt = o->hdr.eoh_context;
+		sp->maxruns = 16;
+		sp->runs = MemoryContextAlloc(sp->cxt, sp->maxruns * sizeof(SpillRun));
+		AggRegisterCallback(fcinfo, spill_shutdown, PointerGetDatum(sp));
+		o->spill = sp;
+	}
+	if (sp->file == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(sp->cxt);
+
+		/* under CurrentResourceOwner: deleted on error and at transaction end */
+		sp->file = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+		sp->end.fileno = 0;
+		sp->end.offset = 0;
+		sp->nruns = 0;
+	}
+	return sp;
+}
+
+/* Moves the file's position to pos. */
+static void
+spill_seek(SbfSpill *sp, const SpillPos *pos)
+{
+	if (BufFileSeek(sp->file, pos->fileno, pos->offset, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in an sbf aggregate's temporary file"),
+				 errdetail("The position was segment %d, offset %lld.",
+						   pos->fileno, (long long) pos->offset)));
+}
+
+/* Appends n hashes at the end of the file. */
+static void
+spill_write(SbfSpill *sp, const uint64 *h, uint64 n)
+{
+	uint64		i;
+
+	spill_seek(sp, &sp->end);
+	for (i = 0; i < n; i += SPILL_WRITE_HASHES)
+	{
+		uint64		k = Min(n - i, SPILL_WRITE_HASHES);
+
+		CHECK_FOR_INTERRUPTS();
+		/* temp_file_limit is enforced here (53400) */
+		BufFileWrite(sp->file, (void *) (h + i), k * sizeof(uint64));
+	}
+	BufFileTell(sp->file, &sp->end.fileno, &sp->end.offset);
+}
+
+/* Records a run of count hashes that starts at start. */
+static void
+spill_record_run(SbfSpill *sp, const SpillPos *start, uint64 count)
+{
+	if (sp->nruns == sp->maxruns)
+	{
+		sp->maxruns *= 2;
+		sp->runs = repalloc(sp->runs, sp->maxruns * sizeof(SpillRun));
+	}
+	sp->runs[sp->nruns].start = *start;
+	sp->runs[sp->nruns].count = count;
+	sp->nruns++;
+}
+
+/* Writes n sorted, distinct hashes as a new run. */
+static void
+spill_append_run(SbfSpill *sp, const uint64 *h, uint64 n)
+{
+	SpillPos	start = sp->end;
+
+	if (n == 0)
+		return;
+	spill_write(sp, h, n);
+	spill_record_run(sp, &start, n);
+}
+
+/*
+ * Moves a state's sorted array into a new run; the array is freed and the
+ * state keeps its (empty or not) pending buffer.
+ */
+static void
+spill_array(SbfSpill *sp, SbfHsObject *o)
+{
+	SbfHashSet *hs = &o->hs;
+
+	if (hs->nset == 0)
+		return;
+	spill_append_run(sp, hs->set, hs->nset);
+	hs->alloc.free(hs->set, hs->alloc.ctx);
+	hs->set = NULL;
+	hs->nset = 0;
+	hs->setcap = 0;
+}
+
+/* Adds h to a state whose buffer is full: spills the array first if due. */
+SbfStatus
+sbf_spill_add_slow(FunctionCallInfo fcinfo, SbfHsObject *o, uint64 h)
+{
+	SbfHashSet *hs = &o->hs;
+
+	/* the flush would merge up to nbuf hashes into the array */
+	if (o->spill_at != 0 && !hs->streaming && hs->nset + hs->nbuf > o->spill_at)
+		spill_array(spill_get(fcinfo, o), o);
+	return sbf_hs_add_slow(hs, h, &sbf_hs_call_cache(fcinfo)->scratch);
+}
+
+/* After a union into o: spills the array if it passed spill_at. */
+void
+sbf_spill_check(FunctionCallInfo fcinfo, SbfHsObject *o)
+{
+	if (o->spill_at != 0 && !o->hs.streaming && o->hs.nset > o->spill_at)
+		spill_array(spill_get(fcinfo, o), o);
+}
+
+/* Writes n sorted, distinct hashes as one run of o. */
+void
+sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o, const uint64 *run, uint64 n)
+{
+	spill_append_run(spill_get(fcinfo, o), run, n);
+}
+
+/* Reads the next window of a run being merged. */
+static void
+spill_refill(SbfSpill *sp, MergeSrc *s)
+{
+	uint32		n = (uint32) Min(s->left, SBF_SPILL_READ_HASHES);
+	size_t		got;
+
+	spill_seek(sp, &s->at);
+	got = BufFileRead(sp->file, s->buf, n * sizeof(uint64));
+	if (got != n * sizeof(uint64))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read an sbf aggregate's temporary file"),
+				 errdetail("Read %zu of %zu bytes.", got, n * sizeof(uint64))));
+	BufFileTell(sp->file, &s->at.fileno, &s->at.offset);
+	s->pos = 0;
+	s->len = n;
+	s->left -= n;
+}
+
+/* Restores the heap property below index i. */
+static inline void
+merge_sift_down(MergeTop *heap, int n, int i)
+{
+	MergeTop	x = heap[i];
+
+	for (;;)
+	{
+		int			c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && heap[c + 1].key < heap[c].key)
+			c++;
+		if (heap[c].key >= x.key)
+			break;
+		heap[i] = heap[c];
+		i = c;
+	}
+	heap[i] = x;
+}
+
+/*
+ * Merges runs [first, first + k) and hands their distinct hashes, in
+ * ascending order, to sink; returns how many there were.  Its memory (one
+ * read window per run) is freed before it returns.
+ */
+static uint64
+spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "sbf spill merge",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	MergeSrc   *src = palloc(k * sizeof(MergeSrc));
+	MergeTop   *heap = palloc(k * sizeof(MergeTop));
+	uint64	   *out = palloc(SPILL_OUT_HASHES * sizeof(uint64));
+	size_t		nout = 0;
+	uint64		total = 0;
+	uint64		last = 0;
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < k; i++)
+	{
+		src[i].buf = palloc(SBF_SPILL_READ_HASHES * sizeof(uint64));
+		src[i].left = sp->runs[first + i].count;
+		src[i].at = sp->runs[first + i].start;
+		spill_refill(sp, &src[i]);
+		heap[n].key = src[i].buf[0];
+		heap[n].src = i;
+		n++;
+	}
+	for (i = n / 2 - 1; i >= 0; i--)
+		merge_sift_down(heap, n, i);
+	while (n > 0)
+	{
+		uint64		h = heap[0].key;
+		MergeSrc   *s = &src[heap[0].src];
+
+		/* runs are distinct within themselves; repeats come from two runs */
+		if (total == 0 || h != last)
+		{
+			last = h;
+			out[nout++] = h;
+			total++;
+			if (nout == SPILL_OUT_HASHES)
+			{
+				CHECK_FOR_INTERRUPTS();
+				sink(arg, out, nout);
+				nout = 0;
+			}
+		}
+		if (++s->pos == s->len)
+		{
+			if (s->left == 0)
+			{
+				heap[0] = heap[--n];
+				if (n > 0)
+					merge_sift_down(heap, n, 0);
+				continue;
+			}
+			spill_refill(sp, s);
+		}
+		heap[0].key = s->buf[s->pos];
+		merge_sift_down(heap, n, 0);
+	}
+	if (nout > 0)
+		sink(arg, out, nout);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return total;
+}
+
+/* A sink that appends to the spill file (an intermediate merge). */
+static void
+sink_write(void *arg, const uint64 *h, size_t n)
+{
+	SbfSpill   *sp = (SbfSpill *) arg;
+
+	/* the merge's reads moved the position: back to the end */
+	spill_write(sp, h, n);
+}
+
+/* A sink that adds to a filter. */
+static void
+sink_filter(void *arg, const uint64 *h, size_t n)
+{
+	SbfStatus	st = sbf_add_hashes((SbfFilter *) arg, h, n);
+
+	if (st != SBF_OK)
+		sbf_report_status(st);
+}
+
+/* Where sink_fill writes: an array of cap hashes, n filled. */
+typedef struct FillTarget
+{
+	uint64	   *a;
+	uint64		n;
+	uint64		cap;
+} FillTarget;
+
+/* A sink that fills an array sized by the merge's count. */
+static void
+sink_fill(void *arg, const uint64 *h, size_t n)
+{
+	FillTarget *t = (FillTarget *) arg;
+
+	if (t->n + n > t->cap)
+		elog(ERROR, "sbf spill run has more hashes than it recorded");
+	memcpy(t->a + t->n, h, n * sizeof(uint64));
+	t->n += n;
+}
+
+/*
+ * Merges the first runs into one until at most fanin remain, each time
+ * merging just enough of them, so that the final merge reads at most fanin
+ * windows (within work_mem).
+ */
+static void
+spill_reduce(SbfSpill *sp, int fanin)
+{
+	while (sp->nruns > fanin)
+	{
+		int			k = Min(fanin, sp->nruns - fanin + 1);
+		SpillPos	start = sp->end;
+		uint64		count = spill_merge(sp, 0, k, sink_write, sp);
+
+		memmove(sp->runs, sp->runs + k, (sp->nruns - k) * sizeof(SpillRun));
+		sp->nruns -= k;
+		spill_record_run(sp, &start, count);
+	}
+}
+
+/*
+ * Puts every hash of a spilled state into one run of distinct hashes: the
+ * buffer is flushed into the array, the array spilled, the runs reduced to
+ * the fan-in and merged into one, which is appended to the file.  Returns
+ * the number of distinct hashes.  The merge is the costly part, so it is
+ * done once; the passes over its result read the file in order.
+ */
+static uint64
+spill_all(SbfHsObject *o)
+{
+	SbfSpill   *sp = o->spill;
+	SbfStatus	st = sbf_hs_flush(&o->hs, NULL);
+
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	spill_array(sp, o);
+	spill_reduce(sp, spill_fanin());
+	if (sp->nruns > 1)
+	{
+		SpillPos	start = sp->end;
+		uint64		count = spill_merge(sp, 0, sp->nruns, sink_write, sp);
+
+		sp->nruns = 0;
+		spill_record_run(sp, &start, count);
+	}
+	return sp->runs[0].count;
+}
+
+/* Brings every hash of a spilled state back into its array. */
+void
+sbf_spill_unspill(SbfHsObject *o)
+{
+	SbfSpill   *sp;
+	FillTarget	t;
+	SbfStatus	st;
+
+	if (!sbf_spilled(o))
+		return;
+	t.cap = spill_all(o);
+	sp = o->spill;
+	if (t.cap > SBF_HS_MAX_COUNT)
+		sbf_hs_report_status(SBF_E_TOO_LARGE);
+	t.a = o->hs.alloc.alloc(t.cap * sizeof(uint64), o->hs.alloc.ctx);
+	if (t.a == NULL)
+		sbf_hs_report_status(SBF_E_NOMEM);
+	t.n = 0;
+	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t);
+	spill_close(sp);
+	st = sbf_hs_adopt(&o->hs, t.a, t.n);
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	o->flat_size = 0;
+}
+
+/*
+ * The right-sized filter of a spilled state: the merge counts, then a
+ * filter sized for the count takes the hashes in ascending order, as
+ * sbf_hs_build does for a set in memory.  The state keeps its hashes (all
+ * in runs now), so a second final call gives the same bytes.
+ */
+ScalableBloom *
+sbf_spill_build(SbfHsObject *o, const SbfParams *params)
+{
+	uint64		n;
+	SbfSpill   *sp = o->spill;
+	SbfFilter	f;
+	SbfStatus	st;
+
+	elog(DEBUG1, "sbf spill: merging %d runs", sp->nruns + (o->hs.nset + o->hs.nbuf > 0));
+	n = spill_all(o);
+	elog(DEBUG1, "sbf spill: building a filter of %llu distinct hashes", (unsigned long long) n);
+
+	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	(void) spill_merge(sp, 0, sp->nruns, sink_filter, &f);
+	return sbf_filter_finish(&f);
+}

@@ -1,0 +1,90 @@
+/*
+ * sbf_spill.h
+ *	  Spilling of large aggregate states to temporary files (src/sbf_spill.c):
+ *	  how sbf_agg, sbf_hashset_agg and sbf_hashset_union_agg keep a group's
+ *	  private memory bounded by work_mem at any group size.
+ *
+ * A state (SbfHsObject, sbf_hashset_glue.h) made by an Agg node gets a spill
+ * threshold, spill_at, in hashes: work_mem / SBF_SPILL_BYTES_PER_HASH, at
+ * least SBF_SPILL_MIN_RUN and at most SBF_SPILL_MAX_RUN, or the test GUC
+ * sbf.spill_threshold when it is set.  When the next flush of the pending
+ * buffer would take the group's sorted array past spill_at, the array is
+ * written as one sorted run of distinct hashes to the group's BufFile and
+ * the array starts empty again.  Runs may share hashes with each other.
+ *
+ * What PostgreSQL provides does the file handling: BufFileCreateTemp under
+ * the current resource owner, so the files go away on error, cancellation
+ * and at transaction end, and temp_file_limit applies (53400).  On the
+ * normal path the file is closed when the aggregate context is reset
+ * (AggRegisterCallback).  A run is the hashes as native uint64 words, never
+ * stored beyond the query.
+ *
+ * The final merges the runs (a k-way merge that drops repeats; runs past
+ * the fan-in that work_mem allows are first merged into longer runs) once,
+ * into one run of distinct hashes appended to the file, and so knows their
+ * number; it then reads that run in order into a filter sized for it.  That
+ * is what the in-memory build does (sbf_hs_build: a filter sized for n, the
+ * hashes added in ascending order), so the bytes are the same.
+ */
+#ifndef SBF_SPILL_H
+#define SBF_SPILL_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "sbf.h"
+#include "sbf_hashset_glue.h"
+
+/*
+ * Private bytes a state may take per hash of its array: the array (8), a
+ * new array during a forward merge (8), the pending buffer and its sort
+ * scratch (up to half the array each, 4 + 4).
+ */
+#define SBF_SPILL_BYTES_PER_HASH	24
+
+/* Bounds of the work_mem-derived threshold, in hashes. */
+#define SBF_SPILL_MIN_RUN			1024
+#define SBF_SPILL_MAX_RUN			((uint64) 4 * 1024 * 1024)
+
+/* Hashes read from a run at a time during a merge (8 kB). */
+#define SBF_SPILL_READ_HASHES		1024
+
+/* Defines sbf.spill_threshold (from _PG_init). */
+extern void sbf_spill_define_gucs(void);
+
+/* The spill threshold, in hashes, for a state made now. */
+extern uint64 sbf_spill_threshold(void);
+
+/*
+ * Makes a new aggregate state spill: in an Agg node (not a window
+ * aggregate, which cannot register a cleanup callback) it gets spill_at and
+ * never streams.
+ */
+extern void sbf_spill_enable(FunctionCallInfo fcinfo, SbfHsObject *o);
+
+/* Adds h to a state whose buffer is full: spills the array first if due. */
+extern SbfStatus sbf_spill_add_slow(FunctionCallInfo fcinfo, SbfHsObject *o,
+									uint64 h);
+
+/* After a union into o: spills the array if it passed spill_at. */
+extern void sbf_spill_check(FunctionCallInfo fcinfo, SbfHsObject *o);
+
+/* Writes n sorted, distinct hashes as one run of o (o must spill). */
+extern void sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o,
+							  const uint64 *run, uint64 n);
+
+/* True when some of o's hashes are in runs. */
+extern bool sbf_spilled(const SbfHsObject *o);
+
+/*
+ * Brings every hash of a spilled state back into its array (8 bytes a
+ * hash; 54000 past SBF_HS_MAX_COUNT) and closes its file: for readers that
+ * need the whole set in memory (a flattened partial state, sbf_hashset_agg's
+ * result).
+ */
+extern void sbf_spill_unspill(SbfHsObject *o);
+
+/* The right-sized filter of a spilled state (sbf_agg's final). */
+extern ScalableBloom *sbf_spill_build(SbfHsObject *o, const SbfParams *params);
+
+#endif							/* SBF_SPILL_H */
