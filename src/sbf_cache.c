@@ -125,13 +125,17 @@ typedef struct SbfChunkId
 	uint64		datahash;
 } SbfChunkId;
 
-/* When a check was made: one command under one snapshot. */
+/*
+ * When a check was made: one command under one snapshot, with no relcache
+ * invalidation processed since.
+ */
 typedef struct SbfUseTag
 {
 	LocalTransactionId lxid;
 	CommandId	cid;
 	TransactionId xmin;
 	TransactionId xmax;
+	uint64		inval;			/* sbf_inval_epoch */
 } SbfUseTag;
 
 /* A session cache entry (hash table element; the key comes first). */
@@ -156,6 +160,10 @@ static dlist_head sbf_session_lru = DLIST_STATIC_INIT(sbf_session_lru);
 static Size sbf_session_bytes = 0;
 static uint64 sbf_session_gen = 0;
 static SbfValueKey sbf_session_seen[SBF_SESSION_SEEN];
+
+/* Relcache invalidations processed by this backend (see sbf_relcache_cb). */
+static uint64 sbf_inval_epoch = 0;
+static bool sbf_inval_registered = false;
 
 /* One value a call site uses. */
 typedef struct SbfSiteSlot
@@ -210,6 +218,7 @@ static void
 sbf_use_tag(SbfUseTag *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->inval = sbf_inval_epoch;
 	t->lxid = SBF_MY_LXID();
 	t->cid = GetCurrentCommandId(false);
 	if (ActiveSnapshotSet())
@@ -227,7 +236,8 @@ static inline bool
 sbf_tag_equal(const SbfUseTag *a, const SbfUseTag *b)
 {
 	return a->lxid == b->lxid && a->cid == b->cid && a->xmin == b->xmin &&
-		a->xmax == b->xmax && a->lxid != InvalidLocalTransactionId;
+		a->xmax == b->xmax && a->inval == b->inval &&
+		a->lxid != InvalidLocalTransactionId;
 }
 
 /*
@@ -322,16 +332,19 @@ sbf_session_make_room(Size need)
 }
 
 /*
- * Relcache invalidation: entries of the toast relation (or all of them) are
+ * Relcache invalidation.  Every one ends the validity of every tag taken
+ * before it, so memo slots are dropped and session entries checked again at
+ * their next use; entries of the toast relation (or all of them) are also
  * marked dead and removed at their next touch, not here, since a callback may
  * run while a lookup holds a view.
  */
 static void
-sbf_session_relcache_cb(Datum arg, Oid relid)
+sbf_relcache_cb(Datum arg, Oid relid)
 {
 	HASH_SEQ_STATUS st;
 	SbfSessionEntry *e;
 
+	sbf_inval_epoch++;
 	if (sbf_session_htab == NULL)
 		return;
 	hash_seq_init(&st, sbf_session_htab);
@@ -357,7 +370,16 @@ sbf_session_init(void)
 	ctl.hcxt = sbf_session_cxt;
 	sbf_session_htab = hash_create("scalablebloom session cache", 256, &ctl,
 								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	CacheRegisterRelcacheCallback(sbf_session_relcache_cb, (Datum) 0);
+}
+
+/* Registers sbf_relcache_cb, once per backend, before anything is kept. */
+static void
+sbf_inval_init(void)
+{
+	if (sbf_inval_registered)
+		return;
+	CacheRegisterRelcacheCallback(sbf_relcache_cb, (Datum) 0);
+	sbf_inval_registered = true;
 }
 
 /* Slot of the session's "read once" table for a key. */
@@ -462,6 +484,7 @@ sbf_site_cache(FunctionCallInfo fcinfo)
 {
 	SbfSiteCache *c = (SbfSiteCache *) fcinfo->flinfo->fn_extra;
 
+	sbf_inval_init();
 	if (c == NULL)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfSiteCache));
@@ -575,7 +598,7 @@ sbf_site_keep_copy(FunctionCallInfo fcinfo, SbfSiteCache *c,
 				   const SbfValueKey *key, const SbfUseTag *tag,
 				   struct varlena *raw)
 {
-	SbfSiteSlot *slot = sbf_site_slot(c, (Size) key->extsize);
+	SbfSiteSlot *slot = sbf_site_slot(c, (Size) key->rawsize);
 	MemoryContext oldcxt;
 
 	if (slot->mcxt == NULL)
@@ -656,7 +679,8 @@ sbf_open_external(FunctionCallInfo fcinfo, struct varlena *raw, uint32 nelems,
 	}
 
 	len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
-	cacheable = VARATT_EXTERNAL_GET_EXTSIZE(ext) + VARHDRSZ <= sbf_session_limit();
+	/* what a kept copy costs: the raw size (with header), not the stored one */
+	cacheable = (Size) ext.va_rawsize <= sbf_session_limit();
 	seen = sbf_session_seen_slot(&key);
 
 	/* a single lookup on a large value the session has not read yet */
