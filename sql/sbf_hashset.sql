@@ -51,6 +51,7 @@ DECLARE
 BEGIN
 	EXECUTE format('COPY sets TO %L WITH (FORMAT binary)', path);
 	EXECUTE format('COPY sets_in FROM %L WITH (FORMAT binary)', path);
+	EXECUTE format('COPY (SELECT 1 WHERE false) TO PROGRAM %L', 'rm -f ' || path);
 	RETURN (SELECT bool_and(a.h::bytea = b.h::bytea) AND count(*) = 4
 			FROM sets a JOIN sets_in b USING (n));
 END $$;
@@ -277,11 +278,14 @@ CREATE TEMP TABLE hs_raw_in (h sbf_hashset);
 CREATE FUNCTION pg_temp.recv_state(b bytea) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	path text := '/tmp/sbf_hashset_malformed_' || pg_backend_pid() || '.bin';
+	st text;
 BEGIN
 	TRUNCATE hs_raw_out;
 	INSERT INTO hs_raw_out VALUES (b);
 	EXECUTE format('COPY hs_raw_out TO %L WITH (FORMAT binary)', path);
-	RETURN pg_temp.state(format('COPY hs_raw_in FROM %L WITH (FORMAT binary)', path));
+	st := pg_temp.state(format('COPY hs_raw_in FROM %L WITH (FORMAT binary)', path));
+	EXECUTE format('COPY (SELECT 1 WHERE false) TO PROGRAM %L', 'rm -f ' || path);
+	RETURN st;
 END $$;
 
 SELECT pg_temp.state(format('SELECT %L::sbf_hashset',

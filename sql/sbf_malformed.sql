@@ -12,6 +12,18 @@ EXCEPTION WHEN OTHERS THEN
 	RETURN SQLSTATE;
 END $$;
 
+-- the errdetail of a statement's error (NULL when it succeeds)
+CREATE FUNCTION pg_temp.detail(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	d text;
+BEGIN
+	EXECUTE stmt;
+	RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+	RETURN d;
+END $$;
+
 -- a valid small filter in the segmented layout: one segment (capacity 10),
 -- sparse HyperLogLog of 3 entries; payload offsets: header 0-35, directory
 -- entry 36-75, bits 76-99, HyperLogLog 100-111.  It is the value sbf 1.0 made
@@ -87,15 +99,23 @@ FROM base;
 -- read it back as scalablebloom
 CREATE TEMP TABLE raw_out (b bytea);
 CREATE TEMP TABLE raw_in (f scalablebloom);
-CREATE FUNCTION pg_temp.recv_state(b bytea) RETURNS text LANGUAGE plpgsql AS $$
+-- (the file is removed after each use; result: the SQLSTATE or the errdetail)
+CREATE FUNCTION pg_temp.recv(b bytea, want_detail bool) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	path text := '/tmp/sbf_malformed_' || pg_backend_pid() || '.bin';
+	copy_in text := format('COPY raw_in FROM %L WITH (FORMAT binary)', path);
+	r text;
 BEGIN
 	TRUNCATE raw_out;
 	INSERT INTO raw_out VALUES (b);
 	EXECUTE format('COPY raw_out TO %L WITH (FORMAT binary)', path);
-	RETURN pg_temp.state(format('COPY raw_in FROM %L WITH (FORMAT binary)', path));
+	r := CASE WHEN want_detail THEN pg_temp.detail(copy_in) ELSE pg_temp.state(copy_in) END;
+	EXECUTE format('COPY (SELECT 1 WHERE false) TO PROGRAM %L', 'rm -f ' || path);
+	RETURN r;
 END $$;
+CREATE FUNCTION pg_temp.recv_state(b bytea) RETURNS text LANGUAGE sql AS $$
+	SELECT pg_temp.recv(b, false)
+$$;
 
 SELECT pg_temp.recv_state(b) AS valid_value_recv FROM base;
 
@@ -106,6 +126,17 @@ SELECT id, label,
 	   pg_temp.state(format('SELECT %L::bytea::scalablebloom', b)) AS bytea_cast,
 	   pg_temp.recv_state(b) AS binary_recv
 FROM cases ORDER BY id;
+
+-- each is refused for its own defect: its errdetail, the same through the
+-- text form, the bytea cast and binary receive (one validator)
+SELECT id, d.cast_detail AS detail,
+	   d.text_detail = d.cast_detail AND d.recv_detail = d.cast_detail AS same_detail_every_path
+FROM cases, LATERAL (SELECT
+	pg_temp.detail(format('SELECT %L::scalablebloom',
+		'sbf1:' || translate(encode(b, 'base64'), E'\n', ''))) AS text_detail,
+	pg_temp.detail(format('SELECT %L::bytea::scalablebloom', b)) AS cast_detail,
+	pg_temp.recv(b, true) AS recv_detail) d
+ORDER BY id;
 
 -- malformed text forms
 SELECT t AS input, pg_temp.state(format('SELECT %L::scalablebloom', t)) AS sqlstate
@@ -123,3 +154,4 @@ FROM unnest(ARRAY['1000, ''NaN''', '1000, ''Infinity''', '1000, 0.01, 2, ''NaN''
 
 -- the server is still answering
 SELECT # sbf_add(sbf_empty(), 'still here') AS alive;
+

@@ -183,22 +183,35 @@ SELECT # f AS before, # (f || 'x') AS added, # f AS after,
 	   f @> 'x' AS f_has_x
 FROM t;
 
--- the input datum is never modified: full info and bytes compared in one query
-WITH t AS MATERIALIZED (SELECT sbf_empty(10) || 'a' AS f)
-SELECT a = c AS info_unchanged, a <> b AS info_changed_in_result,
-	   d = e AS bytes_unchanged
-FROM (SELECT sbf_info(f) AS a, sbf_info(sbf_union(f, f || 'y') || 'x' || ARRAY['z']) AS b,
-			 sbf_info(f) AS c, f::bytea AS d, f::bytea AS e
-	  FROM t) s;
+-- the input datum is never modified: full info and bytes compared in one query.
+-- Each LATERAL step depends on the one before (its WHERE) and OFFSET 0 keeps
+-- it a step of its own, so the readings run first, then the writers, then the
+-- readings again; md5 keeps the bytes read before, not a pointer to them.
+-- The filters are over 126 bytes: a 4-byte header, so writers get a pointer
+-- to the stored datum itself, not a copy made to widen a short header.
+WITH t AS MATERIALIZED (SELECT sbf_add(sbf_empty(100), ARRAY(SELECT 'a' || i FROM generate_series(1, 20) i)) AS f)
+SELECT r1.info = r3.info AS info_unchanged, w.info <> r1.info AS info_changed_in_result,
+	   r1.bytes = r3.bytes AS bytes_unchanged, octet_length(r1.f::bytea) > 126 AS long_header
+FROM t,
+	LATERAL (SELECT t.f, sbf_info(t.f) AS info, md5(t.f::bytea) AS bytes OFFSET 0) r1,
+	LATERAL (SELECT sbf_info(sbf_union(t.f, t.f || 'y') || 'x' || ARRAY['z']) AS info
+			 WHERE r1.bytes IS NOT NULL OFFSET 0) w,
+	LATERAL (SELECT sbf_info(t.f) AS info, md5(t.f::bytea) AS bytes
+			 WHERE w.info IS NOT NULL OFFSET 0) r3;
 
--- the input datum is never modified: a stored value after reading it through every writer
+-- the input datum is never modified: a stored value after reading it through
+-- every writer; each writer's result is used, so none is planned away
 CREATE TEMP TABLE keep (f scalablebloom);
-INSERT INTO keep VALUES (sbf_empty(10) || 'k');
+INSERT INTO keep VALUES (sbf_add(sbf_empty(100), ARRAY(SELECT 'k' || i FROM generate_series(1, 20) i)));
 CREATE TEMP TABLE before AS SELECT f::bytea AS b FROM keep;
-SELECT count(*) FROM keep,
-	LATERAL (SELECT f || 'x', f || 1, f || '\x01'::bytea, f || ARRAY['y'],
-					sbf_union(f, f), f || f, sbf_add(f, 'z'::text)) s;
-SELECT keep.f::bytea = before.b AS stored_unchanged FROM keep, before;
+SELECT s.a @> 'x' AND s.a @> 'k1' AS add_text, s.b @> 1 AS add_int8,
+	   s.c @> '\x01'::bytea AS add_bytea, s.d @> 'y' AS add_array,
+	   s.e @> 'k1' AS union_self, s.g @> 'k1' AS concat_self, s.h @> 'z' AS sbf_add
+FROM keep,
+	LATERAL (SELECT f || 'x' AS a, f || 1 AS b, f || '\x01'::bytea AS c, f || ARRAY['y'] AS d,
+					sbf_union(f, f) AS e, f || f AS g, sbf_add(f, 'z'::text) AS h) s;
+SELECT keep.f::bytea = before.b AS stored_unchanged, keep.f @> 'x' AS stored_has_x
+FROM keep, before;
 
 -- cardinality: small sets are counted exactly (sparse HyperLogLog)
 SELECT # sbf_empty() AS zero,

@@ -70,7 +70,10 @@ sub check_survivors
 
 	ok($res->{aborted} > 0 || $res->{rc} != 0,
 		"$what: the crash interrupted pgbench");
-	ok($phase_rows >= ($res->{processed} // 0),
+	ok(defined $res->{processed} && $res->{processed} > 0,
+		"$what: pgbench printed its count of committed transactions")
+	  or diag("pgbench stdout:\n$res->{stdout}\nstderr:\n$res->{stderr}");
+	ok(defined $res->{processed} && $phase_rows >= $res->{processed},
 		"$what: every transaction pgbench saw committed is in the log");
 	is($chk->{misses}, 0,
 		"$what: all $chk->{objects} logged objects are still contained");

@@ -163,24 +163,26 @@ foreach my $what (sort keys %statements)
 }
 
 # pg_cancel_backend from another session, in the middle of the batch add.
-# The victim reads the array into a variable, releases an advisory lock and
-# calls sbf_add; the canceller waits for that lock, so its request arrives
-# while sbf_add runs, and the test times how long the victim then takes.
+# The victim reads the array into a variable, then names itself in
+# application_name and calls sbf_add.  The canceller, already connected,
+# waits until it sees that name (so the request arrives while sbf_add runs,
+# however fast or slow the machine), sends the cancel, and times from the
+# request until the victim's backend is no longer active.
 {
 	my $what = 'batch add cancelled by pg_cancel_backend';
 	my ($stdout, $stderr) = ('', '');
+	my $canceller = $node->background_psql('postgres', on_error_stop => 1);
 	my $victim = IPC::Run::start(
 		[
 			'psql', '-X', '-v', 'VERBOSITY=verbose',
 			'-d', $node->connstr('postgres'),
-			'-c', 'SELECT pg_advisory_lock(4242)',
 			'-c', q{
 			DO $$
 			DECLARE
 				arr text[];
 			BEGIN
 				SELECT a INTO arr FROM big_batch;
-				PERFORM pg_advisory_unlock(4242);
+				PERFORM set_config('application_name', 'sbf_cancel_victim', false);
 				PERFORM pg_column_size(sbf_add(sbf_empty(10), arr));
 			END
 			$$},
@@ -189,32 +191,38 @@ foreach my $what (sort keys %statements)
 		'<', \undef, '>', \$stdout, '2>', \$stderr,
 		IPC::Run::timeout(10 * $bound + 60));
 
-	$node->poll_query_until(
-		'postgres', q{
-		SELECT count(*) = 1 FROM pg_locks
-		WHERE locktype = 'advisory' AND objid = 4242 AND granted})
-	  or die 'the victim did not take the advisory lock';
-	# Two seconds after the unlock sbf_add has read its argument (half a
-	# second) and is in its loop.
-	my $cancelled = $node->safe_psql(
-		'postgres', q{
-		SELECT pg_advisory_lock(4242);
-		SELECT pg_sleep(2);
-		SELECT pg_cancel_backend(pid) FROM pg_stat_activity
-		WHERE query LIKE '%sbf_add(sbf_empty(10), arr)%'
-		  AND pid <> pg_backend_pid();
-	});
-	my $start = time;
-	$victim->finish;
-	my $elapsed = time - $start;
+	# the victim's pid once it is in sbf_add (application_name is set just
+	# before the call, and the add runs for seconds uninterrupted)
+	my $pid = '';
+	my $deadline = time + 60;
+	while ($pid eq '' && time < $deadline)
+	{
+		$pid = $canceller->query_safe(q{
+			SELECT pid FROM pg_stat_activity
+			WHERE application_name = 'sbf_cancel_victim' AND state = 'active'});
+		usleep(10_000) if $pid eq '';
+	}
+	ok($pid =~ /^\d+$/, "$what: the victim is inside sbf_add");
 
-	like($cancelled, qr/^t$/m, "$what: the cancel request is sent");
+	my $start = time;
+	my $cancelled = $canceller->query_safe("SELECT pg_cancel_backend($pid)");
+	my $active = 't';
+	while ($active eq 't' && time - $start < 10 * $bound)
+	{
+		$active = $canceller->query_safe(
+			"SELECT count(*) > 0 FROM pg_stat_activity WHERE pid = $pid AND state = 'active'");
+	}
+	my $elapsed = time - $start;
+	$victim->finish;
+	$canceller->quit;
+
+	is($cancelled, 't', "$what: the cancel request is sent");
 	note(sprintf('%s: stopped %.3f s after the request', $what, $elapsed));
 	like(
 		$stderr,
 		qr/ERROR:\s+57014: canceling statement due to user request/,
 		"$what: it fails with SQLSTATE 57014");
-	cmp_ok($elapsed, '<', $bound, "$what: it stops within $bound s");
+	cmp_ok($elapsed, '<', $bound, "$what: it stops within $bound s of the request");
 	like($stdout, qr/still answering/,
 		"$what: the session answers after the cancel");
 }

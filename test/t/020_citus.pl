@@ -218,10 +218,17 @@ sub digests
 my $build = 'INSERT INTO user_filters '
   . 'SELECT user_id, sbf_agg(object) FROM interactions GROUP BY user_id';
 my $plan = show_plan($build);
-my @tasks = task_queries($plan);
 is(task_count($plan), $shard_count, 'the build is one task per shard');
-ok( (grep { /^INSERT INTO public\.user_filters_\d+ .*\bsbf_agg\((interactions\.)?object\)/ } @tasks),
-	'each task inserts into its user_filters shard from its own sbf_agg');
+# every task's query (EXPLAIN shows one unless citus.explain_all_tasks is on)
+my @tasks = task_queries(
+	$coord->safe_psql('postgres',
+		"SET citus.explain_all_tasks = on; EXPLAIN (VERBOSE, COSTS OFF) $build"));
+my %shards = map { /^INSERT INTO public\.user_filters_(\d+) / ? ($1 => 1) : () } @tasks;
+is(scalar(@tasks), $shard_count, 'the plan shows every task of the build');
+is( scalar(grep { /^INSERT INTO public\.user_filters_\d+ .*\bsbf_agg\((interactions\.)?object\)/ } @tasks),
+	$shard_count,
+	'each task inserts into a user_filters shard from its own sbf_agg');
+is(scalar(keys %shards), $shard_count, 'each task writes a different shard');
 unlike($plan, qr/pull to coordinator|repartition/i,
 	'no row goes through the coordinator');
 
