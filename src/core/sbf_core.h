@@ -215,8 +215,9 @@
  * t - b), or a new pair is inserted.  Lookups since bucket s count the
  * segments and pairs of age <= t - s.  A union of two windows with equal w, B
  * and e slides both to the larger t, keeps the smaller age of each hash, the
- * segments of both (equal ones once), refuses a bucket whose f sum exceeds P
- * (SBF_E_OVER_BUDGET), then compacts the buckets that are not the newest.
+ * segments of both (equal ones once) and refuses a bucket whose f sum
+ * exceeds P (SBF_E_OVER_BUDGET); it does not compact (so f || f is f, and
+ * f || g is g || f byte for byte): the next slide does.
  *
  * A reader must reject: short buffers, an unknown version, unknown flag bits
  * (for the version and form), an unknown hash id, parameters outside their
@@ -329,7 +330,9 @@ typedef enum SbfStatus
 	SBF_E_NOMEM,				/* allocator returned NULL */
 	SBF_E_OVER_BUDGET,			/* union's fpr_bound would exceed its
 								 * error_rate */
-	SBF_E_EXACT					/* malformed exact form */
+	SBF_E_EXACT,				/* malformed exact form */
+	SBF_E_WINDOW				/* malformed windowed form (order, ages,
+								 * budget) */
 } SbfStatus;
 
 /* A lowercase, period-free sentence fragment describing a status. */
