@@ -128,8 +128,27 @@ sbf_check_payload(const uint8 *buf, size_t len, SbfView *v)
 bool
 sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
 {
-	SbfStatus	st = sbf_parse_prefix(buf, avail, len, v);
+	SbfStatus	st;
 
+	/* a windowed value (version 3) is only ever read whole: see sbf_window.c */
+	if (sbf_is_window(buf, avail))
+	{
+		SbfWinView	wv;
+
+		if (avail < len)
+			elog(ERROR, "a windowed scalablebloom value read by its prefix");
+		st = sbf_win_parse(buf, len, &wv);
+		if (st == SBF_OK)
+		{
+			memset(v, 0, sizeof(*v));
+			v->buf = buf;
+			v->len = len;
+			v->version = SBF_WIN_VERSION;
+			return true;
+		}
+	}
+	else
+		st = sbf_parse_prefix(buf, avail, len, v);
 	if (st == SBF_OK)
 		return true;
 	/* a short prefix of a longer value: the header says how much is needed */
