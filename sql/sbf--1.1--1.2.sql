@@ -88,13 +88,13 @@ COMMENT ON FUNCTION sbf_contains(scalablebloom, bytea, timestamptz) IS
 	'whether the element was probably added in a bucket that ends after `since` (no false negatives)';
 
 CREATE FUNCTION sbf_matches(filter scalablebloom, elements text[], since timestamptz) RETURNS integer
-	AS 'MODULE_PATHNAME', 'sbf_matches_since_text_array'
+	AS 'MODULE_PATHNAME', 'sbf_matches_since_text'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sbf_matches(scalablebloom, text[], timestamptz) IS
 	'how many non-NULL elements were probably added in buckets that end after `since`';
 
 CREATE FUNCTION sbf_matches(filter scalablebloom, elements bigint[], since timestamptz) RETURNS integer
-	AS 'MODULE_PATHNAME', 'sbf_matches_since_int8_array'
+	AS 'MODULE_PATHNAME', 'sbf_matches_since_int8'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sbf_matches(scalablebloom, bigint[], timestamptz) IS
 	'how many non-NULL elements were probably added in buckets that end after `since`';

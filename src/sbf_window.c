@@ -482,7 +482,7 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 		nseg++;
 		count += seg.count;
 		bytes += SBF_WIN_SEGDIR_BYTES + (seg.nbits + 63) / 64 * 8;
-		fpr += sbf_win_segment_fpr(seg.nbits, seg.k, seg.count);
+		fpr += sbf_win_segment_fpr(&seg);
 	}
 	appendStringInfoString(buf, "{\"start\": ");
 	json_bucket_start(buf, v->newest - (int64) age, v->width);

@@ -125,11 +125,17 @@ sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *se
 	*off += (size_t) sbf_words_bytes(seg->nbits);
 }
 
-/* Expected false-positive rate of a segment holding count hashes. */
+/* False-positive rate of a segment: (ones / m)^k. */
 double
-sbf_win_segment_fpr(uint64_t nbits, uint32_t k, uint64_t count)
+sbf_win_segment_fpr(const SbfWinSeg *seg)
 {
-	return pow(1.0 - exp(-(double) k * (double) count / (double) nbits), (double) k);
+	uint64_t	words = sbf_words_bytes(seg->nbits) / 8;
+	uint64_t	ones = 0;
+	uint64_t	i;
+
+	for (i = 0; i < words; i++)
+		ones += (uint64_t) sbf_popcount64(sbf_load64(seg->bits + i * 8));
+	return pow((double) ones / (double) seg->nbits, (double) seg->k);
 }
 
 /*
@@ -174,7 +180,7 @@ check_segments(const SbfWinView *v)
 			return SBF_E_WINDOW;
 		if (j == 0 || seg.age != prev.age)
 			spent = 0.0;
-		spent += sbf_win_segment_fpr(seg.nbits, seg.k, seg.count);
+		spent += sbf_win_segment_fpr(&seg);
 		if (!(spent <= budget))
 			return SBF_E_WINDOW;
 		prev = seg;
@@ -249,14 +255,12 @@ pairs_contain(const SbfWinView *v, uint64_t h, int64_t max_age)
 
 /* Membership of h in one segment (stops at the first clear bit). */
 bool
-sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h, uint64_t h2)
+sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h)
 {
-	SbfPosIter	it;
 	uint32_t	j;
 
-	sbf_pos_start(&it, h, h2, seg->nbits);
 	for (j = 0; j < seg->k; j++)
-		if (!sbf_bit_test(seg->bits, sbf_pos_next(&it)))
+		if (!sbf_bit_test(seg->bits, sbf_win_position(h, j, seg->nbits)))
 			return false;
 	return true;
 }
@@ -265,7 +269,6 @@ sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h, uint64_t h2)
 bool
 sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
 {
-	uint64_t	h2;
 	size_t		off = v->bits_offset;
 	uint32_t	j;
 
@@ -273,7 +276,6 @@ sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
 		return false;
 	if (v->npairs > 0 && pairs_contain(v, h, max_age))
 		return true;
-	h2 = sbf_mix64(h) | 1;
 	for (j = 0; j < v->nsegments; j++)
 	{
 		SbfWinSeg	seg;
@@ -282,7 +284,7 @@ sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
 		/* ascending ages: the rest are older than asked */
 		if (seg.age > max_age)
 			break;
-		if (sbf_win_segment_has(&seg, h, h2))
+		if (sbf_win_segment_has(&seg, h))
 			return true;
 	}
 	return false;
@@ -332,7 +334,7 @@ sbf_win_fpr_bound(const SbfWinView *v)
 		SbfWinSeg	seg;
 
 		sbf_win_read_segment(v, j, &off, &seg);
-		sum += sbf_win_segment_fpr(seg.nbits, seg.k, seg.count);
+		sum += sbf_win_segment_fpr(&seg);
 	}
 	return sum;
 }

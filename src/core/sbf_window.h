@@ -42,6 +42,7 @@ typedef struct SbfWinSeg
 	uint64_t	nbits;
 	const uint8_t *bits;
 	bool		owned;			/* mutable form: bits allocated by it */
+	double		fpr;			/* mutable form: sbf_win_segment_fpr */
 } SbfWinSeg;
 
 /* A read-only view of a validated (or parsed) windowed payload. */
@@ -92,11 +93,46 @@ extern void sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off,
 /* Canonical order of segments: (age, m, k, count), then the bit arrays. */
 extern int	sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b);
 
-/* Membership of hash h (h2 = sbf_mix64(h) | 1) in one segment. */
-extern bool sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h, uint64_t h2);
+/* High 64 bits of a * b: the same on every host. */
+static inline uint64_t
+sbf_win_mulhi(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__) && !defined(SBF_PORTABLE_LOADS)
+	return (uint64_t) (((unsigned __int128) a * b) >> 64);
+#else
+	uint64_t	al = a & 0xFFFFFFFFu,
+				ah = a >> 32,
+				bl = b & 0xFFFFFFFFu,
+				bh = b >> 32;
+	uint64_t	ll = al * bl,
+				lh = al * bh,
+				hl = ah * bl,
+				hh = ah * bh;
+	uint64_t	mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
 
-/* Expected false-positive rate of a segment: (1 - e^(-k c / m))^k. */
-extern double sbf_win_segment_fpr(uint64_t nbits, uint32_t k, uint64_t count);
+	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
+/*
+ * Bloom position i (0-based) of hash h in a windowed segment of m bits
+ * (WINDOWED POSITIONS in sbf_core.h): independent positions, so that small
+ * segments keep the false-positive rate their sizing promises.
+ */
+static inline uint64_t
+sbf_win_position(uint64_t h, uint32_t i, uint64_t m)
+{
+	return sbf_win_mulhi(sbf_mix64(h + (uint64_t) (i + 1) * 0x9E3779B97F4A7C15ULL), m);
+}
+
+/* Membership of hash h in one segment. */
+extern bool sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h);
+
+/*
+ * False-positive rate of a segment for a probe never added: (ones / m)^k,
+ * exact for the independent positions of sbf_win_position.  O(m / 64).
+ */
+extern double sbf_win_segment_fpr(const SbfWinSeg *seg);
 
 /* The budget of one bucket: e / B. */
 static inline double

@@ -131,7 +131,10 @@ sbf_win_load(SbfWindow *w, const SbfWinView *v, const SbfAllocator *a)
 		return st;
 	}
 	for (i = 0; i < v->nsegments; i++)
+	{
 		sbf_win_read_segment(v, i, &off, &w->segs[i]);
+		w->segs[i].fpr = sbf_win_segment_fpr(&w->segs[i]);
+	}
 	w->nsegs = v->nsegments;
 	for (i = 0; i < v->npairs; i++)
 	{
@@ -210,13 +213,60 @@ spent_of(const SbfWindow *w, uint32_t a)
 
 	for (j = 0; j < w->nsegs; j++)
 		if (w->segs[j].age == a)
-			s += sbf_win_segment_fpr(w->segs[j].nbits, w->segs[j].k, w->segs[j].count);
+			s += w->segs[j].fpr;
 	return s;
+}
+
+/* A segment of bucket a from its c pairs, m bits and k hashes (bits owned). */
+static SbfStatus
+build_segment(SbfWindow *w, uint32_t a, uint32_t c, uint64_t m, uint32_t k,
+			  SbfWinSeg *seg)
+{
+	uint8_t    *bits = win_alloc(w, (size_t) sbf_words_bytes(m));
+	uint32_t	i;
+
+	if (bits == NULL)
+		return SBF_E_NOMEM;
+	memset(bits, 0, (size_t) sbf_words_bytes(m));
+	for (i = 0; i < w->npairs; i++)
+		if (w->age[i] == a)
+		{
+			uint32_t	j;
+
+			for (j = 0; j < k; j++)
+				sbf_bit_set(bits, sbf_win_position(w->hash[i], j, m));
+		}
+	seg->age = (uint16_t) a;
+	seg->k = (uint8_t) k;
+	seg->count = c;
+	seg->nbits = m;
+	seg->bits = bits;
+	seg->owned = true;
+	seg->fpr = sbf_win_segment_fpr(seg);
+	return SBF_OK;
+}
+
+/* Drops the pairs of bucket age a (they went into a segment). */
+static void
+drop_pairs(SbfWindow *w, uint32_t a)
+{
+	uint32_t	i;
+	uint32_t	n = 0;
+
+	for (i = 0; i < w->npairs; i++)
+		if (w->age[i] != a)
+		{
+			w->hash[n] = w->hash[i];
+			w->age[n++] = w->age[i];
+		}
+	w->npairs = n;
 }
 
 /*
  * Turns the c pairs of bucket age a into one segment (WINDOW SIZING) when
- * force or when the segment is smaller; *done tells whether it did.
+ * force or when the segment is smaller, and its false-positive rate fits
+ * what the bucket has left (tried at p, p/2, p/4, p/8); *done tells whether
+ * it did.
  */
 static SbfStatus
 convert_age(SbfWindow *w, uint32_t a, uint32_t c, bool force, bool *done)
@@ -224,53 +274,36 @@ convert_age(SbfWindow *w, uint32_t a, uint32_t c, bool force, bool *done)
 	double		budget = w->p.error_rate / (double) w->p.buckets;
 	double		spent = spent_of(w, a);
 	double		pe = spent == 0.0 ? pow(budget, 1.04) : (budget - spent) / 2.0;
-	uint64_t	m;
-	uint32_t	k;
-	uint8_t    *bits;
-	SbfWinSeg  *seg;
-	uint32_t	i;
-	uint32_t	n = 0;
+	int			attempt;
 	SbfStatus	st;
 
 	*done = false;
-	if (!(pe >= SBF_MIN_SEGMENT_ERROR) ||
-		!sbf_segment_geometry(c, pe, SBF_MAX_SEGMENT_BITS, &m, &k) ||
-		!(sbf_win_segment_fpr(m, k, c) <= (budget - spent) * SBF_WIN_BUDGET_SLACK))
-		return SBF_OK;			/* no budget left: the pairs stay exact */
-	if (!force && SBF_WIN_SEGDIR_BYTES + sbf_words_bytes(m) >=
-		(uint64_t) c * SBF_WIN_PAIR_BYTES)
-		return SBF_OK;
 	if ((st = reserve_segs(w, (size_t) w->nsegs + 1)) != SBF_OK)
 		return st;
-	bits = win_alloc(w, (size_t) sbf_words_bytes(m));
-	if (bits == NULL)
-		return SBF_E_NOMEM;
-	memset(bits, 0, (size_t) sbf_words_bytes(m));
-	for (i = 0; i < w->npairs; i++)
+	for (attempt = 0; attempt < 4; attempt++, pe /= 2.0)
 	{
-		if (w->age[i] == a)
-		{
-			SbfPosIter	it;
-			uint32_t	j;
+		SbfWinSeg	seg;
+		uint64_t	m;
+		uint32_t	k;
 
-			sbf_pos_start(&it, w->hash[i], sbf_mix64(w->hash[i]) | 1, m);
-			for (j = 0; j < k; j++)
-				sbf_bit_set(bits, sbf_pos_next(&it));
-			continue;
+		if (!(pe >= SBF_MIN_SEGMENT_ERROR) ||
+			!sbf_segment_geometry(c, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
+			return SBF_OK;
+		if (!force && SBF_WIN_SEGDIR_BYTES + sbf_words_bytes(m) >=
+			(uint64_t) c * SBF_WIN_PAIR_BYTES)
+			return SBF_OK;		/* the pairs are smaller */
+		if ((st = build_segment(w, a, c, m, k, &seg)) != SBF_OK)
+			return st;
+		if (spent + seg.fpr <= budget)
+		{
+			drop_pairs(w, a);
+			w->segs[w->nsegs++] = seg;
+			*done = true;
+			return SBF_OK;
 		}
-		w->hash[n] = w->hash[i];
-		w->age[n++] = w->age[i];
+		win_free(w, (void *) seg.bits);
 	}
-	w->npairs = n;
-	seg = &w->segs[w->nsegs++];
-	seg->age = (uint16_t) a;
-	seg->k = (uint8_t) k;
-	seg->count = c;
-	seg->nbits = m;
-	seg->bits = bits;
-	seg->owned = true;
-	*done = true;
-	return SBF_OK;
+	return SBF_OK;				/* no fit: the pairs stay exact */
 }
 
 /* Compacts the buckets that are not the newest (and with newest_too, it too). */
@@ -342,11 +375,10 @@ pair_search(const SbfWindow *w, uint64_t h)
 static bool
 segments_hold(const SbfWindow *w, uint64_t h, uint32_t a)
 {
-	uint64_t	h2 = sbf_mix64(h) | 1;
 	uint32_t	j;
 
 	for (j = 0; j < w->nsegs && w->segs[j].age <= a; j++)
-		if (sbf_win_segment_has(&w->segs[j], h, h2))
+		if (sbf_win_segment_has(&w->segs[j], h))
 			return true;
 	return false;
 }
@@ -477,7 +509,7 @@ check_budgets(const SbfWindow *w)
 	{
 		if (j == 0 || w->segs[j].age != w->segs[j - 1].age)
 			spent = 0.0;
-		spent += sbf_win_segment_fpr(w->segs[j].nbits, w->segs[j].k, w->segs[j].count);
+		spent += w->segs[j].fpr;
 		if (!(spent <= budget))
 			return SBF_E_OVER_BUDGET;
 	}
@@ -523,6 +555,7 @@ sbf_win_union(SbfWindow *w, const SbfWinView *src)
 		if ((int64_t) seg.age + shift >= (int64_t) w->p.buckets)
 			continue;
 		seg.age = (uint16_t) (seg.age + shift);
+		seg.fpr = sbf_win_segment_fpr(&seg);
 		w->segs[w->nsegs++] = seg;
 	}
 	sort_segments(w);
