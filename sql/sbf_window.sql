@@ -146,7 +146,8 @@ SELECT sbf_window_agg(x, t, '1 day', 3)::bytea = (sbf_window_agg(x, t, '1 day', 
 FROM (VALUES ('a', timestamptz '2026-01-01'), ('b', '2026-01-08'), ('c', '2026-01-10')) v(x, t);
 
 -- the parameters of the aggregate
-SELECT sbf_info(sbf_window_agg(g, timestamptz '2026-01-01', '1 hour', 48, 0.001)) - 'window' - 'bytes' AS info
+SELECT sbf_info(sbf_window_agg(g, timestamptz '2026-01-01', '1 hour', 48, 0.001)) - 'window' - 'bytes' - 'fpr_bound' AS info,
+	   (sbf_info(sbf_window_agg(g, timestamptz '2026-01-01', '1 hour', 48, 0.001))->>'fpr_bound')::float8 <= 0.001 / 48 AS within_bucket_budget
 FROM generate_series(1, 10) g;
 
 -- 6. unions bucket by bucket: symmetric, f || f is f, no false negatives
@@ -227,7 +228,7 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT v.label,
 	   pg_temp.state(format('SELECT %L::bytea::scalablebloom', v.b)) AS via_bytea,
-	   pg_temp.state(format('SELECT %L::scalablebloom', 'sbf1:' || encode(v.b, 'base64'))) AS via_text
+	   pg_temp.state(format('SELECT %L::scalablebloom', 'sbf1:' || translate(encode(v.b, 'base64'), E'\n', ''))) AS via_text
 FROM wbase, LATERAL (VALUES
 	('valid',                 b),
 	('truncated header',      substr(b, 1, 30)),
