@@ -269,6 +269,52 @@ bits_per_element(void)
 	}
 }
 
+/* A repeat moves an element to its newest bucket: it stays as long as that one. */
+static void
+repeat_keeps_newest(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint32_t	i;
+
+	/* a few pairs (they stay exact) and a bucket of 200 (compacted) */
+	sbf_win_init(&w, &p, &g_alloc);
+	for (i = 0; i < 202; i++)
+		CHECK(sbf_win_add(&w, i < 2 ? 101 : 100, elem(i)) == SBF_OK);
+	for (i = 0; i < 202; i += 2)
+		CHECK(sbf_win_add(&w, 120, elem(i)) == SBF_OK);
+	CHECK(sbf_win_slide(&w, 145) == SBF_OK);
+	CHECK(encode_valid(&w, &f, &v));
+	for (i = 0; i < 202; i += 2)
+		CHECK(sbf_win_contains(&v, elem(i), sbf_win_max_age(&v, 120)));
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+/* The newest bucket compacts at SBF_WIN_OPEN_MAX pairs, before any slide. */
+static void
+open_bucket_compacts(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint32_t	i;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	for (i = 0; i < SBF_WIN_OPEN_MAX + 10; i++)
+		CHECK(sbf_win_add(&w, 7, elem(i)) == SBF_OK);
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(v.nsegments == 1 && v.npairs < SBF_WIN_OPEN_MAX);
+	CHECK(f.len * 8.0 / (SBF_WIN_OPEN_MAX + 10) < 24.0);
+	for (i = 0; i < SBF_WIN_OPEN_MAX + 10; i++)
+		CHECK(sbf_win_contains(&v, elem(i), 0));
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
 /* A small window is 40 bytes plus 10 per element-bucket. */
 static void
 small_window_size(void)
@@ -527,6 +573,8 @@ main(void)
 	RUN(fpr_within_error_rate);
 	RUN(bits_per_element);
 	RUN(small_window_size);
+	RUN(repeat_keeps_newest);
+	RUN(open_bucket_compacts);
 	RUN(union_symmetric);
 	RUN(union_incompatible_and_over_budget);
 	RUN(pairs_order_free);
