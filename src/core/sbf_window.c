@@ -265,27 +265,63 @@ sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h)
 	return true;
 }
 
-/* Membership of hash h in the buckets of age <= max_age. */
+#if defined(__GNUC__) || defined(__clang__)
+#define WIN_PREFETCH(p)	__builtin_prefetch((p), 0, 1)
+#else
+#define WIN_PREFETCH(p)	((void) (p))
+#endif
+
+/* segments whose first probes are fetched together */
+#define WIN_BATCH	32
+
+/*
+ * Membership of hash h in the buckets of age <= max_age.  The first probe of
+ * up to WIN_BATCH segments is computed and prefetched before any is tested,
+ * so that a negative lookup over a long window waits for its memory reads
+ * in parallel rather than one segment after another.
+ */
 bool
 sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
 {
+	SbfWinSeg	segs[WIN_BATCH];
+	uint64_t	first[WIN_BATCH];
 	size_t		off = v->bits_offset;
-	uint32_t	j;
+	uint32_t	j = 0;
 
 	if (max_age < 0)
 		return false;
 	if (v->npairs > 0 && pairs_contain(v, h, max_age))
 		return true;
-	for (j = 0; j < v->nsegments; j++)
+	while (j < v->nsegments)
 	{
-		SbfWinSeg	seg;
+		uint32_t	n = 0;
+		uint32_t	i;
 
-		sbf_win_read_segment(v, j, &off, &seg);
-		/* ascending ages: the rest are older than asked */
-		if (seg.age > max_age)
-			break;
-		if (sbf_win_segment_has(&seg, h))
-			return true;
+		for (; j < v->nsegments && n < WIN_BATCH; j++)
+		{
+			sbf_win_read_segment(v, j, &off, &segs[n]);
+			/* ascending ages: the rest are older than asked */
+			if (segs[n].age > max_age)
+			{
+				j = v->nsegments;
+				break;
+			}
+			first[n] = sbf_win_position(h, 0, segs[n].nbits);
+			WIN_PREFETCH(segs[n].bits + (first[n] >> 3));
+			n++;
+		}
+		for (i = 0; i < n; i++)
+		{
+			uint32_t	q;
+
+			if (!sbf_bit_test(segs[i].bits, first[i]))
+				continue;
+			for (q = 1; q < segs[i].k; q++)
+				if (!sbf_bit_test(segs[i].bits, sbf_win_position(h, q, segs[i].nbits)))
+					break;
+			if (q == segs[i].k)
+				return true;
+		}
 	}
 	return false;
 }
