@@ -344,7 +344,7 @@ extern void sbf_probe_close(SbfProbe *p);
 extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since);
 
 /* Raises 22023 naming what a windowed filter cannot do (fn), with a hint. */
-extern void sbf_window_refuse(const char *fn, const char *hint) pg_attribute_noreturn();
+extern pg_noreturn void sbf_window_refuse(const char *fn, const char *hint);
 
 /* The union of two views of which at least one is windowed (else 22023). */
 extern ScalableBloom *sbf_window_union_views(const SbfView *a, const SbfView *b);
