@@ -153,7 +153,7 @@ SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
 
 -- malformed text: wrong version byte
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(pg_temp.v1_empty1(), 0, 3))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 0, 4))));
 
 -- malformed text: unknown flag bit
 SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',

@@ -45,6 +45,7 @@
 #include "sbf_compat.h"
 
 #include "sbf_core.h"
+#include "sbf_window.h"
 
 typedef struct ScalableBloom
 {
@@ -334,6 +335,30 @@ extern void sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems,
 						   SbfProbe *p);
 extern void sbf_probe_close(SbfProbe *p);
 
+/* ---- sbf_window.c ---- */
+
+/*
+ * How many of n hashes a windowed view (version 3, from sbf_view_of) holds
+ * in the buckets that end after bucket since (SBF_WIN_ALL: every bucket).
+ */
+extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since);
+
+/* Raises 22023 naming what a windowed filter cannot do (fn), with a hint. */
+extern pg_noreturn void sbf_window_refuse(const char *fn, const char *hint);
+
+/* The union of two views of which at least one is windowed (else 22023). */
+extern ScalableBloom *sbf_window_union_views(const SbfView *a, const SbfView *b);
+
+/* # and sbf_info of a windowed view. */
+extern int64 sbf_window_cardinality(const SbfView *v);
+extern Datum sbf_window_info(const SbfView *v);
+
+static inline bool
+sbf_view_is_window(const SbfView *v)
+{
+	return v->version == SBF_WIN_VERSION;
+}
+
 /* How many of n hashes are probably in an opened filter. */
 static inline int
 sbf_probe_count(SbfProbe *p, const uint64 *h, int n)
@@ -341,6 +366,8 @@ sbf_probe_count(SbfProbe *p, const uint64 *h, int n)
 	int			hits = 0;
 	int			i;
 
+	if (likely(p->view != NULL) && unlikely(sbf_view_is_window(p->view)))
+		return sbf_window_count(p->view, h, n, SBF_WIN_ALL);
 	if (likely(p->view != NULL))
 		return (int) sbf_count_contained(p->view, h, (size_t) n);
 	for (i = 0; i < n; i++)
@@ -352,6 +379,8 @@ sbf_probe_count(SbfProbe *p, const uint64 *h, int n)
 static inline bool
 sbf_probe_contains(SbfProbe *p, uint64 h)
 {
+	if (likely(p->view != NULL) && unlikely(sbf_view_is_window(p->view)))
+		return sbf_window_count(p->view, &h, 1, SBF_WIN_ALL) > 0;
 	if (likely(p->view != NULL))
 		return sbf_contains_hash(p->view, h);
 	return sbf_sliced_contains(p->sliced, h);

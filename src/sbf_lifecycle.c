@@ -43,6 +43,9 @@ sbf_delta_pg(PG_FUNCTION_ARGS)
 		SbfView		v;
 
 		sbf_view_of(f, &v);
+		if (sbf_view_is_window(&v))
+			sbf_window_refuse("sbf_delta",
+							  "A windowed filter forgets by itself: keep one per user and add to it, or use sbf_expire.");
 		st = sbf_delta(&nf, &v, VARHDRSZ, &sbf_palloc_allocator);
 		PG_FREE_IF_COPY(f, 0);
 	}

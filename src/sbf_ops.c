@@ -136,6 +136,9 @@ sbf_start_result(FunctionCallInfo fcinfo, size_t extra, SbfFilter *nf)
 		SbfView		v;
 
 		sbf_view_of(f, &v);
+		if (sbf_view_is_window(&v))
+			sbf_window_refuse("an add without a time",
+							  "Pass the time of the interaction: sbf_add(filter, element, at).");
 		st = sbf_copy(nf, &v, VARHDRSZ, extra, &sbf_palloc_allocator);
 		PG_FREE_IF_COPY(f, 0);
 	}
@@ -306,6 +309,8 @@ sbf_union_args(FunctionCallInfo fcinfo)
 
 	sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(0), &va);
 	sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(1), &vb);
+	if (sbf_view_is_window(&va) || sbf_view_is_window(&vb))
+		PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&va, &vb));
 	PG_RETURN_SCALABLEBLOOM_P(sbf_union_views(&va, &vb, 0.0));
 }
 
@@ -340,6 +345,17 @@ sbf_union_budget_pg(PG_FUNCTION_ARGS)
 			sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(i), &v[n++]);
 	if (n == 0)
 		PG_RETURN_NULL();
+	for (i = 0; i < n; i++)
+		if (sbf_view_is_window(&v[i]))
+		{
+			/* a window keeps its own budget: each bucket has e / buckets */
+			if (error_rate != 0.0 && error_rate != v[i].error_rate)
+				sbf_window_refuse("a union with its own error_rate",
+								  "Unite windowed filters with sbf_union(f, g), or rebuild them with sbf_window_agg at the new error_rate.");
+			if (n == 1)
+				PG_RETURN_DATUM(PG_GETARG_DATUM(PG_ARGISNULL(0) ? 1 : 0));
+			PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&v[0], &v[1]));
+		}
 	if (n == 1 && error_rate == 0.0)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(PG_ARGISNULL(0) ? 1 : 0));
 	PG_RETURN_SCALABLEBLOOM_P(sbf_union_views(&v[0], n == 2 ? &v[1] : NULL,
@@ -525,7 +541,8 @@ sbf_cardinality_pg(PG_FUNCTION_ARGS)
 	int64		result;
 
 	sbf_prefix_open(PG_GETARG_DATUM(0), &r);
-	result = sbf_cardinality_rounded(&r);
+	result = sbf_view_is_window(&r.view) ? sbf_window_cardinality(&r.view) :
+		sbf_cardinality_rounded(&r);
 	sbf_prefix_close(&r);
 	PG_RETURN_INT64(result);
 }
@@ -565,6 +582,13 @@ sbf_info(PG_FUNCTION_ARGS)
 	uint32		i;
 
 	sbf_prefix_open(PG_GETARG_DATUM(0), &r);
+	if (sbf_view_is_window(&r.view))
+	{
+		Datum		d = sbf_window_info(&r.view);
+
+		sbf_prefix_close(&r);
+		PG_RETURN_DATUM(d);
+	}
 	v = r.view;
 	/* read once: the HyperLogLog's own estimate is shown for every value */
 	hll = sbf_is_exact(&v) ? NULL : sbf_prefix_hll(&r);

@@ -89,6 +89,13 @@ sbf_fetch_prefix(struct varlena *raw, Size len, SbfView *v)
 	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
 	struct varlena *prefix = sbf_fetch_slice(raw, 0, avail);
 
+	/* a windowed value is read whole (sbf_view_of_prefix) */
+	if (sbf_is_window((const uint8 *) VARDATA(prefix), avail) && avail < len)
+	{
+		pfree(prefix);
+		avail = len;
+		prefix = sbf_fetch_slice(raw, 0, avail);
+	}
 	while (!sbf_view_of_prefix((const uint8 *) VARDATA(prefix), avail, len, v))
 	{
 		/* the directory goes beyond the first chunk: read all of it */
@@ -115,8 +122,9 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 
 	prefix = sbf_fetch_prefix(raw, len, &s->view);
 
-	/* the exact form is a sorted list: read it whole (it is small) */
-	if (sbf_is_exact(&s->view))
+	/* the exact form is a sorted list: read it whole (it is small); a
+	 * windowed value is looked up by sbf_window.c from a whole copy */
+	if (sbf_is_exact(&s->view) || s->view.version == SBF_WIN_VERSION)
 	{
 		pfree(prefix);
 		pfree(s);

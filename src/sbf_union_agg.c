@@ -231,6 +231,54 @@ union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 }
 
 /*
+ * Whether state argument argno is a windowed value: windowed filters unite
+ * pairwise (sbf_window_union_views), their state is the running union.
+ */
+static bool
+union_agg_state_is_window(FunctionCallInfo fcinfo, int argno)
+{
+	SbfView		v;
+
+	if (PG_ARGISNULL(argno) || union_agg_rw(PG_GETARG_DATUM(argno)) != NULL)
+		return false;
+	(void) filter_arg(fcinfo, argno, &v);
+	return sbf_view_is_window(&v);
+}
+
+/*
+ * The windowed step and combine: the state := state UNION input (nodeAgg
+ * copies the new state into its context and frees the old one).  A plain
+ * state or input with a windowed one is refused by sbf_window_union_views.
+ */
+static Datum
+union_agg_window(FunctionCallInfo fcinfo, double error_rate)
+{
+	SbfView		vs;
+	SbfView		vi;
+	ScalableBloom *in = filter_arg(fcinfo, 1, &vi);
+
+	if (error_rate > 0.0 && sbf_view_is_window(&vi) && error_rate != vi.error_rate)
+		sbf_window_refuse("sbf_union_agg with its own error_rate",
+						  "Unite windowed filters with sbf_union_agg(filter), or rebuild them with sbf_window_agg at the new error_rate.");
+	if (PG_ARGISNULL(0))
+	{
+		ScalableBloom *copy = palloc(VARSIZE(in));
+
+		memcpy(copy, in, VARSIZE(in));
+		PG_RETURN_SCALABLEBLOOM_P(copy);
+	}
+	if (union_agg_rw(PG_GETARG_DATUM(0)) != NULL)
+	{
+		/* a plain collection so far: the windowed input is refused */
+		memset(&vs, 0, sizeof(vs));
+		vs.version = SBF_FORMAT_VERSION;
+	}
+	else
+		(void) filter_arg(fcinfo, 0, &vs);
+	PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&vs, &vi));
+}
+
+/*
  * An exact input in segment form, converted on its own.  The collection
  * holds segments only, so that it is a function of the set of input rows:
  * exact hashes added to whatever segments a partial state happened to hold
@@ -269,6 +317,8 @@ union_agg_step(FunctionCallInfo fcinfo, double error_rate)
 	if (PG_ARGISNULL(1))
 		return sbf_agg_keep_state(fcinfo);
 	f = filter_arg(fcinfo, 1, &v);
+	if (sbf_view_is_window(&v) || union_agg_state_is_window(fcinfo, 0))
+		return union_agg_window(fcinfo, error_rate);
 	if (PG_ARGISNULL(0))
 	{
 		SbfView		shape = v;
@@ -331,6 +381,8 @@ sbf_union_agg_merge(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(1))
 		return sbf_agg_keep_state(fcinfo);
+	if (union_agg_state_is_window(fcinfo, 0) || union_agg_state_is_window(fcinfo, 1))
+		return union_agg_window(fcinfo, 0.0);
 	if (PG_ARGISNULL(0))
 	{
 		st = union_agg_state(fcinfo, 1, aggcxt);
@@ -374,6 +426,9 @@ sbf_union_agg_result(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
+	/* a windowed state is the union itself */
+	if (union_agg_state_is_window(fcinfo, 0))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	st = union_agg_rw(PG_GETARG_DATUM(0));
 	if (st != NULL)
 	{
@@ -445,6 +500,9 @@ sbf_union_agg_trans(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		return sbf_agg_keep_state(fcinfo);
 	(void) filter_arg(fcinfo, 1, &v);
+	if (sbf_view_is_window(&v))
+		sbf_window_refuse("sbf_union_agg at extension version 1.0",
+						  "ALTER EXTENSION sbf UPDATE.");
 	if (sf == NULL)
 		sf = union_state_new(&v, aggcxt);
 	else
@@ -497,5 +555,8 @@ sbf_union_agg_deserialize(PG_FUNCTION_ARGS)
 	(void) sbf_agg_context(fcinfo, "sbf_union_agg_deserialize");
 	b = PG_GETARG_BYTEA_PP(0);
 	sbf_check_payload((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &v);
+	if (sbf_view_is_window(&v))
+		sbf_window_refuse("sbf_union_agg at extension version 1.0",
+						  "ALTER EXTENSION sbf UPDATE.");
 	PG_RETURN_POINTER(union_state_new(&v, CurrentMemoryContext));
 }

@@ -74,8 +74,8 @@ static int
 sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
 {
 	if (st == SBF_E_VERSION && len > 0)
-		return errdetail("The value has format version %u, but this build reads only versions %d and %d.",
-						 (unsigned) buf[0], SBF_FORMAT_V1, SBF_FORMAT_VERSION);
+		return errdetail("The value has format version %u, but this build reads only versions %d, %d and %d.",
+						 (unsigned) buf[0], SBF_FORMAT_V1, SBF_FORMAT_VERSION, SBF_WIN_VERSION);
 	if (st == SBF_E_HASH && len > 2)
 		return errdetail("The value uses hash function %u, but this build knows only %d (XXH3_64).",
 						 (unsigned) buf[2], SBF_HASH_XXH3);
@@ -128,8 +128,27 @@ sbf_check_payload(const uint8 *buf, size_t len, SbfView *v)
 bool
 sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
 {
-	SbfStatus	st = sbf_parse_prefix(buf, avail, len, v);
+	SbfStatus	st;
 
+	/* a windowed value (version 3) is only ever read whole: see sbf_window.c */
+	if (sbf_is_window(buf, avail))
+	{
+		SbfWinView	wv;
+
+		if (avail < len)
+			elog(ERROR, "a windowed scalablebloom value read by its prefix");
+		st = sbf_win_parse(buf, len, &wv);
+		if (st == SBF_OK)
+		{
+			memset(v, 0, sizeof(*v));
+			v->buf = buf;
+			v->len = len;
+			v->version = SBF_WIN_VERSION;
+			return true;
+		}
+	}
+	else
+		st = sbf_parse_prefix(buf, avail, len, v);
 	if (st == SBF_OK)
 		return true;
 	/* a short prefix of a longer value: the header says how much is needed */

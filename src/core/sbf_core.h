@@ -5,13 +5,14 @@
  *	  here: unit tests, sanitizer builds and fuzzers drive this layer directly.
  *
  *-------------------------------------------------------------------------
- * FORMAT, VERSIONS 1 AND 2
+ * FORMAT, VERSIONS 1, 2 AND 3
  *
  * A filter is a byte string (the "payload"; inside PostgreSQL it follows the
  * 4-byte varlena header, so payload offset 4 is 8-byte aligned in memory).
  * Every multi-byte field is little-endian; doubles are IEEE 754 binary64.
  * Byte 0 is the format version; a reader dispatches on it and reads both
- * versions forever.  Version 1 is what sbf 1.0 wrote; 1.1 writes version 2.
+ * versions forever.  Version 1 is what sbf 1.0 wrote; 1.1 writes version 2;
+ * 1.2 writes version 2 for plain filters and version 3 for windowed ones.
  *
  * Segmented form (version 1, and version 2 with flag bit 1 clear):
  *
@@ -144,12 +145,97 @@
  *	- a new segment's capacity is min(largest capacity * s, c * s^nsegments),
  *	  so growth continues geometrically from c after a right-sized segment.
  *
+ * WINDOWED FORM, VERSION 3 (sbf 1.2: sbf_window_empty, sbf_window_agg)
+ *
+ * A windowed filter holds the elements added in its newest B buckets of time.
+ * Bucket number b covers [b*w, (b+1)*w) microseconds since 1970-01-01 00:00
+ * UTC (w = the bucket width); the newest bucket is t, and a bucket's "age" is
+ * t - b (0 = the newest, B - 1 = the oldest held).  Every element lives either
+ * as an exact (hash, age) pair or in a Bloom segment of one bucket.
+ *
+ * offset  size    field
+ * 0       1       version         3
+ * 1       1       flags           bit 0 STARTED: t is set (by a timed add,
+ *                                 sbf_expire or a union with a started window);
+ *                                 every other bit must be 0
+ * 2       1       hash id         1 = XXH3_64bits, seed 0 (HASH above)
+ * 3       1       reserved        must be 0
+ * 4       2       buckets B       1..SBF_WIN_MAX_BUCKETS (1000)
+ * 6       2       reserved        must be 0
+ * 8       4       nsegments S     0..SBF_WIN_MAX_SEGMENTS (65535)
+ * 12      4       npairs n        number of exact pairs
+ * 16      8       width w         bucket length in microseconds (int64),
+ *                                 1..SBF_WIN_MAX_WIDTH (3650 days)
+ * 24      8       newest t        bucket number (int64) of the newest bucket;
+ *                                 0 while STARTED is clear; t*w and (t+1)*w
+ *                                 must not overflow an int64
+ * 32      8       error_rate e    0 < e < 0.5 (double)
+ * 40      16*S    segment directory, one 16-byte entry per segment j:
+ *           +0  2 age a           0..B-1: the segment belongs to bucket t - a
+ *           +2  1 k               hash functions, 1..64
+ *           +3  1 reserved        must be 0
+ *           +4  4 count c         distinct elements inserted, >= 1
+ *           +8  8 nbits m         1..SBF_MAX_SEGMENT_BITS
+ *                 entries are strictly ascending by (a, m, k, c, then the
+ *                 bytes of the bit array): the order is canonical and no
+ *                 segment appears twice
+ * 40+16S  ...     bit arrays in directory order: ceil(m/64) 64-bit words each,
+ *                 bit j of a segment is bit (j % 64) of word (j / 64), bits at
+ *                 j >= m in the last word must be 0
+ * ...     8*n     pair hashes, uint64, strictly ascending
+ * ...     2*n     pair ages, uint16, each < B: hash i was last added in bucket
+ *                 t - age_i (one pair per hash: its newest bucket)
+ * The total length is exactly 40 + 16S + the words + 10n (a multiple of 2;
+ * every 8-byte field and word is 8-byte aligned behind the varlena header).
+ * While STARTED is clear S and n are 0.
+ *
+ * WINDOWED POSITIONS.  Bit i (0 <= i < k) of hash h in a segment of m bits
+ * is the high 64 bits of the 128-bit product r_i * m, where r_i =
+ * sbf_mix64(h + (i + 1) * 0x9E3779B97F4A7C15) (splitmix64's finalizer over
+ * h's splitmix64 sequence): k independent positions.  (The double hashing of
+ * HASH gives a segment of m bits only m^2 position sequences, which costs
+ * small segments up to 40 times their rate; measured in test/bench.)
+ *
+ * A segment's false-positive rate is f = (ones / m)^k, ones = the bits set:
+ * for independent positions that is exactly the chance that a hash never
+ * added is found.  Each bucket has the budget P = e / B: the sum of f over a
+ * bucket's segments must be at most P (times 1 + 1e-9 for rounding).  A
+ * query over any set of buckets therefore has a false-positive rate of at
+ * most e (union bound); pairs give no false positives.
+ *
+ * WINDOW SIZING.  A segment is made from c known hashes of one bucket (never
+ * filled later): if its bucket's segments already spend s, it is built for c
+ * elements at p = P^1.04 (s = 0) or p = (P - s) / 2 (SIZING above); it is
+ * kept only when its f fits in P - s, else it is built again at p/2, p/4,
+ * p/8, and if none fits the hashes stay pairs.  A bucket's pairs become a
+ * segment ("compaction") when
+ *   - the bucket is not the newest (the window has slid past it, or a union or
+ *     the aggregate's final compacts), and the segment is smaller than the
+ *     pairs: 16 + 8 ceil(m/64) < 10 c; or
+ *   - the bucket is the newest and holds SBF_WIN_OPEN_MAX (4096) pairs (live
+ *     adds); the aggregate's final compacts the newest bucket by the first
+ *     rule, since its count is final.
+ *
+ * WRITES.  An add of hash h at bucket b: an unstarted window starts at t = b;
+ * b > t slides the window to b (ages grow by b - t; pairs and segments of age
+ * >= B are dropped; the buckets that stopped being the newest are compacted);
+ * b <= t - B changes nothing; otherwise the pair of h gets age min(its age,
+ * t - b), or a new pair is inserted.  Lookups since bucket s count the
+ * segments and pairs of age <= t - s.  A union of two windows with equal w, B
+ * and e slides both to the larger t, keeps the smaller age of each hash, the
+ * segments of both (equal ones once) and refuses a bucket whose f sum
+ * exceeds P (SBF_E_OVER_BUDGET); it does not compact (so f || f is f, and
+ * f || g is g || f byte for byte): the next slide does.
+ *
  * A reader must reject: short buffers, an unknown version, unknown flag bits
  * (for the version and form), an unknown hash id, parameters outside their
  * ranges, zero or too many segments, count > capacity, m or k out of range,
  * nonzero reserved fields, set bits past m, malformed HyperLogLog areas, in
  * the exact form too many hashes, a bad first segment or hashes not strictly
- * ascending, and any length mismatch.
+ * ascending, and any length mismatch; in the windowed form also a width,
+ * buckets or newest bucket out of range, segments out of canonical order or
+ * of an age >= B, a bucket over its budget P, pairs not strictly ascending
+ * or of an age >= B, and fields set before STARTED.
  *-------------------------------------------------------------------------
  */
 #ifndef SBF_CORE_H
@@ -252,7 +338,9 @@ typedef enum SbfStatus
 	SBF_E_NOMEM,				/* allocator returned NULL */
 	SBF_E_OVER_BUDGET,			/* union's fpr_bound would exceed its
 								 * error_rate */
-	SBF_E_EXACT					/* malformed exact form */
+	SBF_E_EXACT,				/* malformed exact form */
+	SBF_E_WINDOW				/* malformed windowed form (order, ages,
+								 * budget) */
 } SbfStatus;
 
 /* A lowercase, period-free sentence fragment describing a status. */

@@ -7,48 +7,7 @@
 #include <math.h>
 
 #include "sbf_internal.h"
-
-/* A lowercase, period-free sentence fragment describing a status. */
-const char *
-sbf_status_message(SbfStatus st)
-{
-	switch (st)
-	{
-		case SBF_OK:
-			return "no error";
-		case SBF_E_TRUNCATED:
-			return "value is truncated";
-		case SBF_E_VERSION:
-			return "unsupported format version";
-		case SBF_E_FLAGS:
-			return "unknown flag bits or nonzero reserved field";
-		case SBF_E_HASH:
-			return "unsupported hash function";
-		case SBF_E_PARAM:
-			return "parameter out of range";
-		case SBF_E_SEGMENT:
-			return "invalid segment directory entry";
-		case SBF_E_BITS:
-			return "bits set past the end of a segment";
-		case SBF_E_HLL:
-			return "malformed HyperLogLog area";
-		case SBF_E_LENGTH:
-			return "length does not match contents";
-		case SBF_E_TOO_LARGE:
-			return "filter would exceed the maximum size";
-		case SBF_E_TOO_MANY_SEGMENTS:
-			return "filter would exceed the maximum number of segments";
-		case SBF_E_INCOMPATIBLE:
-			return "filters have incompatible parameters";
-		case SBF_E_OVER_BUDGET:
-			return "union would exceed its error budget";
-		case SBF_E_EXACT:
-			return "malformed exact hash list";
-		case SBF_E_NOMEM:
-			return "out of memory";
-	}
-	return "unknown error";
-}
+#include "sbf_window.h"
 
 /* Checks ranges and finiteness; SBF_OK or SBF_E_PARAM. */
 SbfStatus
@@ -346,6 +305,19 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
  * The one validator: every byte string that enters from outside passes here
  * first.  Linear in len and never reads past it.
  */
+/* Version 3: sbf_win_validate; the view says only version and length. */
+static SbfStatus
+validate_window(const uint8_t *buf, size_t len, SbfView *v)
+{
+	SbfWinView	wv;
+
+	memset(v, 0, sizeof(*v));
+	v->buf = buf;
+	v->len = len;
+	v->version = SBF_WIN_VERSION;
+	return sbf_win_validate(buf, len, &wv);
+}
+
 SbfStatus
 sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 {
@@ -357,6 +329,8 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 	/* a value longer than this could not be written as text (LIMITS) */
 	if (len > SBF_MAX_BYTES)
 		return SBF_E_TOO_LARGE;
+	if (sbf_is_window(buf, len))
+		return validate_window(buf, len, v);
 	st = check_prefix(buf, len, v, &total);
 	if (st != SBF_OK)
 		return st;

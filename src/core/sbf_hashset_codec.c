@@ -5,6 +5,7 @@
  *	  partial-state codec.
  */
 #include "sbf_hashset_int.h"
+#include "sbf_window.h"
 
 /* ---- the sbf_hashset codec ---- */
 
@@ -382,7 +383,9 @@ sbf_hs_parse(const uint8_t *buf, size_t len, SbfHsView *v)
 
 		if (v->k != 0 || v->count != 0)
 			return SBF_HS_E_FLAGS;
+		/* a windowed value (version 3) is never an aggregate's filter body */
 		if (sbf_validate(buf + v->body, len - v->body, &fv) != SBF_OK ||
+			fv.version == SBF_WIN_VERSION ||
 			memcmp(&fv.error_rate, &v->error_rate, sizeof(double)) != 0)
 			return SBF_HS_E_FILTER;
 		return SBF_HS_OK;
@@ -535,6 +538,7 @@ sbf_hs_v1state_read(SbfHashSet *s, const uint8_t *buf, size_t len,
 			return SBF_HS_E_COUNT;
 		if (sbf_validate(buf + SBF_HS_V1STATE_HEADER, len - SBF_HS_V1STATE_HEADER,
 						 &v) != SBF_OK ||
+			v.version == SBF_WIN_VERSION ||
 			memcmp(&v.error_rate, &e, sizeof(double)) != 0)
 			return SBF_HS_E_FILTER;
 		*status = sbf_hs_adopt_filter(s, &v);

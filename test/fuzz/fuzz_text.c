@@ -26,7 +26,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sbf_text_encode(out, len, text);
 		FUZZ_ASSERT(memcmp(text, data, size) == 0);
 		free(text);
-		if (sbf_validate(out, len, &v) == SBF_OK)
+		if (sbf_validate(out, len, &v) == SBF_OK && v.version == SBF_WIN_VERSION)
+			fuzz_check_window(out, len);
+		else if (sbf_validate(out, len, &v) == SBF_OK)
 		{
 			(void) sbf_contains_hash(&v, sbf_hash(data, size));
 			FUZZ_ASSERT(sbf_cardinality(&v) >= 0.0);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "sbf_core.h"
+#include "sbf_window.h"
 #include "sbf_hashset.h"
 
 static void *
@@ -61,6 +62,44 @@ typedef enum EmitForm
 	FORMAT1,					/* segments, relabelled version 1 (1.0's layout) */
 	DELTA						/* sbf_delta of the segmented filter, then adds */
 } EmitForm;
+
+/*
+ * Writes a windowed value (format 3) of nb buckets: per bucket b of 0..nb-1,
+ * sizes[b % 4] elements, then compacted as the aggregate does (all) or as
+ * live adds leave it (newest bucket open); for fuzz_validate and fuzz_text.
+ */
+static void
+emit_window(const char *root, const char *name, uint32_t buckets, int nb,
+			const int *sizes, bool all)
+{
+	SbfWinParams p = {3600000000LL, buckets, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	char		dir[512];
+	int			b;
+	int			i;
+
+	sbf_win_init(&w, &p, &gen_allocator);
+	for (b = 0; b < nb; b++)
+		for (i = 0; i < sizes[b % 4]; i++)
+			(void) sbf_win_add(&w, 500000 + b, sbf_hash_int64(b * 100000 + i));
+	if (all)
+		(void) sbf_win_compact(&w, true);
+	if (sbf_win_encode(&w, &f, 0) != SBF_OK)
+		exit(1);
+	snprintf(dir, sizeof(dir), "%s/fuzz_validate", root);
+	write_file(dir, name, SBF_PAYLOAD(&f), f.len);
+	{
+		char	   *text = malloc(sbf_text_size(f.len) + 1);
+
+		sbf_text_encode(SBF_PAYLOAD(&f), f.len, text);
+		snprintf(dir, sizeof(dir), "%s/fuzz_text", root);
+		write_file(dir, name, text, sbf_text_size(f.len));
+		free(text);
+	}
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
 
 /* Builds one filter and writes it in both forms. */
 static void
@@ -256,5 +295,26 @@ main(int argc, char **argv)
 	emit(root, "delta-segments", 8, 0.1, 2, 0.5, 6, 40, 0, DELTA);
 	emit(root, "format1-medium", 20, 0.01, 2, 0.9, 9, 200, 0, FORMAT1);
 	emit(root, "format1-empty", 1, 0.01, 2, 0.9, 4, 0, 0, FORMAT1);
+	/* format 3: windowed values */
+	{
+		static const int small[] = {1, 3, 0, 2};
+		static const int mixed[] = {5, 40, 300, 0};
+
+		emit_window(root, "window-small", 7, 9, small, false);
+		emit_window(root, "window-mixed", 30, 12, mixed, true);
+		emit_window(root, "window-mixed-live", 30, 12, mixed, false);
+	}
+	snprintf(dir, sizeof(dir), "%s/fuzz_window", root);
+	mkdir(dir, 0777);
+	{
+		/* width, buckets, error bytes; then (op, arg) pairs */
+		static const uint8_t slide_union[] = {
+			1, 6, 3, 0, 9, 1, 4, 4, 2, 6, 0, 0, 3, 5, 1, 7, 0, 4, 8, 7, 1};
+		static const uint8_t burst[] = {
+			3, 29, 2, 0, 4, 8, 2, 4, 1, 5, 0, 6, 0, 4, 40, 7, 0};
+
+		write_file(dir, "slide-union", slide_union, sizeof(slide_union));
+		write_file(dir, "burst", burst, sizeof(burst));
+	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 # Copyright (c) sbf contributors
 
-# ALTER EXTENSION sbf UPDATE from 1.0 to 1.1 with data in place.  A database
+# ALTER EXTENSION sbf UPDATE from 1.0 to 1.1, then to 1.2, with data in
+# place.  A database
 # is created at extension version 1.0 and filled; the shared library is the
 # new one throughout, so everything done before the update also proves that
 # the C entry points the 1.0 script binds keep working with the new library.
@@ -22,6 +23,11 @@
 #    their state types, operators, casts, comments), and so does a
 #    pg_dump / pg_restore of the updated database.
 #  - Every 1.1 object the contract (PRODUCT.md, "Release 1.1") names exists.
+#  - Values written at 1.1 (exact and segmented forms) are stored in a table;
+#    the update to 1.2 keeps them and the 1.0 values byte for byte and
+#    answering the same; windowed filters (1.2) work in the updated
+#    database: no false negatives from live adds, the serial and the forced
+#    parallel sbf_window_agg, and the 1.2 objects exist.
 
 use strict;
 use warnings;
@@ -483,11 +489,11 @@ $node->command_ok([ 'pg_dump', '-Fc', '-d', 'upd', '-f', "$tmp/upd10.dump" ],
 # The update
 # ---------------------------------------------------------------------------
 
-$node->safe_psql('upd', 'ALTER EXTENSION sbf UPDATE');
+$node->safe_psql('upd', q{ALTER EXTENSION sbf UPDATE TO '1.1'});
 is( $node->safe_psql(
 		'upd', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
 	'1.1',
-	'ALTER EXTENSION sbf UPDATE reaches 1.1');
+	'ALTER EXTENSION sbf UPDATE TO 1.1 reaches 1.1');
 
 # ---------------------------------------------------------------------------
 # After the update
@@ -694,14 +700,118 @@ foreach my $c (@contract)
 }
 
 # ---------------------------------------------------------------------------
+# 1.1 -> 1.2, with 1.0 and 1.1 values stored in tables
+# ---------------------------------------------------------------------------
+
+# Values written at 1.1: an exact form, a right-sized sbf_agg, a grown one
+# and a budgeted union.
+$node->safe_psql(
+	'upd', q{
+	CREATE TABLE v11 (id int PRIMARY KEY, kind text, f scalablebloom);
+	INSERT INTO v11
+		SELECT 1, 'text', sbf_agg(e) FROM stored_members WHERE id = 1
+		UNION ALL SELECT 2, 'text', sbf_add(sbf_empty(), ARRAY['v11:a', 'v11:b'])
+		UNION ALL SELECT 4, 'text', sbf_empty(100) || array_agg(e) FROM stored_members WHERE id = 4
+		UNION ALL SELECT 6, 'text', sbf_union_agg(f, 0.05) FROM small_filters;
+	CREATE TABLE v11_members AS
+		SELECT id, kind, e FROM stored_members WHERE id IN (1, 4)
+		UNION ALL SELECT 2, 'text', x FROM unnest(ARRAY['v11:a', 'v11:b']) x
+		UNION ALL SELECT 6, 'text', 'sf:' || g FROM generate_series(1, 2000) g;
+});
+my %before12 = (
+	legacy_fp => $node->safe_psql('upd', fingerprint_sql('legacy')),
+	stored_fp => $node->safe_psql('upd', fingerprint_sql('stored')),
+	v11_fp => $node->safe_psql('upd', fingerprint_sql('v11')),
+	legacy => $node->safe_psql('upd', answers_sql('legacy', 'legacy_members')),
+	stored => $node->safe_psql('upd', answers_sql('stored', 'stored_members')),
+	v11 => $node->safe_psql('upd', answers_sql('v11', 'v11_members')));
+like($before12{v11}, qr/^1 misses=0 .*\n2 misses=0 .*\n4 misses=0 .*\n6 misses=0 /,
+	'1.1 values: no false negatives before the update to 1.2');
+
+$node->safe_psql('upd', q{ALTER EXTENSION sbf UPDATE TO '1.2'});
+is( $node->safe_psql(
+		'upd', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
+	'1.2',
+	'ALTER EXTENSION sbf UPDATE TO 1.2 reaches 1.2');
+foreach my $t ([ 'legacy', 'the format-1 values' ],
+	[ 'stored', 'the filters built through 1.0' ],
+	[ 'v11', 'the values written at 1.1' ])
+{
+	my ($table, $what) = @$t;
+	is($node->safe_psql('upd', fingerprint_sql($table)),
+		$before12{"${table}_fp"}, "1.2: $what are byte for byte unchanged");
+}
+foreach my $t ([ 'legacy', 'legacy_members' ], [ 'stored', 'stored_members' ],
+	[ 'v11', 'v11_members' ])
+{
+	my ($table, $members) = @$t;
+	is($node->safe_psql('upd', answers_sql($table, $members)),
+		$before12{$table},
+		"1.2: $table answers contains, matches, # and sbf_info exactly as at 1.1");
+}
+is($node->safe_psql('upd', $entry_points_sql),
+	$entry_points_expected, '1.2: the 1.0 entry points still answer correctly');
+check_parallel('1.2 catalog');
+
+# Windowed filters in the updated database.
+$node->safe_psql(
+	'upd', q{
+	SET TimeZone = 'UTC';
+	CREATE TABLE interactions AS
+		SELECT g % 20 AS uid, 'w:' || (g % 7919) AS item,
+			   timestamptz '2026-01-01' + (g % 40) * interval '1 day' AS at
+		FROM generate_series(1, 40000) g;
+	CREATE TABLE seen (uid int PRIMARY KEY, f scalablebloom);
+	INSERT INTO seen SELECT uid, sbf_window_empty() FROM generate_series(0, 19) uid;
+	DO $$
+	DECLARE r record;
+	BEGIN
+		FOR r IN SELECT uid, array_agg(item) AS items, at FROM interactions
+				 WHERE uid < 3 GROUP BY uid, at ORDER BY at LOOP
+			UPDATE seen SET f = sbf_add(f, r.items, r.at) WHERE uid = r.uid;
+		END LOOP;
+	END $$;
+	ANALYZE interactions;
+});
+is( $node->safe_psql(
+		'upd', q{
+	SELECT count(*) FILTER (WHERE NOT sbf_contains(s.f, i.item, i.at))
+	FROM interactions i JOIN seen s USING (uid)
+	WHERE i.uid < 3 AND i.at >= timestamptz '2026-01-11 00:00+00'}),
+	'0', '1.2: live windowed adds have no false negatives in the window');
+my $window_agg_sql = q{SELECT md5(string_agg(md5(f::bytea), ',' ORDER BY uid)) FROM (
+	SELECT uid, sbf_window_agg(item, at) AS f FROM interactions GROUP BY uid) s};
+my $plan = $node->safe_psql('upd', "$parallel_settings EXPLAIN (COSTS OFF) $window_agg_sql");
+like($plan, qr/Partial \w*Aggregate/,
+	'1.2 catalog: sbf_window_agg runs as a parallel plan with partial aggregation');
+is($node->safe_psql('upd', "$parallel_settings $window_agg_sql"),
+	$node->safe_psql('upd', "SET max_parallel_workers_per_gather = 0; $window_agg_sql"),
+	'1.2 catalog: parallel sbf_window_agg gives the serial result');
+foreach my $c (
+	[ 'sbf_window_empty', q{SELECT sbf_info(sbf_window_empty('1 hour', 24, 0.001))->>'buckets'}, '24' ],
+	[ 'sbf_expire', q{SELECT # sbf_expire(sbf_add(sbf_window_empty(), 'a', now() - interval '40 days'), now())}, '0' ],
+	[ 'sbf_matches with since', q{SELECT sbf_matches(sbf_add(sbf_window_empty(), ARRAY[1, 2]::bigint[], now()), ARRAY[1, 3]::bigint[], now())}, '1' ],
+	[ 'sbf_window_agg with all arguments', q{SELECT sbf_window_agg(x, now(), '1 day', 7, 0.02) @> 'q' FROM (VALUES ('q')) v(x)}, 't' ])
+{
+	my ($name, $sql, $expected) = @$c;
+	is($node->safe_psql('upd', $sql), $expected, "1.2 object present after the update: $name");
+}
+
+# ---------------------------------------------------------------------------
 # Fresh install and updated install: the same catalog
 # ---------------------------------------------------------------------------
 
 $node->safe_psql('fresh', 'CREATE EXTENSION sbf');
 is( $node->safe_psql(
 		'fresh', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
+	'1.2',
+	'CREATE EXTENSION sbf installs 1.2 by default');
+$node->safe_psql('postgres', 'CREATE DATABASE at11');
+$node->safe_psql('at11', q{CREATE EXTENSION sbf VERSION '1.1'});
+is( $node->safe_psql(
+		'at11', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
 	'1.1',
-	'CREATE EXTENSION sbf installs 1.1 by default');
+	'CREATE EXTENSION sbf VERSION 1.1 still installs 1.1');
 my $catalog_fresh = $node->safe_psql('fresh', $catalog_sql);
 my $catalog_upd = $node->safe_psql('upd', $catalog_sql);
 note('catalog lines: ' . scalar(split /\n/, $catalog_fresh));
@@ -729,15 +839,15 @@ is($node->safe_psql('restored', $views_sql),
 	'the restored views and materialized views answer without false negatives');
 
 # The dump taken at 1.0 restores too: the restore creates the extension at
-# the default version, 1.1, and loads the format-1 values and the views.
+# the default version, 1.2, and loads the format-1 values and the views.
 $node->safe_psql('postgres', 'CREATE DATABASE restored10');
 $node->command_ok(
 	[ 'pg_restore', '--exit-on-error', '-d', 'restored10', "$tmp/upd10.dump" ],
-	'pg_restore of the dump taken at 1.0 into a server with 1.1');
+	'pg_restore of the dump taken at 1.0 into a server with 1.2');
 is( $node->safe_psql(
 		'restored10', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
-	'1.1',
-	'the dump taken at 1.0 restores as extension version 1.1');
+	'1.2',
+	'the dump taken at 1.0 restores as extension version 1.2');
 is($node->safe_psql('restored10', $catalog_sql),
 	$catalog_fresh, 'and with the fresh catalog');
 is($node->safe_psql('restored10', fingerprint_sql('legacy')),

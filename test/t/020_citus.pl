@@ -9,6 +9,8 @@
 #      byte for byte, those one server builds from the same rows.
 #   3. sbf_agg grouped by something other than the distribution column (and
 #      with no GROUP BY), sbf_union_agg and sbf_hashset_union_agg aggregate
+#      and sbf_window_agg (1.2's windowed filters: its state is a
+#      scalablebloom)
 #      partially on the workers (worker_partial_agg in each task's query,
 #      coord_combine_agg on the coordinator): one partial state per shard and
 #      group travels, not the rows.  The results equal the single-server ones
@@ -345,6 +347,24 @@ check_partial(
 	'SELECT day, sbf_agg(object, 0.001) FROM interactions GROUP BY day',
 	4, 'SELECT day, sbf_agg(object, 0.001) FROM interactions_local GROUP BY day',
 	$raw_rows);
+check_partial(
+	'sbf_window_agg(object, at) GROUP BY user_id % 3',
+	q{SELECT user_id % 3, sbf_window_agg(object, timestamptz '2026-01-01 00:00+00' + day * interval '1 day', '1 day', 7) FROM interactions GROUP BY 1},
+	3, q{SELECT user_id % 3, sbf_window_agg(object, timestamptz '2026-01-01 00:00+00' + day * interval '1 day', '1 day', 7) FROM interactions_local GROUP BY 1},
+	$raw_rows);
+check_partial(
+	'sbf_window_agg(object, at) without GROUP BY',
+	q{SELECT 0, sbf_window_agg(object, timestamptz '2026-01-01 00:00+00' + day * interval '1 day') FROM interactions},
+	1, q{SELECT 0, sbf_window_agg(object, timestamptz '2026-01-01 00:00+00' + day * interval '1 day') FROM interactions_local},
+	$raw_rows);
+is( $coord->safe_psql(
+		'postgres', q{
+		SELECT count(*) FROM interactions_local i,
+			(SELECT sbf_window_agg(object, timestamptz '2026-01-01 00:00+00' + day * interval '1 day') AS w
+			 FROM interactions) AS a
+		WHERE NOT sbf_contains(a.w, i.object, timestamptz '2026-01-01 00:00+00' + i.day * interval '1 day')}),
+	0,
+	'the cross-shard windowed filter has no false negative, since each row\'s day');
 check_partial(
 	'sbf_union_agg without GROUP BY',
 	'SELECT 0, sbf_union_agg(seen) FROM fixed_filters',

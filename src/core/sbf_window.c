@@ -1,0 +1,376 @@
+/*
+ * sbf_window.c
+ *	  Reading side of windowed filters (format version 3, "WINDOWED FORM" in
+ *	  sbf_core.h): parameter checks, the validator's windowed branch, header
+ *	  parsing for stored values, lookups since a bucket, count and bound.
+ */
+#include <math.h>
+
+#include "sbf_internal.h"
+#include "sbf_window.h"
+
+/* Checks window parameters: SBF_OK or SBF_E_PARAM. */
+SbfStatus
+sbf_win_params_check(const SbfWinParams *p)
+{
+	if (p->width < 1 || p->width > SBF_WIN_MAX_WIDTH)
+		return SBF_E_PARAM;
+	if (p->buckets < 1 || p->buckets > SBF_WIN_MAX_BUCKETS)
+		return SBF_E_PARAM;
+	if (!(p->error_rate > 0.0 && p->error_rate < 0.5))
+		return SBF_E_PARAM;
+	return SBF_OK;
+}
+
+/* Floor division of a time by the bucket width. */
+int64_t
+sbf_win_bucket_of(int64_t unix_us, int64_t width)
+{
+	int64_t		q = unix_us / width;
+
+	if (unix_us % width != 0 && unix_us < 0)
+		q--;
+	return q;
+}
+
+/* Whether bucket t's start and end fit in an int64 of microseconds. */
+static bool
+newest_in_range(int64_t t, int64_t width)
+{
+	int64_t		lo;
+	int64_t		hi;
+
+	if (t == INT64_MAX)
+		return false;
+	return !__builtin_mul_overflow(t, width, &lo) &&
+		!__builtin_mul_overflow(t + 1, width, &hi);
+}
+
+/* Parses the header and directory of a windowed payload (see sbf_win_parse). */
+SbfStatus
+sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
+{
+	SbfWinParams p;
+	uint64_t	total;
+	uint32_t	j;
+
+	if (len < SBF_WIN_HEADER_BYTES)
+		return SBF_E_TRUNCATED;
+	if (buf[0] != SBF_WIN_VERSION)
+		return SBF_E_VERSION;
+	v->buf = buf;
+	v->len = len;
+	v->flags = buf[1];
+	if ((v->flags & ~SBF_WIN_FLAG_STARTED) != 0 || buf[3] != 0 ||
+		sbf_load16(buf + 6) != 0)
+		return SBF_E_FLAGS;
+	if (buf[2] != SBF_HASH_XXH3)
+		return SBF_E_HASH;
+	v->buckets = sbf_load16(buf + 4);
+	v->nsegments = sbf_load32(buf + 8);
+	v->npairs = sbf_load32(buf + 12);
+	v->width = (int64_t) sbf_load64(buf + 16);
+	v->newest = (int64_t) sbf_load64(buf + 24);
+	v->error_rate = sbf_load_double(buf + 32);
+	p.width = v->width;
+	p.buckets = v->buckets;
+	p.error_rate = v->error_rate;
+	if (sbf_win_params_check(&p) != SBF_OK ||
+		!newest_in_range(v->newest, v->width))
+		return SBF_E_PARAM;
+	if (!(v->flags & SBF_WIN_FLAG_STARTED) &&
+		(v->newest != 0 || v->nsegments != 0 || v->npairs != 0))
+		return SBF_E_FLAGS;
+	if (v->nsegments > SBF_WIN_MAX_SEGMENTS)
+		return SBF_E_SEGMENT;
+
+	total = SBF_WIN_HEADER_BYTES + (uint64_t) v->nsegments * SBF_WIN_SEGDIR_BYTES;
+	if (total > len)
+		return SBF_E_TRUNCATED;
+	for (j = 0; j < v->nsegments; j++)
+	{
+		const uint8_t *e = buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN_SEGDIR_BYTES;
+		uint64_t	nbits = sbf_load64(e + 8);
+
+		if (sbf_load16(e) >= v->buckets || e[2] < 1 || e[2] > SBF_MAX_K ||
+			e[3] != 0 || sbf_load32(e + 4) < 1 || nbits < 1 ||
+			nbits > SBF_MAX_SEGMENT_BITS)
+			return SBF_E_SEGMENT;
+		total += sbf_words_bytes(nbits);
+		if (total > len)
+			return SBF_E_TRUNCATED;
+	}
+	v->bits_offset = SBF_WIN_HEADER_BYTES + (size_t) v->nsegments * SBF_WIN_SEGDIR_BYTES;
+	v->pairs_offset = (size_t) total;
+	total += (uint64_t) v->npairs * SBF_WIN_PAIR_BYTES;
+	if (total > len)
+		return SBF_E_TRUNCATED;
+	if (total < len)
+		return SBF_E_LENGTH;
+	return SBF_OK;
+}
+
+/* Directory entry j and its bits; *off is the running words offset. */
+void
+sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
+{
+	const uint8_t *e = v->buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN_SEGDIR_BYTES;
+
+	seg->age = sbf_load16(e);
+	seg->k = e[2];
+	seg->count = sbf_load32(e + 4);
+	seg->nbits = sbf_load64(e + 8);
+	seg->bits = v->buf + *off;
+	seg->owned = false;
+	*off += (size_t) sbf_words_bytes(seg->nbits);
+}
+
+/* False-positive rate of a segment: (ones / m)^k. */
+double
+sbf_win_segment_fpr(const SbfWinSeg *seg)
+{
+	uint64_t	words = sbf_words_bytes(seg->nbits) / 8;
+	uint64_t	ones = 0;
+	uint64_t	i;
+
+	for (i = 0; i < words; i++)
+		ones += (uint64_t) sbf_popcount64(sbf_load64(seg->bits + i * 8));
+	return pow((double) ones / (double) seg->nbits, (double) seg->k);
+}
+
+/*
+ * Order of two segments: (age, m, k, count), then their bit arrays.  The
+ * canonical directory order (WINDOWED FORM).
+ */
+int
+sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b)
+{
+	if (a->age != b->age)
+		return a->age < b->age ? -1 : 1;
+	if (a->nbits != b->nbits)
+		return a->nbits < b->nbits ? -1 : 1;
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	if (a->count != b->count)
+		return a->count < b->count ? -1 : 1;
+	return memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
+}
+
+/* Checks the segments: canonical order, clear bits past m, bucket budgets. */
+static SbfStatus
+check_segments(const SbfWinView *v)
+{
+	double		budget = sbf_win_budget(v) * SBF_WIN_BUDGET_SLACK;
+	double		spent = 0.0;
+	size_t		off = v->bits_offset;
+	SbfWinSeg	prev = {0};
+	uint32_t	j;
+
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+		uint64_t	wbytes;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		wbytes = sbf_words_bytes(seg.nbits);
+		if (seg.nbits % 64 != 0 &&
+			sbf_load64(seg.bits + wbytes - 8) >> (seg.nbits % 64) != 0)
+			return SBF_E_BITS;
+		if (j > 0 && sbf_win_segment_cmp(&prev, &seg) >= 0)
+			return SBF_E_WINDOW;
+		if (j == 0 || seg.age != prev.age)
+			spent = 0.0;
+		spent += sbf_win_segment_fpr(&seg);
+		if (!(spent <= budget))
+			return SBF_E_WINDOW;
+		prev = seg;
+	}
+	return SBF_OK;
+}
+
+/* The validator's windowed branch. */
+SbfStatus
+sbf_win_validate(const uint8_t *buf, size_t len, SbfWinView *v)
+{
+	const uint8_t *ages;
+	SbfStatus	st;
+	uint32_t	i;
+
+	if (len > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	st = sbf_win_parse(buf, len, v);
+	if (st != SBF_OK)
+		return st;
+	st = check_segments(v);
+	if (st != SBF_OK)
+		return st;
+	ages = buf + v->pairs_offset + (size_t) v->npairs * 8;
+	for (i = 0; i < v->npairs; i++)
+	{
+		if (i > 0 && sbf_load64(buf + v->pairs_offset + (size_t) i * 8) <=
+			sbf_load64(buf + v->pairs_offset + (size_t) (i - 1) * 8))
+			return SBF_E_WINDOW;
+		if (sbf_load16(ages + (size_t) i * 2) >= v->buckets)
+			return SBF_E_WINDOW;
+	}
+	return SBF_OK;
+}
+
+/* The largest age a lookup since bucket "since" counts. */
+int64_t
+sbf_win_max_age(const SbfWinView *v, int64_t since)
+{
+	if (since == SBF_WIN_ALL || !(v->flags & SBF_WIN_FLAG_STARTED))
+		return (int64_t) v->buckets - 1;
+	if (since > v->newest)
+		return -1;
+	/* newest - since cannot overflow usefully past B: clamp */
+	if (since < v->newest - (int64_t) v->buckets)
+		return (int64_t) v->buckets - 1;
+	return v->newest - since;
+}
+
+/* Whether pair hash h is present with an age <= max_age (binary search). */
+static bool
+pairs_contain(const SbfWinView *v, uint64_t h, int64_t max_age)
+{
+	const uint8_t *hashes = v->buf + v->pairs_offset;
+	uint32_t	lo = 0;
+	uint32_t	hi = v->npairs;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+		uint64_t	x = sbf_load64(hashes + (size_t) mid * 8);
+
+		if (x == h)
+			return sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) mid * 2) <= max_age;
+		if (x < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Membership of h in one segment (stops at the first clear bit). */
+bool
+sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h)
+{
+	uint32_t	j;
+
+	for (j = 0; j < seg->k; j++)
+		if (!sbf_bit_test(seg->bits, sbf_win_position(h, j, seg->nbits)))
+			return false;
+	return true;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define WIN_PREFETCH(p)	__builtin_prefetch((p), 0, 1)
+#else
+#define WIN_PREFETCH(p)	((void) (p))
+#endif
+
+/* segments whose first probes are fetched together */
+#define WIN_BATCH	32
+
+/*
+ * Membership of hash h in the buckets of age <= max_age.  The first probe of
+ * up to WIN_BATCH segments is computed and prefetched before any is tested,
+ * so that a negative lookup over a long window waits for its memory reads
+ * in parallel rather than one segment after another.
+ */
+bool
+sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
+{
+	SbfWinSeg	segs[WIN_BATCH];
+	uint64_t	first[WIN_BATCH];
+	size_t		off = v->bits_offset;
+	uint32_t	j = 0;
+
+	if (max_age < 0)
+		return false;
+	if (v->npairs > 0 && pairs_contain(v, h, max_age))
+		return true;
+	while (j < v->nsegments)
+	{
+		uint32_t	n = 0;
+		uint32_t	i;
+
+		for (; j < v->nsegments && n < WIN_BATCH; j++)
+		{
+			sbf_win_read_segment(v, j, &off, &segs[n]);
+			/* ascending ages: the rest are older than asked */
+			if (segs[n].age > max_age)
+			{
+				j = v->nsegments;
+				break;
+			}
+			first[n] = sbf_win_position(h, 0, segs[n].nbits);
+			WIN_PREFETCH(segs[n].bits + (first[n] >> 3));
+			n++;
+		}
+		for (i = 0; i < n; i++)
+		{
+			uint32_t	q;
+
+			if (!sbf_bit_test(segs[i].bits, first[i]))
+				continue;
+			for (q = 1; q < segs[i].k; q++)
+				if (!sbf_bit_test(segs[i].bits, sbf_win_position(h, q, segs[i].nbits)))
+					break;
+			if (q == segs[i].k)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* How many of n hashes are in the buckets of age <= max_age. */
+size_t
+sbf_win_count_contained(const SbfWinView *v, const uint64_t *h, size_t n,
+						int64_t max_age)
+{
+	size_t		found = 0;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		found += sbf_win_contains(v, h[i], max_age);
+	return found;
+}
+
+/* Pairs plus the segments' counts (an upper bound; see sbf_window.h). */
+double
+sbf_win_cardinality(const SbfWinView *v)
+{
+	double		n = (double) v->npairs;
+	size_t		off = v->bits_offset;
+	uint32_t	j;
+
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		n += (double) seg.count;
+	}
+	return n;
+}
+
+/* Sum of the segments' false-positive rates. */
+double
+sbf_win_fpr_bound(const SbfWinView *v)
+{
+	double		sum = 0.0;
+	size_t		off = v->bits_offset;
+	uint32_t	j;
+
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		sum += sbf_win_segment_fpr(&seg);
+	}
+	return sum;
+}

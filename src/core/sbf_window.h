@@ -1,0 +1,233 @@
+/*
+ * sbf_window.h
+ *	  Pure-C core of windowed filters (format version 3; the byte layout is
+ *	  "WINDOWED FORM" in sbf_core.h): reading, the validator's windowed
+ *	  branch, lookups since a bucket, and the mutable form that adds, slides,
+ *	  unites and compacts.  No PostgreSQL headers.
+ */
+#ifndef SBF_WINDOW_H
+#define SBF_WINDOW_H
+
+#include "sbf_core.h"
+
+#define SBF_WIN_VERSION			3
+#define SBF_WIN_FLAG_STARTED	0x01
+#define SBF_WIN_HEADER_BYTES	40
+#define SBF_WIN_SEGDIR_BYTES	16
+#define SBF_WIN_PAIR_BYTES		10
+#define SBF_WIN_MAX_BUCKETS		1000
+#define SBF_WIN_MAX_SEGMENTS	65535
+#define SBF_WIN_MAX_WIDTH		((int64_t) 3650 * 86400 * 1000000)
+/* the newest bucket's pairs become a segment at this many (live adds) */
+#define SBF_WIN_OPEN_MAX		4096
+/* a bucket's f sum may exceed its budget P by this factor (rounding) */
+#define SBF_WIN_BUDGET_SLACK	(1.0 + 1e-9)
+
+/* "all buckets": a since-bucket older than any window */
+#define SBF_WIN_ALL				INT64_MIN
+
+typedef struct SbfWinParams
+{
+	int64_t		width;			/* microseconds, 1..SBF_WIN_MAX_WIDTH */
+	uint32_t	buckets;		/* 1..SBF_WIN_MAX_BUCKETS */
+	double		error_rate;		/* 0 < e < 0.5 */
+} SbfWinParams;
+
+/* One decoded segment; bits points into the payload (or a mutable copy). */
+typedef struct SbfWinSeg
+{
+	uint16_t	age;
+	uint8_t		k;
+	uint32_t	count;
+	uint64_t	nbits;
+	const uint8_t *bits;
+	bool		owned;			/* mutable form: bits allocated by it */
+	double		fpr;			/* mutable form: sbf_win_segment_fpr */
+} SbfWinSeg;
+
+/* A read-only view of a validated (or parsed) windowed payload. */
+typedef struct SbfWinView
+{
+	const uint8_t *buf;
+	size_t		len;
+	uint8_t		flags;
+	uint16_t	buckets;
+	uint32_t	nsegments;
+	uint32_t	npairs;
+	int64_t		width;
+	int64_t		newest;
+	double		error_rate;
+	size_t		bits_offset;	/* first segment's words */
+	size_t		pairs_offset;	/* pair hashes; their ages follow */
+} SbfWinView;
+
+/* Whether a payload is in the windowed form (its version byte). */
+static inline bool
+sbf_is_window(const uint8_t *buf, size_t len)
+{
+	return len >= 1 && buf[0] == SBF_WIN_VERSION;
+}
+
+/* Checks parameters: SBF_OK or SBF_E_PARAM. */
+extern SbfStatus sbf_win_params_check(const SbfWinParams *p);
+
+/* Floor of us / width: the bucket holding a time (microseconds since 1970). */
+extern int64_t sbf_win_bucket_of(int64_t unix_us, int64_t width);
+
+/*
+ * The validator's windowed branch (sbf_validate dispatches version 3 here):
+ * everything "WINDOWED FORM" lists, in time linear in len.
+ */
+extern SbfStatus sbf_win_validate(const uint8_t *buf, size_t len, SbfWinView *v);
+
+/*
+ * Header and directory only (O(segments)): enough for every later read to
+ * stay inside the value.  For values validated when they were stored.
+ */
+extern SbfStatus sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v);
+
+/* Directory entry j, with its bits; off is the running words offset (start at v->bits_offset). */
+extern void sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off,
+								 SbfWinSeg *seg);
+
+/* Canonical order of segments: (age, m, k, count), then the bit arrays. */
+extern int	sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b);
+
+/* High 64 bits of a * b: the same on every host. */
+static inline uint64_t
+sbf_win_mulhi(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__) && !defined(SBF_PORTABLE_LOADS)
+	return (uint64_t) (((unsigned __int128) a * b) >> 64);
+#else
+	uint64_t	al = a & 0xFFFFFFFFu,
+				ah = a >> 32,
+				bl = b & 0xFFFFFFFFu,
+				bh = b >> 32;
+	uint64_t	ll = al * bl,
+				lh = al * bh,
+				hl = ah * bl,
+				hh = ah * bh;
+	uint64_t	mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+
+	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
+/*
+ * Bloom position i (0-based) of hash h in a windowed segment of m bits
+ * (WINDOWED POSITIONS in sbf_core.h): independent positions, so that small
+ * segments keep the false-positive rate their sizing promises.
+ */
+static inline uint64_t
+sbf_win_position(uint64_t h, uint32_t i, uint64_t m)
+{
+	return sbf_win_mulhi(sbf_mix64(h + (uint64_t) (i + 1) * 0x9E3779B97F4A7C15ULL), m);
+}
+
+/* Membership of hash h in one segment. */
+extern bool sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h);
+
+/*
+ * False-positive rate of a segment for a probe never added: (ones / m)^k,
+ * exact for the independent positions of sbf_win_position.  O(m / 64).
+ */
+extern double sbf_win_segment_fpr(const SbfWinSeg *seg);
+
+/* The budget of one bucket: e / B. */
+static inline double
+sbf_win_budget(const SbfWinView *v)
+{
+	return v->error_rate / (double) v->buckets;
+}
+
+/*
+ * The largest age a lookup since bucket "since" counts: t - since (-1: none;
+ * B - 1 or more: all).  SBF_WIN_ALL counts all.
+ */
+extern int64_t sbf_win_max_age(const SbfWinView *v, int64_t since);
+
+/* Membership of hash h in the buckets of age <= max_age. */
+extern bool sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age);
+
+/* How many of n hashes sbf_win_contains finds (max_age as there). */
+extern size_t sbf_win_count_contained(const SbfWinView *v, const uint64_t *h,
+									  size_t n, int64_t max_age);
+
+/*
+ * Distinct-count estimate of the window: the pairs (exact, one per hash) plus
+ * the segments' counts.  An element last added in several buckets that were
+ * compacted counts once per such bucket, so this is an upper bound; exact
+ * while the window holds only pairs.
+ */
+extern double sbf_win_cardinality(const SbfWinView *v);
+
+/* Sum of the segments' false-positive rates: the bound for any since. */
+extern double sbf_win_fpr_bound(const SbfWinView *v);
+
+/* ---- the mutable form (sbf_window_write.c) ---- */
+
+typedef struct SbfWindow
+{
+	SbfWinParams p;
+	uint8_t		flags;
+	int64_t		newest;
+	uint32_t	nsegs;
+	uint32_t	segcap;
+	SbfWinSeg  *segs;
+	uint32_t	npairs;
+	uint32_t	paircap;
+	uint64_t   *hash;			/* ascending */
+	uint16_t   *age;
+	const SbfAllocator *a;
+} SbfWindow;
+
+/* An empty, unstarted window. */
+extern void sbf_win_init(SbfWindow *w, const SbfWinParams *p, const SbfAllocator *a);
+
+/* Decodes a view; segment bits stay borrowed from v->buf (keep it alive). */
+extern SbfStatus sbf_win_load(SbfWindow *w, const SbfWinView *v, const SbfAllocator *a);
+
+/* Slides the window so that bucket b is the newest (no-op if b <= t). */
+extern SbfStatus sbf_win_slide(SbfWindow *w, int64_t b);
+
+/* Adds hash h at bucket b (WRITES). */
+extern SbfStatus sbf_win_add(SbfWindow *w, int64_t b, uint64_t h);
+
+/* w := w UNION src; SBF_E_INCOMPATIBLE or SBF_E_OVER_BUDGET leave w unusable. */
+extern SbfStatus sbf_win_union(SbfWindow *w, const SbfWinView *src);
+
+/*
+ * Compacts the buckets that are not the newest (WINDOW SIZING); with
+ * newest_too also the newest one by the same rule (the aggregate's final).
+ */
+extern SbfStatus sbf_win_compact(SbfWindow *w, bool newest_too);
+
+/* Writes the canonical payload into a new filter (prefix bytes left in front). */
+extern SbfStatus sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix);
+
+extern void sbf_win_free(SbfWindow *w);
+
+/* The sort the aggregate uses: pairs (hash, bucket) by hash. */
+typedef struct SbfWinPair
+{
+	uint64_t	hash;
+	int64_t		bucket;
+} SbfWinPair;
+
+/*
+ * Sorts pairs by hash and keeps, for each hash, the newest bucket; drops
+ * pairs older than newest - B + 1.  Returns the new count.
+ */
+extern size_t sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newest,
+									  uint32_t buckets);
+
+/*
+ * A window whose newest bucket is newest holding the normalized pairs
+ * (every bucket >= newest - B + 1), as pairs only; then compact as wanted.
+ */
+extern SbfStatus sbf_win_from_pairs(SbfWindow *w, const SbfWinParams *p,
+									int64_t newest, const SbfWinPair *pairs,
+									size_t n, const SbfAllocator *a);
+
+#endif							/* SBF_WINDOW_H */

@@ -1,0 +1,676 @@
+/*
+ * sbf_window_write.c
+ *	  Writing side of windowed filters ("WINDOWED FORM" in sbf_core.h): the
+ *	  mutable SbfWindow decoded from a view, adds at a bucket, slides,
+ *	  compaction of pairs into right-sized segments (WINDOW SIZING), unions
+ *	  bucket by bucket and the canonical encoding.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "sbf_internal.h"
+#include "sbf_window.h"
+
+/* Allocates through the window's allocator. */
+static void *
+win_alloc(SbfWindow *w, size_t n)
+{
+	return w->a->alloc(n == 0 ? 1 : n, w->a->ctx);
+}
+
+static void
+win_free(SbfWindow *w, void *p)
+{
+	if (p != NULL)
+		w->a->free(p, w->a->ctx);
+}
+
+void
+sbf_win_init(SbfWindow *w, const SbfWinParams *p, const SbfAllocator *a)
+{
+	memset(w, 0, sizeof(*w));
+	w->p = *p;
+	w->a = a;
+}
+
+void
+sbf_win_free(SbfWindow *w)
+{
+	uint32_t	j;
+
+	for (j = 0; j < w->nsegs; j++)
+		if (w->segs[j].owned)
+			win_free(w, (void *) w->segs[j].bits);
+	win_free(w, w->segs);
+	win_free(w, w->hash);
+	win_free(w, w->age);
+	w->segs = NULL;
+	w->hash = NULL;
+	w->age = NULL;
+	w->nsegs = w->npairs = w->segcap = w->paircap = 0;
+}
+
+/* Room for need pairs. */
+static SbfStatus
+reserve_pairs(SbfWindow *w, size_t need)
+{
+	size_t		cap;
+	uint64_t   *h;
+	uint16_t   *a;
+
+	if (need <= w->paircap)
+		return SBF_OK;
+	if (need > SBF_MAX_BYTES / SBF_WIN_PAIR_BYTES)
+		return SBF_E_TOO_LARGE;
+	cap = w->paircap * 2 > need ? w->paircap * 2 : need;
+	if (cap < 16)
+		cap = 16;
+	h = win_alloc(w, cap * sizeof(uint64_t));
+	a = win_alloc(w, cap * sizeof(uint16_t));
+	if (h == NULL || a == NULL)
+	{
+		win_free(w, h);
+		win_free(w, a);
+		return SBF_E_NOMEM;
+	}
+	if (w->npairs > 0)
+	{
+		memcpy(h, w->hash, w->npairs * sizeof(uint64_t));
+		memcpy(a, w->age, w->npairs * sizeof(uint16_t));
+	}
+	win_free(w, w->hash);
+	win_free(w, w->age);
+	w->hash = h;
+	w->age = a;
+	w->paircap = (uint32_t) cap;
+	return SBF_OK;
+}
+
+/* Room for need segments. */
+static SbfStatus
+reserve_segs(SbfWindow *w, size_t need)
+{
+	size_t		cap;
+	SbfWinSeg  *s;
+
+	if (need <= w->segcap)
+		return SBF_OK;
+	if (need > SBF_WIN_MAX_SEGMENTS)
+		return SBF_E_TOO_MANY_SEGMENTS;
+	cap = w->segcap * 2 > need ? w->segcap * 2 : need;
+	if (cap < 8)
+		cap = 8;
+	s = win_alloc(w, cap * sizeof(SbfWinSeg));
+	if (s == NULL)
+		return SBF_E_NOMEM;
+	if (w->nsegs > 0)
+		memcpy(s, w->segs, w->nsegs * sizeof(SbfWinSeg));
+	win_free(w, w->segs);
+	w->segs = s;
+	w->segcap = (uint32_t) cap;
+	return SBF_OK;
+}
+
+/* Decodes a view (segment bits borrowed from v->buf). */
+SbfStatus
+sbf_win_load(SbfWindow *w, const SbfWinView *v, const SbfAllocator *a)
+{
+	SbfWinParams p = {v->width, v->buckets, v->error_rate};
+	size_t		off = v->bits_offset;
+	const uint8_t *ages = v->buf + v->pairs_offset + (size_t) v->npairs * 8;
+	SbfStatus	st;
+	uint32_t	i;
+
+	sbf_win_init(w, &p, a);
+	w->flags = v->flags;
+	w->newest = v->newest;
+	if ((st = reserve_segs(w, v->nsegments)) != SBF_OK ||
+		(st = reserve_pairs(w, v->npairs)) != SBF_OK)
+	{
+		sbf_win_free(w);
+		return st;
+	}
+	for (i = 0; i < v->nsegments; i++)
+	{
+		sbf_win_read_segment(v, i, &off, &w->segs[i]);
+		w->segs[i].fpr = sbf_win_segment_fpr(&w->segs[i]);
+	}
+	w->nsegs = v->nsegments;
+	for (i = 0; i < v->npairs; i++)
+	{
+		w->hash[i] = sbf_load64(v->buf + v->pairs_offset + (size_t) i * 8);
+		w->age[i] = sbf_load16(ages + (size_t) i * 2);
+	}
+	w->npairs = v->npairs;
+	return SBF_OK;
+}
+
+static int
+seg_qsort_cmp(const void *a, const void *b)
+{
+	return sbf_win_segment_cmp((const SbfWinSeg *) a, (const SbfWinSeg *) b);
+}
+
+/* Sorts the segments canonically and drops repeated ones. */
+static void
+sort_segments(SbfWindow *w)
+{
+	uint32_t	i;
+	uint32_t	n = 0;
+
+	if (w->nsegs > 1)
+		qsort(w->segs, w->nsegs, sizeof(SbfWinSeg), seg_qsort_cmp);
+	for (i = 0; i < w->nsegs; i++)
+	{
+		if (n > 0 && sbf_win_segment_cmp(&w->segs[n - 1], &w->segs[i]) == 0)
+		{
+			if (w->segs[i].owned)
+				win_free(w, (void *) w->segs[i].bits);
+			continue;
+		}
+		w->segs[n++] = w->segs[i];
+	}
+	w->nsegs = n;
+}
+
+/*
+ * Ages every pair and segment by shift buckets and drops what reaches B;
+ * no compaction (slide and union compact afterwards).
+ */
+static void
+shift_ages(SbfWindow *w, int64_t shift)
+{
+	uint32_t	i;
+	uint32_t	n = 0;
+
+	for (i = 0; i < w->npairs; i++)
+		if ((int64_t) w->age[i] + shift < (int64_t) w->p.buckets)
+		{
+			w->hash[n] = w->hash[i];
+			w->age[n++] = (uint16_t) (w->age[i] + shift);
+		}
+	w->npairs = n;
+	n = 0;
+	for (i = 0; i < w->nsegs; i++)
+	{
+		if ((int64_t) w->segs[i].age + shift < (int64_t) w->p.buckets)
+		{
+			w->segs[n] = w->segs[i];
+			w->segs[n++].age = (uint16_t) (w->segs[i].age + shift);
+		}
+		else if (w->segs[i].owned)
+			win_free(w, (void *) w->segs[i].bits);
+	}
+	w->nsegs = n;
+}
+
+/* The false-positive rates the segments of bucket age a spend. */
+static double
+spent_of(const SbfWindow *w, uint32_t a)
+{
+	double		s = 0.0;
+	uint32_t	j;
+
+	for (j = 0; j < w->nsegs; j++)
+		if (w->segs[j].age == a)
+			s += w->segs[j].fpr;
+	return s;
+}
+
+/* A segment of bucket a from its c pairs, m bits and k hashes (bits owned). */
+static SbfStatus
+build_segment(SbfWindow *w, uint32_t a, uint32_t c, uint64_t m, uint32_t k,
+			  SbfWinSeg *seg)
+{
+	uint8_t    *bits = win_alloc(w, (size_t) sbf_words_bytes(m));
+	uint32_t	i;
+
+	if (bits == NULL)
+		return SBF_E_NOMEM;
+	memset(bits, 0, (size_t) sbf_words_bytes(m));
+	for (i = 0; i < w->npairs; i++)
+		if (w->age[i] == a)
+		{
+			uint32_t	j;
+
+			for (j = 0; j < k; j++)
+				sbf_bit_set(bits, sbf_win_position(w->hash[i], j, m));
+		}
+	seg->age = (uint16_t) a;
+	seg->k = (uint8_t) k;
+	seg->count = c;
+	seg->nbits = m;
+	seg->bits = bits;
+	seg->owned = true;
+	seg->fpr = sbf_win_segment_fpr(seg);
+	return SBF_OK;
+}
+
+/* Drops the pairs of bucket age a (they went into a segment). */
+static void
+drop_pairs(SbfWindow *w, uint32_t a)
+{
+	uint32_t	i;
+	uint32_t	n = 0;
+
+	for (i = 0; i < w->npairs; i++)
+		if (w->age[i] != a)
+		{
+			w->hash[n] = w->hash[i];
+			w->age[n++] = w->age[i];
+		}
+	w->npairs = n;
+}
+
+/*
+ * Turns the c pairs of bucket age a into one segment (WINDOW SIZING) when
+ * force or when the segment is smaller, and its false-positive rate fits
+ * what the bucket has left (tried at p, p/2, p/4, p/8); *done tells whether
+ * it did.
+ */
+static SbfStatus
+convert_age(SbfWindow *w, uint32_t a, uint32_t c, bool force, bool *done)
+{
+	double		budget = w->p.error_rate / (double) w->p.buckets;
+	double		spent = spent_of(w, a);
+	double		pe = spent == 0.0 ? pow(budget, 1.04) : (budget - spent) / 2.0;
+	int			attempt;
+	SbfStatus	st;
+
+	*done = false;
+	if ((st = reserve_segs(w, (size_t) w->nsegs + 1)) != SBF_OK)
+		return st;
+	for (attempt = 0; attempt < 4; attempt++, pe /= 2.0)
+	{
+		SbfWinSeg	seg;
+		uint64_t	m;
+		uint32_t	k;
+
+		if (!(pe >= SBF_MIN_SEGMENT_ERROR) ||
+			!sbf_segment_geometry(c, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
+			return SBF_OK;
+		if (!force && SBF_WIN_SEGDIR_BYTES + sbf_words_bytes(m) >=
+			(uint64_t) c * SBF_WIN_PAIR_BYTES)
+			return SBF_OK;		/* the pairs are smaller */
+		if ((st = build_segment(w, a, c, m, k, &seg)) != SBF_OK)
+			return st;
+		if (spent + seg.fpr <= budget)
+		{
+			drop_pairs(w, a);
+			w->segs[w->nsegs++] = seg;
+			*done = true;
+			return SBF_OK;
+		}
+		win_free(w, (void *) seg.bits);
+	}
+	return SBF_OK;				/* no fit: the pairs stay exact */
+}
+
+/* Compacts the buckets that are not the newest (and with newest_too, it too). */
+SbfStatus
+sbf_win_compact(SbfWindow *w, bool newest_too)
+{
+	uint32_t	counts[SBF_WIN_MAX_BUCKETS] = {0};
+	uint32_t	a;
+	uint32_t	i;
+	bool		any = false;
+
+	for (i = 0; i < w->npairs; i++)
+		counts[w->age[i]]++;
+	for (a = newest_too ? 0 : 1; a < w->p.buckets; a++)
+	{
+		bool		done;
+		SbfStatus	st;
+
+		if (counts[a] == 0)
+			continue;
+		st = convert_age(w, a, counts[a], false, &done);
+		if (st != SBF_OK)
+			return st;
+		any |= done;
+	}
+	if (any)
+		sort_segments(w);
+	return SBF_OK;
+}
+
+/* Slides the window so that bucket b is the newest. */
+SbfStatus
+sbf_win_slide(SbfWindow *w, int64_t b)
+{
+	if (!(w->flags & SBF_WIN_FLAG_STARTED))
+	{
+		w->flags |= SBF_WIN_FLAG_STARTED;
+		w->newest = b;
+		return SBF_OK;
+	}
+	if (b <= w->newest)
+		return SBF_OK;
+	shift_ages(w, b - w->newest >= (int64_t) w->p.buckets ?
+			   (int64_t) w->p.buckets : b - w->newest);
+	w->newest = b;
+	return sbf_win_compact(w, false);
+}
+
+/* Index of the first pair whose hash is >= h. */
+static uint32_t
+pair_search(const SbfWindow *w, uint64_t h)
+{
+	uint32_t	lo = 0;
+	uint32_t	hi = w->npairs;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (w->hash[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether a segment of age <= a probably holds h (then a pair adds nothing). */
+static bool
+segments_hold(const SbfWindow *w, uint64_t h, uint32_t a)
+{
+	uint32_t	j;
+
+	for (j = 0; j < w->nsegs && w->segs[j].age <= a; j++)
+		if (sbf_win_segment_has(&w->segs[j], h))
+			return true;
+	return false;
+}
+
+/* Converts the newest bucket's pairs once there are SBF_WIN_OPEN_MAX of them. */
+static SbfStatus
+maybe_close_open(SbfWindow *w)
+{
+	uint32_t	c = 0;
+	uint32_t	i;
+	bool		done;
+	SbfStatus	st;
+
+	if (w->npairs < SBF_WIN_OPEN_MAX)
+		return SBF_OK;
+	for (i = 0; i < w->npairs; i++)
+		c += w->age[i] == 0;
+	if (c < SBF_WIN_OPEN_MAX)
+		return SBF_OK;
+	st = convert_age(w, 0, c, true, &done);
+	if (st == SBF_OK && done)
+		sort_segments(w);
+	return st;
+}
+
+/* Adds hash h at bucket b. */
+SbfStatus
+sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
+{
+	SbfStatus	st;
+	uint32_t	pos;
+	uint16_t	a;
+
+	if ((st = sbf_win_slide(w, b)) != SBF_OK)
+		return st;
+	if (b < w->newest - ((int64_t) w->p.buckets - 1))
+		return SBF_OK;			/* older than the window: nothing changes */
+	a = (uint16_t) (w->newest - b);
+	pos = pair_search(w, h);
+	if (pos < w->npairs && w->hash[pos] == h)
+	{
+		if (a < w->age[pos])
+			w->age[pos] = a;
+		return SBF_OK;
+	}
+	if (segments_hold(w, h, a))
+		return SBF_OK;
+	if ((st = reserve_pairs(w, (size_t) w->npairs + 1)) != SBF_OK)
+		return st;
+	memmove(w->hash + pos + 1, w->hash + pos, (w->npairs - pos) * sizeof(uint64_t));
+	memmove(w->age + pos + 1, w->age + pos, (w->npairs - pos) * sizeof(uint16_t));
+	w->hash[pos] = h;
+	w->age[pos] = a;
+	w->npairs++;
+	return a == 0 ? maybe_close_open(w) : SBF_OK;
+}
+
+/* Merges src's pairs (aged by shift) into w's, keeping the smaller age. */
+static SbfStatus
+merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift)
+{
+	const uint8_t *hs = src->buf + src->pairs_offset;
+	const uint8_t *as = hs + (size_t) src->npairs * 8;
+	size_t		total = (size_t) w->npairs + src->npairs;
+	uint64_t   *h;
+	uint16_t   *a;
+	uint32_t	i = 0;
+	uint32_t	j = 0;
+	uint32_t	n = 0;
+
+	if (total > SBF_MAX_BYTES / SBF_WIN_PAIR_BYTES)
+		return SBF_E_TOO_LARGE;
+	h = win_alloc(w, total * sizeof(uint64_t));
+	a = win_alloc(w, total * sizeof(uint16_t));
+	if (h == NULL || a == NULL)
+	{
+		win_free(w, h);
+		win_free(w, a);
+		return SBF_E_NOMEM;
+	}
+	while (i < w->npairs || j < src->npairs)
+	{
+		uint64_t	sh = j < src->npairs ? sbf_load64(hs + (size_t) j * 8) : 0;
+		int64_t		sa = j < src->npairs ? sbf_load16(as + (size_t) j * 2) + shift : 0;
+
+		if (j < src->npairs && sa >= (int64_t) w->p.buckets)
+		{
+			j++;
+			continue;
+		}
+		if (j >= src->npairs || (i < w->npairs && w->hash[i] < sh))
+		{
+			h[n] = w->hash[i];
+			a[n++] = w->age[i++];
+		}
+		else if (i >= w->npairs || sh < w->hash[i])
+		{
+			h[n] = sh;
+			a[n++] = (uint16_t) sa;
+			j++;
+		}
+		else
+		{
+			h[n] = sh;
+			a[n++] = (uint16_t) (sa < w->age[i] ? sa : w->age[i]);
+			i++;
+			j++;
+		}
+	}
+	win_free(w, w->hash);
+	win_free(w, w->age);
+	w->hash = h;
+	w->age = a;
+	w->npairs = n;
+	w->paircap = (uint32_t) total;
+	return SBF_OK;
+}
+
+/* Refuses a bucket whose segments spend more than its budget. */
+static SbfStatus
+check_budgets(const SbfWindow *w)
+{
+	double		budget = w->p.error_rate / (double) w->p.buckets * SBF_WIN_BUDGET_SLACK;
+	double		spent = 0.0;
+	uint32_t	j;
+
+	for (j = 0; j < w->nsegs; j++)
+	{
+		if (j == 0 || w->segs[j].age != w->segs[j - 1].age)
+			spent = 0.0;
+		spent += w->segs[j].fpr;
+		if (!(spent <= budget))
+			return SBF_E_OVER_BUDGET;
+	}
+	return SBF_OK;
+}
+
+/* w := w UNION src, bucket by bucket. */
+SbfStatus
+sbf_win_union(SbfWindow *w, const SbfWinView *src)
+{
+	int64_t		target;
+	int64_t		shift;
+	size_t		off = src->bits_offset;
+	SbfStatus	st;
+	uint32_t	j;
+
+	if (w->p.width != src->width || w->p.buckets != src->buckets ||
+		w->p.error_rate != src->error_rate)
+		return SBF_E_INCOMPATIBLE;
+	if (!(src->flags & SBF_WIN_FLAG_STARTED))
+		return SBF_OK;
+	if (!(w->flags & SBF_WIN_FLAG_STARTED))
+	{
+		w->flags |= SBF_WIN_FLAG_STARTED;
+		w->newest = src->newest;
+	}
+	target = w->newest > src->newest ? w->newest : src->newest;
+	if (target > w->newest)
+		shift_ages(w, target - w->newest >= (int64_t) w->p.buckets ?
+				   (int64_t) w->p.buckets : target - w->newest);
+	w->newest = target;
+	shift = target - src->newest >= (int64_t) w->p.buckets ?
+		(int64_t) w->p.buckets : target - src->newest;
+	if ((st = merge_pairs(w, src, shift)) != SBF_OK)
+		return st;
+	if ((st = reserve_segs(w, (size_t) w->nsegs + src->nsegments)) != SBF_OK)
+		return st;
+	for (j = 0; j < src->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(src, j, &off, &seg);
+		if ((int64_t) seg.age + shift >= (int64_t) w->p.buckets)
+			continue;
+		seg.age = (uint16_t) (seg.age + shift);
+		seg.fpr = sbf_win_segment_fpr(&seg);
+		w->segs[w->nsegs++] = seg;
+	}
+	sort_segments(w);
+	/* no compaction: f || f is f, and the next slide compacts */
+	return check_budgets(w);
+}
+
+/* Writes the canonical payload. */
+SbfStatus
+sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix)
+{
+	uint64_t	total = SBF_WIN_HEADER_BYTES + (uint64_t) w->nsegs * SBF_WIN_SEGDIR_BYTES +
+		(uint64_t) w->npairs * SBF_WIN_PAIR_BYTES;
+	uint8_t    *base;
+	uint8_t    *buf;
+	size_t		off;
+	uint32_t	j;
+
+	sort_segments(w);
+	for (j = 0; j < w->nsegs; j++)
+		total += sbf_words_bytes(w->segs[j].nbits);
+	sbf_filter_start(out, prefix, w->a);
+	if (total > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	base = win_alloc(w, prefix + (size_t) total);
+	if (base == NULL)
+		return SBF_E_NOMEM;
+	memset(base, 0, prefix + (size_t) total);
+	buf = base + prefix;
+	buf[0] = SBF_WIN_VERSION;
+	buf[1] = w->flags;
+	buf[2] = SBF_HASH_XXH3;
+	sbf_store16(buf + 4, (uint16_t) w->p.buckets);
+	sbf_store32(buf + 8, w->nsegs);
+	sbf_store32(buf + 12, w->npairs);
+	sbf_store64(buf + 16, (uint64_t) w->p.width);
+	sbf_store64(buf + 24, (uint64_t) ((w->flags & SBF_WIN_FLAG_STARTED) ? w->newest : 0));
+	sbf_store_double(buf + 32, w->p.error_rate);
+	off = SBF_WIN_HEADER_BYTES + (size_t) w->nsegs * SBF_WIN_SEGDIR_BYTES;
+	for (j = 0; j < w->nsegs; j++)
+	{
+		uint8_t    *e = buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN_SEGDIR_BYTES;
+		size_t		wb = (size_t) sbf_words_bytes(w->segs[j].nbits);
+
+		sbf_store16(e, w->segs[j].age);
+		e[2] = w->segs[j].k;
+		sbf_store32(e + 4, w->segs[j].count);
+		sbf_store64(e + 8, w->segs[j].nbits);
+		memcpy(buf + off, w->segs[j].bits, wb);
+		off += wb;
+	}
+	for (j = 0; j < w->npairs; j++)
+	{
+		sbf_store64(buf + off + (size_t) j * 8, w->hash[j]);
+		sbf_store16(buf + off + (size_t) w->npairs * 8 + (size_t) j * 2, w->age[j]);
+	}
+	out->base = base;
+	out->len = (size_t) total;
+	out->cap = (size_t) total;
+	return SBF_OK;
+}
+
+static int
+pair_qsort_cmp(const void *a, const void *b)
+{
+	const SbfWinPair *x = a;
+	const SbfWinPair *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	/* newest bucket first, so the first of a hash is kept */
+	if (x->bucket != y->bucket)
+		return x->bucket > y->bucket ? -1 : 1;
+	return 0;
+}
+
+/* Sorts, keeps each hash's newest bucket, drops what is older than the window. */
+size_t
+sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newest, uint32_t buckets)
+{
+	int64_t		oldest = newest - ((int64_t) buckets - 1);
+	size_t		i;
+	size_t		out = 0;
+
+	if (n > 1)
+		qsort(pairs, n, sizeof(SbfWinPair), pair_qsort_cmp);
+	for (i = 0; i < n; i++)
+	{
+		if (pairs[i].bucket < oldest)
+			continue;
+		if (out > 0 && pairs[out - 1].hash == pairs[i].hash)
+			continue;
+		pairs[out++] = pairs[i];
+	}
+	return out;
+}
+
+/* A window holding normalized pairs only. */
+SbfStatus
+sbf_win_from_pairs(SbfWindow *w, const SbfWinParams *p, int64_t newest,
+				   const SbfWinPair *pairs, size_t n, const SbfAllocator *a)
+{
+	SbfStatus	st;
+	size_t		i;
+
+	sbf_win_init(w, p, a);
+	w->flags = SBF_WIN_FLAG_STARTED;
+	w->newest = newest;
+	if ((st = reserve_pairs(w, n)) != SBF_OK)
+		return st;
+	for (i = 0; i < n; i++)
+	{
+		w->hash[i] = pairs[i].hash;
+		w->age[i] = (uint16_t) (newest - pairs[i].bucket);
+	}
+	w->npairs = (uint32_t) n;
+	return SBF_OK;
+}

@@ -1,0 +1,553 @@
+/*
+ * sbf_window.c
+ *	  SQL functions of windowed filters (format version 3, "WINDOWED FORM" in
+ *	  src/core/sbf_core.h): sbf_window_empty, timed adds, lookups since a
+ *	  time, sbf_expire, and the windowed branches of the union, #, sbf_info
+ *	  and the plain lookups (every bucket).
+ *
+ * A windowed value is a scalablebloom like any other: it enters through the
+ * one validator (sbf_validate dispatches on the version byte), and
+ * sbf_view_of gives a view with version 3 and nothing else, which every
+ * segmented reader either dispatches here or refuses (sbf_window_refuse).
+ * Lookups open the filter with sbf_probe_open, so a stored window is cached
+ * like a plain filter; a windowed value is never read by slices.
+ *
+ * Times: a bucket is floor(unix microseconds / width); PostgreSQL's
+ * timestamptz counts from 2000-01-01, so SBF_UNIX_OFFSET is added.
+ *
+ * NULLs follow the existing functions: a NULL filter in an add starts a new
+ * one (here the default window: 1 day, 30 buckets, 0.01), a NULL element or
+ * a NULL time adds nothing and returns the filter (a time is needed to place
+ * an element); lookups, sbf_expire and sbf_window_empty are STRICT.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type_d.h"
+#include "common/int.h"
+#include "common/shortest_dec.h"
+#include "datatype/timestamp.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
+#include "utils/timestamp.h"
+
+#include "sbf.h"
+
+/* microseconds from 1970-01-01 to 2000-01-01 */
+#define SBF_UNIX_OFFSET \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+PG_FUNCTION_INFO_V1(sbf_window_empty);
+PG_FUNCTION_INFO_V1(sbf_add_at_text);
+PG_FUNCTION_INFO_V1(sbf_add_at_int8);
+PG_FUNCTION_INFO_V1(sbf_add_at_bytea);
+PG_FUNCTION_INFO_V1(sbf_add_at_text_array);
+PG_FUNCTION_INFO_V1(sbf_add_at_int8_array);
+PG_FUNCTION_INFO_V1(sbf_contains_since_text);
+PG_FUNCTION_INFO_V1(sbf_contains_since_int8);
+PG_FUNCTION_INFO_V1(sbf_contains_since_bytea);
+PG_FUNCTION_INFO_V1(sbf_matches_since_text);
+PG_FUNCTION_INFO_V1(sbf_matches_since_int8);
+PG_FUNCTION_INFO_V1(sbf_expire);
+
+/* the existing entry points a plain filter is handed to (sbf_ops.c) */
+extern Datum sbf_add_text(PG_FUNCTION_ARGS);
+extern Datum sbf_add_int8(PG_FUNCTION_ARGS);
+extern Datum sbf_add_bytea(PG_FUNCTION_ARGS);
+extern Datum sbf_add_text_array(PG_FUNCTION_ARGS);
+extern Datum sbf_add_int8_array(PG_FUNCTION_ARGS);
+
+/* ---- parameters and times ---- */
+
+/* The bucket width of an interval, in microseconds (22023 unless usable). */
+static int64
+bucket_width(const Interval *iv)
+{
+	int64		days_us;
+	int64		width;
+
+	if (iv->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid windowed filter bucket: an interval with months"),
+				 errdetail("Months and years have no fixed length, so buckets could not be aligned."),
+				 errhint("Give the bucket in days, hours or minutes, e.g. '30 days' instead of '1 month'.")));
+	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &days_us) ||
+		pg_add_s64_overflow(days_us, iv->time, &width) || width <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid windowed filter bucket: it must be longer than 0"),
+				 errdetail("A bucket is a positive length of time."),
+				 errhint("Use e.g. '1 day' or '1 hour'.")));
+	if (width > SBF_WIN_MAX_WIDTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid windowed filter bucket: it is longer than 3650 days"),
+				 errdetail("A bucket is at most 3650 days long."),
+				 errhint("Use fewer, shorter buckets: the window is bucket times buckets.")));
+	return width;
+}
+
+/* Window parameters from SQL arguments, checked (22023 with a hint). */
+static void
+window_params(const Interval *bucket, int32 buckets, float8 error_rate,
+			  SbfWinParams *p)
+{
+	p->width = bucket_width(bucket);
+	if (buckets < 1 || buckets > SBF_WIN_MAX_BUCKETS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid windowed filter buckets: %d", buckets),
+				 errdetail("A window holds between 1 and %d buckets.", SBF_WIN_MAX_BUCKETS),
+				 errhint("For a longer window use a longer bucket, e.g. '7 days'.")));
+	p->buckets = (uint32) buckets;
+	sbf_check_error_rate(error_rate);
+	p->error_rate = error_rate;
+}
+
+/* The default window: 1 day, 30 buckets, error_rate 0.01. */
+static void
+default_window_params(SbfWinParams *p)
+{
+	p->width = USECS_PER_DAY;
+	p->buckets = 30;
+	p->error_rate = SBF_DEFAULT_ERROR_RATE;
+}
+
+/* The bucket of an add's time; an infinite time is refused. */
+static int64
+at_bucket(TimestampTz at, int64 width)
+{
+	int64		us;
+
+	if (TIMESTAMP_NOT_FINITE(at) || pg_add_s64_overflow(at, SBF_UNIX_OFFSET, &us))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the time of a windowed add must be finite"),
+				 errdetail("An element is placed in the bucket of its time."),
+				 errhint("Pass the time of the interaction, e.g. now().")));
+	return sbf_win_bucket_of(us, width);
+}
+
+/* A since time in unix microseconds: -infinity is every bucket, +infinity none. */
+static int64
+since_us(TimestampTz since)
+{
+	int64		us;
+
+	if (TIMESTAMP_IS_NOBEGIN(since))
+		return SBF_WIN_ALL;
+	if (TIMESTAMP_IS_NOEND(since) || pg_add_s64_overflow(since, SBF_UNIX_OFFSET, &us))
+		return PG_INT64_MAX;
+	return us;
+}
+
+/* ---- shared with the other glue files (sbf.h) ---- */
+
+void
+sbf_window_refuse(const char *fn, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s is not defined for a windowed scalablebloom", fn),
+			 errdetail("The filter was made by sbf_window_empty or sbf_window_agg."),
+			 errhint("%s", hint)));
+	pg_unreachable();
+}
+
+/* The windowed view of an SbfView of version 3 (from sbf_view_of). */
+static void
+window_view(const SbfView *v, SbfWinView *wv)
+{
+	SbfStatus	st = sbf_win_parse(v->buf, v->len, wv);
+
+	if (st != SBF_OK)
+		sbf_report_status(st);
+}
+
+int
+sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since)
+{
+	SbfWinView	wv;
+	int64		bucket;
+
+	window_view(v, &wv);
+	bucket = since == SBF_WIN_ALL ? SBF_WIN_ALL :
+		since == PG_INT64_MAX ? PG_INT64_MAX : sbf_win_bucket_of(since, wv.width);
+	return (int) sbf_win_count_contained(&wv, h, (size_t) n,
+										 sbf_win_max_age(&wv, bucket));
+}
+
+/* A window as a new varlena. */
+static ScalableBloom *
+window_finish(SbfWindow *w)
+{
+	SbfFilter	nf;
+	SbfStatus	st = sbf_win_encode(w, &nf, VARHDRSZ);
+
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	sbf_win_free(w);
+	return sbf_filter_finish(&nf);
+}
+
+ScalableBloom *
+sbf_window_union_views(const SbfView *a, const SbfView *b)
+{
+	SbfWinView	wa;
+	SbfWinView	wb;
+	SbfWindow	w;
+	SbfStatus	st;
+
+	if (!sbf_view_is_window(a) || !sbf_view_is_window(b))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot unite a windowed scalablebloom with a plain one"),
+				 errdetail("A windowed filter knows when each element was added; a plain one does not."),
+				 errhint("Keep windowed and plain filters apart, or add the plain filter's elements with sbf_add(filter, element, at).")));
+	window_view(a, &wa);
+	window_view(b, &wb);
+	if (wa.width != wb.width || wa.buckets != wb.buckets || wa.error_rate != wb.error_rate)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot unite windowed filters with different parameters"),
+				 errdetail("Buckets of " INT64_FORMAT " and " INT64_FORMAT " microseconds, %u and %u buckets, error_rate %s and %s.",
+						   wa.width, wb.width, (unsigned) wa.buckets, (unsigned) wb.buckets,
+						   float8out_internal(wa.error_rate), float8out_internal(wb.error_rate)),
+				 errhint("Unite windows made with the same bucket, buckets and error_rate.")));
+	st = sbf_win_load(&w, &wa, &sbf_palloc_allocator);
+	if (st == SBF_OK)
+		st = sbf_win_union(&w, &wb);
+	if (st == SBF_E_OVER_BUDGET)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the union of these windowed filters would exceed their error_rate"),
+				 errdetail("A bucket would hold right-sized parts of both filters whose false-positive rates sum to more than error_rate / buckets."),
+				 errhint("Build the combined window from the interaction rows with sbf_window_agg, or unite windows whose filled buckets do not overlap.")));
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	return window_finish(&w);
+}
+
+int64
+sbf_window_cardinality(const SbfView *v)
+{
+	SbfWinView	wv;
+
+	window_view(v, &wv);
+	return (int64) llround(sbf_win_cardinality(&wv));
+}
+
+/* ---- sbf_window_empty ---- */
+
+/* sbf_window_empty(bucket, buckets, error_rate) */
+Datum
+sbf_window_empty(PG_FUNCTION_ARGS)
+{
+	SbfWinParams p;
+	SbfWindow	w;
+
+	window_params(PG_GETARG_INTERVAL_P(0), PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), &p);
+	sbf_win_init(&w, &p, &sbf_palloc_allocator);
+	PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
+}
+
+/* ---- timed adds ---- */
+
+/*
+ * The window of argument 0 loaded into *w, or the default window when it is
+ * NULL; false (nothing loaded) when argument 0 is a plain filter.
+ */
+static bool
+window_arg(FunctionCallInfo fcinfo, SbfWindow *w)
+{
+	ScalableBloom *f;
+	SbfView		v;
+	SbfWinView	wv;
+	SbfStatus	st;
+
+	if (PG_ARGISNULL(0))
+	{
+		SbfWinParams p;
+
+		default_window_params(&p);
+		sbf_win_init(w, &p, &sbf_palloc_allocator);
+		return true;
+	}
+	f = PG_GETARG_SCALABLEBLOOM_P(0);
+	sbf_view_of(f, &v);
+	if (!sbf_view_is_window(&v))
+		return false;
+	window_view(&v, &wv);
+	st = sbf_win_load(w, &wv, &sbf_palloc_allocator);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	return true;
+}
+
+/* Adds element argument 1 (kind; or an array of et) at time argument 2. */
+static Datum
+add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *et,
+	   PGFunction plain)
+{
+	SbfWindow	w;
+	int64		b;
+
+	if (!window_arg(fcinfo, &w))
+		return plain(fcinfo);	/* a plain filter ignores the time */
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+	{
+		/* nothing to place: the filter as it is (or a new default window) */
+		if (!PG_ARGISNULL(0))
+			PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+		PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
+	}
+	b = at_bucket(PG_GETARG_TIMESTAMPTZ(2), w.p.width);
+	if (et == NULL)
+	{
+		SbfStatus	st = sbf_win_add(&w, b, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
+
+		if (st != SBF_OK)
+			sbf_report_status(st);
+	}
+	else
+	{
+		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+		int			i;
+
+		deconstruct_array(arr, et->typid, et->typlen, et->typbyval, et->typalign,
+						  &elems, &nulls, &n);
+		for (i = 0; i < n; i++)
+		{
+			SbfStatus	st;
+
+			if (nulls[i])
+				continue;
+			st = sbf_win_add(&w, b, sbf_elem_hash(et->kind, elems[i]));
+			if (st != SBF_OK)
+				sbf_report_status(st);
+		}
+	}
+	PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
+}
+
+/* sbf_add(scalablebloom, text | bigint | bytea | text[] | bigint[], at timestamptz) */
+SBF_ENTRY_POINT(sbf_add_at_text, add_at(fcinfo, SBF_ELEM_BYTES, NULL, sbf_add_text));
+SBF_ENTRY_POINT(sbf_add_at_int8, add_at(fcinfo, SBF_ELEM_INT8, NULL, sbf_add_int8));
+SBF_ENTRY_POINT(sbf_add_at_bytea, add_at(fcinfo, SBF_ELEM_BYTES, NULL, sbf_add_bytea));
+SBF_ENTRY_POINT(sbf_add_at_text_array, add_at(fcinfo, SBF_ELEM_BYTES, sbf_elem_type(TEXTOID), sbf_add_text_array));
+SBF_ENTRY_POINT(sbf_add_at_int8_array, add_at(fcinfo, SBF_ELEM_INT8, sbf_elem_type(INT8OID), sbf_add_int8_array));
+
+/* ---- sbf_expire ---- */
+
+/* sbf_expire(filter, now): the window slid to now; a plain filter as it is. */
+Datum
+sbf_expire(PG_FUNCTION_ARGS)
+{
+	SbfWindow	w;
+	SbfStatus	st;
+
+	if (!window_arg(fcinfo, &w))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	st = sbf_win_slide(&w, at_bucket(PG_GETARG_TIMESTAMPTZ(1), w.p.width));
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
+}
+
+/* ---- lookups since a time ---- */
+
+/*
+ * How many of n hashes filter argument 0 holds in the buckets that end after
+ * time argument 2 (a plain filter: anywhere).
+ */
+static int
+count_since(FunctionCallInfo fcinfo, const uint64 *h, int n)
+{
+	SbfProbe	p;
+	int			hits;
+
+	sbf_probe_open(fcinfo, 0, (uint32) Max(n, 1), &p);
+	if (p.view != NULL && sbf_view_is_window(p.view))
+		hits = sbf_window_count(p.view, h, n, since_us(PG_GETARG_TIMESTAMPTZ(2)));
+	else
+		hits = sbf_probe_count(&p, h, n);
+	sbf_probe_close(&p);
+	return hits;
+}
+
+static pg_attribute_always_inline Datum
+contains_since(FunctionCallInfo fcinfo, SbfElemKind kind)
+{
+	uint64		h = sbf_elem_hash(kind, PG_GETARG_DATUM(1));
+
+	PG_RETURN_BOOL(count_since(fcinfo, &h, 1) > 0);
+}
+
+/* sbf_contains(scalablebloom, text | bigint | bytea, since timestamptz) */
+SBF_ENTRY_POINT(sbf_contains_since_text, contains_since(fcinfo, SBF_ELEM_BYTES));
+SBF_ENTRY_POINT(sbf_contains_since_int8, contains_since(fcinfo, SBF_ELEM_INT8));
+SBF_ENTRY_POINT(sbf_contains_since_bytea, contains_since(fcinfo, SBF_ELEM_BYTES));
+
+/* Counts the non-NULL elements of array argument 1 found since argument 2. */
+static Datum
+matches_since(FunctionCallInfo fcinfo, const SbfElemType *et)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	Datum	   *elems;
+	bool	   *nulls;
+	uint64	   *h;
+	int			n;
+	int			m = 0;
+	int			i;
+
+	deconstruct_array(arr, et->typid, et->typlen, et->typbyval, et->typalign,
+					  &elems, &nulls, &n);
+	if (n == 0)
+		PG_RETURN_INT32(0);
+	h = palloc(sizeof(uint64) * n);
+	for (i = 0; i < n; i++)
+		if (!nulls[i])
+			h[m++] = sbf_elem_hash(et->kind, elems[i]);
+	PG_RETURN_INT32(count_since(fcinfo, h, m));
+}
+
+/* sbf_matches(scalablebloom, text[] | bigint[], since timestamptz) */
+SBF_ENTRY_POINT(sbf_matches_since_text, matches_since(fcinfo, sbf_elem_type(TEXTOID)));
+SBF_ENTRY_POINT(sbf_matches_since_int8, matches_since(fcinfo, sbf_elem_type(INT8OID)));
+
+/* ---- sbf_info ---- */
+
+/* Appends a double as a JSON number (shortest exact form). */
+static void
+json_float(StringInfo buf, double d)
+{
+	char		num[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+	if (!isfinite(d))
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	double_to_shortest_decimal_buf(d, num);
+	appendStringInfoString(buf, num);
+}
+
+/* Appends the start of bucket b as a JSON string in UTC (ISO 8601). */
+static void
+json_bucket_start(StringInfo buf, int64 b, int64 width)
+{
+	struct pg_tm tm;
+	fsec_t		fsec;
+	int64		us;
+
+	if (pg_mul_s64_overflow(b, width, &us) ||
+		pg_sub_s64_overflow(us, SBF_UNIX_OFFSET, &us) ||
+		timestamp2tm((Timestamp) us, NULL, &tm, &fsec, NULL, NULL) != 0)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	appendStringInfo(buf, "\"%04d-%02d-%02dT%02d:%02d:%02d.%06dZ\"",
+					 tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min,
+					 tm.tm_sec, (int) fsec);
+}
+
+/* One bucket of sbf_info: start, age, count, bytes, fpr bound. */
+static void
+json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npairs)
+{
+	size_t		off = v->bits_offset;
+	uint64		count = npairs[age];
+	uint64		bytes = (uint64) npairs[age] * SBF_WIN_PAIR_BYTES;
+	uint32		nseg = 0;
+	double		fpr = 0.0;
+	uint32		j;
+
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		if (seg.age != age)
+			continue;
+		nseg++;
+		count += seg.count;
+		bytes += SBF_WIN_SEGDIR_BYTES + (seg.nbits + 63) / 64 * 8;
+		fpr += sbf_win_segment_fpr(&seg);
+	}
+	appendStringInfoString(buf, "{\"start\": ");
+	json_bucket_start(buf, v->newest - (int64) age, v->width);
+	appendStringInfo(buf, ", \"age\": %u, \"count\": " UINT64_FORMAT
+					 ", \"pairs\": %u, \"segments\": %u, \"bytes\": " UINT64_FORMAT
+					 ", \"fpr_bound\": ",
+					 age, count, npairs[age], nseg, bytes);
+	json_float(buf, fpr);
+	appendStringInfoChar(buf, '}');
+}
+
+Datum
+sbf_window_info(const SbfView *view)
+{
+	SbfWinView	v;
+	StringInfoData buf;
+	uint32	   *npairs;
+	bool	   *used;
+	size_t		off;
+	uint32		i;
+	bool		first = true;
+
+	window_view(view, &v);
+	npairs = palloc0(sizeof(uint32) * v.buckets);
+	used = palloc0(sizeof(bool) * v.buckets);
+	for (i = 0; i < v.npairs; i++)
+	{
+		uint16		a = (uint16) (v.buf[v.pairs_offset + (size_t) v.npairs * 8 + i * 2] |
+								  (v.buf[v.pairs_offset + (size_t) v.npairs * 8 + i * 2 + 1] << 8));
+
+		npairs[a]++;
+		used[a] = true;
+	}
+	off = v.bits_offset;
+	for (i = 0; i < v.nsegments; i++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(&v, i, &off, &seg);
+		used[seg.age] = true;
+	}
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"version\": %d, \"form\": \"window\", \"hash\": \"xxh3_64\""
+					 ", \"bucket_us\": " INT64_FORMAT ", \"buckets\": %u, \"error_rate\": ",
+					 SBF_WIN_VERSION, v.width, (unsigned) v.buckets);
+	json_float(&buf, v.error_rate);
+	appendStringInfoString(&buf, ", \"newest_bucket_start\": ");
+	if (v.flags & SBF_WIN_FLAG_STARTED)
+		json_bucket_start(&buf, v.newest, v.width);
+	else
+		appendStringInfoString(&buf, "null");
+	appendStringInfo(&buf, ", \"pairs\": %u, \"segments\": %u, \"cardinality\": " INT64_FORMAT
+					 ", \"fpr_bound\": ",
+					 v.npairs, v.nsegments, (int64) llround(sbf_win_cardinality(&v)));
+	json_float(&buf, sbf_win_fpr_bound(&v));
+	appendStringInfo(&buf, ", \"bytes\": %zu, \"window\": [", v.len + VARHDRSZ);
+	for (i = 0; i < v.buckets; i++)
+	{
+		if (!used[i])
+			continue;
+		if (!first)
+			appendStringInfoString(&buf, ", ");
+		first = false;
+		json_bucket(&buf, &v, i, npairs);
+	}
+	appendStringInfoString(&buf, "]}");
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
+}

@@ -1,0 +1,586 @@
+/*
+ * test_window.c
+ *	  Unit tests of windowed filters (sbf_window.c, sbf_window_write.c), built
+ *	  with AddressSanitizer and UndefinedBehaviorSanitizer like test_core.c.
+ *	  Prints "ok - name" / "not ok - name" and a final count; deterministic.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf_core.h"
+#include "sbf_internal.h"
+#include "sbf_window.h"
+
+static int	n_passed;
+static int	n_failed;
+static bool case_ok;
+
+#define CHECK(cond) \
+	do { \
+		if (!(cond)) \
+		{ \
+			fprintf(stderr, "  %s:%d: check failed: %s\n", \
+					__FILE__, __LINE__, #cond); \
+			case_ok = false; \
+		} \
+	} while (0)
+
+#define RUN(fn) \
+	do { \
+		case_ok = true; \
+		fn(); \
+		printf("%s - %s\n", case_ok ? "ok" : "not ok", #fn); \
+		if (case_ok) n_passed++; else n_failed++; \
+		fflush(stdout); \
+	} while (0)
+
+static long g_live;
+
+static void *
+t_alloc(size_t size, void *ctx)
+{
+	void	   *p = malloc(size);
+
+	(void) ctx;
+	if (p)
+		g_live++;
+	return p;
+}
+
+static void *
+t_realloc(void *ptr, size_t size, void *ctx)
+{
+	(void) ctx;
+	return realloc(ptr, size);
+}
+
+static void
+t_free(void *ptr, void *ctx)
+{
+	(void) ctx;
+	if (ptr)
+		g_live--;
+	free(ptr);
+}
+
+static const SbfAllocator g_alloc = {t_alloc, t_realloc, t_free, NULL, NULL};
+
+#define DAY		((int64_t) 86400 * 1000000)
+
+/* splitmix64: deterministic element hashes */
+static uint64_t
+rnd(uint64_t *s)
+{
+	uint64_t	z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The element hash of id (as the glue hashes a bigint). */
+static uint64_t
+elem(uint64_t id)
+{
+	return sbf_hash_int64((int64_t) id);
+}
+
+/* Encodes w into *f and validates it into *v. */
+static bool
+encode_valid(SbfWindow *w, SbfFilter *f, SbfWinView *v)
+{
+	SbfStatus	st = sbf_win_encode(w, f, 4);
+
+	if (st != SBF_OK)
+		return false;
+	st = sbf_win_validate(SBF_PAYLOAD(f), f->len, v);
+	if (st != SBF_OK)
+		fprintf(stderr, "  does not validate: %s\n", sbf_status_message(st));
+	return st == SBF_OK;
+}
+
+static void
+empty_window(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	SbfView		gv;
+
+	CHECK(sbf_win_params_check(&p) == SBF_OK);
+	sbf_win_init(&w, &p, &g_alloc);
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(f.len == SBF_WIN_HEADER_BYTES);
+	CHECK(!sbf_win_contains(&v, elem(1), 29));
+	/* the one validator dispatches version 3 */
+	CHECK(sbf_validate(SBF_PAYLOAD(&f), f.len, &gv) == SBF_OK);
+	CHECK(gv.version == 3);
+	/* and the segmented readers refuse it */
+	CHECK(sbf_parse_prefix(SBF_PAYLOAD(&f), f.len, f.len, &gv) != SBF_OK);
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+static void
+bucket_of_floors(void)
+{
+	CHECK(sbf_win_bucket_of(0, DAY) == 0);
+	CHECK(sbf_win_bucket_of(DAY - 1, DAY) == 0);
+	CHECK(sbf_win_bucket_of(DAY, DAY) == 1);
+	CHECK(sbf_win_bucket_of(-1, DAY) == -1);
+	CHECK(sbf_win_bucket_of(-DAY, DAY) == -1);
+	CHECK(sbf_win_bucket_of(-DAY - 1, DAY) == -2);
+}
+
+/* Day sizes of a bursty user: most days 0..50, some 20,000, gaps. */
+static uint32_t
+day_size(uint32_t day)
+{
+	if (day % 11 == 3)
+		return 20000;
+	if (day % 7 == 5)
+		return 0;
+	return (day * 37) % 51;
+}
+
+/*
+ * Live adds over 40 days into a 30-bucket window: every element of the last
+ * 30 buckets is found with since at or before its bucket; elements of older
+ * buckets are gone.
+ */
+static void
+live_no_false_negatives_and_forgets(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint32_t	day;
+	uint64_t	id = 0;
+	uint64_t	first_id[41];
+	uint32_t	missing = 0;
+	uint32_t	old_found = 0;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	for (day = 0; day < 40; day++)
+	{
+		uint32_t	i;
+
+		first_id[day] = id;
+		for (i = 0; i < day_size(day); i++)
+			CHECK(sbf_win_add(&w, 20000 + day, elem(id++)) == SBF_OK);
+	}
+	first_id[40] = id;
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(v.newest == 20039);
+	for (day = 0; day < 40; day++)
+	{
+		uint64_t	x;
+
+		for (x = first_id[day]; x < first_id[day + 1]; x++)
+		{
+			bool		in_all = sbf_win_contains(&v, elem(x), sbf_win_max_age(&v, SBF_WIN_ALL));
+			bool		in_since = sbf_win_contains(&v, elem(x), sbf_win_max_age(&v, 20000 + day));
+
+			if (day >= 10)
+				missing += !in_all + !in_since;
+			else
+				old_found += in_all;
+		}
+	}
+	CHECK(missing == 0);
+	/* older than the window: never added as far as the filter knows (FPR) */
+	CHECK(old_found <= (first_id[10] - first_id[0]) / 50);
+	CHECK(v.nsegments > 0);
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+/* FPR of never-added probes for since windows of 1, 7 and 30 buckets. */
+static void
+fpr_within_error_rate(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint64_t	s = 42;
+	uint32_t	day;
+	int			lens[3] = {1, 7, 30};
+	int			l;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	for (day = 0; day < 30; day++)
+	{
+		uint32_t	i;
+
+		for (i = 0; i < 3000; i++)
+			CHECK(sbf_win_add(&w, day, rnd(&s)) == SBF_OK);
+	}
+	CHECK(sbf_win_compact(&w, true) == SBF_OK);
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(v.npairs == 0);
+	CHECK(sbf_win_fpr_bound(&v) <= 0.01 * SBF_WIN_BUDGET_SLACK);
+	for (l = 0; l < 3; l++)
+	{
+		uint64_t	q = 1ULL << 40;
+		uint32_t	fp = 0;
+		uint32_t	i;
+
+		for (i = 0; i < 200000; i++)
+			fp += sbf_win_contains(&v, elem(q + i), lens[l] - 1);
+		fprintf(stderr, "  window %d buckets: fpr %.5f\n", lens[l], fp / 200000.0);
+		CHECK(fp / 200000.0 <= 0.01);
+	}
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+/* A compacted bucket of 1,000 or more costs at most 18 bits per element. */
+static void
+bits_per_element(void)
+{
+	uint32_t	sizes[3] = {1000, 5000, 20000};
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		SbfWinParams p = {DAY, 30, 0.01};
+		SbfWindow	w;
+		SbfFilter	f;
+		SbfWinView	v;
+		uint32_t	j;
+
+		sbf_win_init(&w, &p, &g_alloc);
+		for (j = 0; j < sizes[i]; j++)
+			CHECK(sbf_win_add(&w, 7, elem(j + 1000000ULL * i)) == SBF_OK);
+		CHECK(sbf_win_slide(&w, 8) == SBF_OK);
+		CHECK(encode_valid(&w, &f, &v));
+		fprintf(stderr, "  %u elements: %.2f bits each (live, closed)\n", sizes[i],
+				(f.len + 4) * 8.0 / sizes[i]);
+		if (sizes[i] <= SBF_WIN_OPEN_MAX)
+			CHECK((f.len + 4) * 8.0 / sizes[i] <= 18.0);
+		CHECK((f.len + 4) * 8.0 / sizes[i] <= 18.0 * 1.3);
+		sbf_filter_free(&f);
+		sbf_win_free(&w);
+	}
+}
+
+/* A repeat moves an element to its newest bucket: it stays as long as that one. */
+static void
+repeat_keeps_newest(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint32_t	i;
+
+	/* a few pairs (they stay exact) and a bucket of 200 (compacted) */
+	sbf_win_init(&w, &p, &g_alloc);
+	for (i = 0; i < 202; i++)
+		CHECK(sbf_win_add(&w, i < 2 ? 101 : 100, elem(i)) == SBF_OK);
+	for (i = 0; i < 202; i += 2)
+		CHECK(sbf_win_add(&w, 120, elem(i)) == SBF_OK);
+	CHECK(sbf_win_slide(&w, 145) == SBF_OK);
+	CHECK(encode_valid(&w, &f, &v));
+	for (i = 0; i < 202; i += 2)
+		CHECK(sbf_win_contains(&v, elem(i), sbf_win_max_age(&v, 120)));
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+/* The newest bucket compacts at SBF_WIN_OPEN_MAX pairs, before any slide. */
+static void
+open_bucket_compacts(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint32_t	i;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	for (i = 0; i < SBF_WIN_OPEN_MAX + 10; i++)
+		CHECK(sbf_win_add(&w, 7, elem(i)) == SBF_OK);
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(v.nsegments == 1 && v.npairs < SBF_WIN_OPEN_MAX);
+	CHECK(f.len * 8.0 / (SBF_WIN_OPEN_MAX + 10) < 24.0);
+	for (i = 0; i < SBF_WIN_OPEN_MAX + 10; i++)
+		CHECK(sbf_win_contains(&v, elem(i), 0));
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+/* A small window is 40 bytes plus 10 per element-bucket. */
+static void
+small_window_size(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint32_t	i;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	for (i = 0; i < 100; i++)
+		CHECK(sbf_win_add(&w, i % 30 == 0 ? 29 : i % 30, elem(i)) == SBF_OK);
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(f.len + 4 <= 64 + 10 * 100);
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+/* Builds the window of ids [lo, hi) spread over days, compacted. */
+static void
+build(SbfWindow *w, uint64_t lo, uint64_t hi, int64_t day0)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	uint64_t	x;
+
+	sbf_win_init(w, &p, &g_alloc);
+	for (x = lo; x < hi; x++)
+		(void) sbf_win_add(w, day0 + (int64_t) (x % 5) * 3, elem(x));
+}
+
+static void
+union_symmetric(void)
+{
+	SbfWindow	a,
+				b,
+				u1,
+				u2;
+	SbfFilter	fa,
+				fb,
+				g1,
+				g2;
+	SbfWinView	va,
+				vb,
+				w1,
+				w2;
+	uint64_t	x;
+	uint32_t	missing = 0;
+
+	build(&a, 0, 300, 100);
+	build(&b, 200, 700, 104);
+	CHECK(encode_valid(&a, &fa, &va));
+	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(sbf_win_load(&u1, &va, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_union(&u1, &vb) == SBF_OK);
+	CHECK(sbf_win_load(&u2, &vb, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_union(&u2, &va) == SBF_OK);
+	CHECK(encode_valid(&u1, &g1, &w1));
+	CHECK(encode_valid(&u2, &g2, &w2));
+	CHECK(g1.len == g2.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&g2), g1.len) == 0);
+	CHECK(w1.newest == 116);
+	for (x = 0; x < 700; x++)
+	{
+		int64_t		bucket = (x < 300 ? 100 : 104) + (int64_t) (x % 5) * 3;
+
+		missing += !sbf_win_contains(&w1, elem(x), sbf_win_max_age(&w1, bucket));
+	}
+	CHECK(missing == 0);
+	sbf_filter_free(&g1);
+	sbf_filter_free(&g2);
+	sbf_win_free(&u1);
+	sbf_win_free(&u2);
+	/* f || f is f */
+	CHECK(sbf_win_load(&u1, &va, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_union(&u1, &va) == SBF_OK);
+	CHECK(encode_valid(&u1, &g1, &w1));
+	CHECK(g1.len == fa.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&fa), fa.len) == 0);
+	sbf_filter_free(&g1);
+	sbf_win_free(&u1);
+	sbf_filter_free(&fa);
+	sbf_filter_free(&fb);
+	sbf_win_free(&a);
+	sbf_win_free(&b);
+}
+
+static void
+union_incompatible_and_over_budget(void)
+{
+	SbfWinParams p7 = {DAY, 7, 0.01};
+	SbfWindow	a,
+				b,
+				c;
+	SbfFilter	fa,
+				fb,
+				fc;
+	SbfWinView	va,
+				vb,
+				vc;
+	uint32_t	i;
+
+	build(&a, 0, 10, 5);
+	CHECK(encode_valid(&a, &fa, &va));
+	sbf_win_init(&c, &p7, &g_alloc);
+	CHECK(sbf_win_add(&c, 5, elem(1)) == SBF_OK);
+	CHECK(encode_valid(&c, &fc, &vc));
+	CHECK(sbf_win_union(&a, &vc) == SBF_E_INCOMPATIBLE);
+	sbf_win_free(&a);
+	sbf_win_free(&c);
+	/* two different right-sized buckets of the same day: over the budget */
+	build(&a, 0, 3000, 5);
+	build(&b, 5000, 8000, 5);
+	for (i = 0; i < 1; i++)
+	{
+		CHECK(sbf_win_compact(&a, true) == SBF_OK);
+		CHECK(sbf_win_compact(&b, true) == SBF_OK);
+	}
+	sbf_filter_free(&fa);
+	CHECK(encode_valid(&a, &fa, &va));
+	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(sbf_win_union(&a, &vb) == SBF_E_OVER_BUDGET);
+	sbf_win_free(&a);
+	sbf_win_free(&b);
+	sbf_filter_free(&fa);
+	sbf_filter_free(&fb);
+	sbf_filter_free(&fc);
+}
+
+/* The aggregate's path: same bytes in any order of the pairs. */
+static void
+pairs_order_free(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	enum {N = 6000};
+	SbfWinPair *x = malloc(N * sizeof(SbfWinPair));
+	SbfWinPair *y = malloc(N * sizeof(SbfWinPair));
+	SbfWindow	w1,
+				w2;
+	SbfFilter	f1,
+				f2;
+	SbfWinView	v1,
+				v2;
+	size_t		n1,
+				n2;
+	uint64_t	s = 7;
+	int			i;
+
+	for (i = 0; i < N; i++)
+	{
+		x[i].hash = elem((uint64_t) (i % 4000));
+		x[i].bucket = 1000 + (int64_t) (rnd(&s) % 40);
+	}
+	for (i = 0; i < N; i++)
+		y[i] = x[N - 1 - i];
+	n1 = sbf_win_pairs_normalize(x, N, 1039, 30);
+	n2 = sbf_win_pairs_normalize(y, N, 1039, 30);
+	CHECK(n1 == n2);
+	CHECK(sbf_win_from_pairs(&w1, &p, 1039, x, n1, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_from_pairs(&w2, &p, 1039, y, n2, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_compact(&w1, true) == SBF_OK);
+	CHECK(sbf_win_compact(&w2, true) == SBF_OK);
+	CHECK(encode_valid(&w1, &f1, &v1));
+	CHECK(encode_valid(&w2, &f2, &v2));
+	CHECK(f1.len == f2.len && memcmp(SBF_PAYLOAD(&f1), SBF_PAYLOAD(&f2), f1.len) == 0);
+	for (i = 0; i < (int) n1; i++)
+		CHECK(sbf_win_contains(&v1, x[i].hash, sbf_win_max_age(&v1, x[i].bucket)));
+	sbf_filter_free(&f1);
+	sbf_filter_free(&f2);
+	sbf_win_free(&w1);
+	sbf_win_free(&w2);
+	free(x);
+	free(y);
+}
+
+/* Every single-byte change of a valid value validates or is refused cleanly. */
+static void
+validator_rejects(void)
+{
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint8_t    *buf;
+	size_t		len;
+
+	build(&w, 0, 400, 50);
+	CHECK(sbf_win_compact(&w, true) == SBF_OK);
+	(void) sbf_win_add(&w, 62, elem(99999));
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(v.nsegments > 0 && v.npairs > 0);
+	buf = SBF_PAYLOAD(&f);
+	len = f.len;
+	CHECK(sbf_win_validate(buf, len - 1, &v) != SBF_OK);
+	buf[1] ^= 0x02;
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_FLAGS);
+	buf[1] ^= 0x02;
+	buf[4] = 0;
+	buf[5] = 0;					/* buckets 0 */
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_PARAM);
+	buf[4] = 30;
+	sbf_store64(buf + 16, 0);	/* width 0 */
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_PARAM);
+	sbf_store64(buf + 16, (uint64_t) DAY);
+	sbf_store64(buf + 24, (uint64_t) INT64_MAX / 2);	/* t * w overflows */
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_PARAM);
+	sbf_store64(buf + 24, 62);
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_OK);
+	/* a pair age >= B */
+	sbf_store16(buf + len - 2, 30);
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_WINDOW);
+	sbf_store16(buf + len - 2, 0);
+	/* a segment age >= B */
+	sbf_store16(buf + SBF_WIN_HEADER_BYTES, 30);
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_SEGMENT);
+	sbf_store16(buf + SBF_WIN_HEADER_BYTES, 0);
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_OK);
+	/* bits that overspend the bucket's budget: every word but the last full */
+	{
+		uint64_t	m = sbf_load64(buf + SBF_WIN_HEADER_BYTES + 8);
+		size_t		words = (size_t) (m / 64 + (m % 64 != 0));
+
+		CHECK(words >= 2);
+		memset(buf + v.bits_offset, 0xFF, (words - 1) * 8);
+		CHECK(sbf_win_validate(buf, len, &v) == SBF_E_WINDOW);
+	}
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+static void
+unstarted_with_fields(void)
+{
+	uint8_t		buf[SBF_WIN_HEADER_BYTES] = {0};
+	SbfWinView	v;
+
+	buf[0] = 3;
+	buf[2] = 1;
+	buf[4] = 30;
+	sbf_store64(buf + 16, (uint64_t) DAY);
+	sbf_store_double(buf + 32, 0.01);
+	CHECK(sbf_win_validate(buf, sizeof(buf), &v) == SBF_OK);
+	sbf_store64(buf + 24, 5);
+	CHECK(sbf_win_validate(buf, sizeof(buf), &v) == SBF_E_FLAGS);
+}
+
+static void
+no_leaks(void)
+{
+	CHECK(g_live == 0);
+}
+
+int
+main(void)
+{
+	RUN(empty_window);
+	RUN(bucket_of_floors);
+	RUN(live_no_false_negatives_and_forgets);
+	RUN(fpr_within_error_rate);
+	RUN(bits_per_element);
+	RUN(small_window_size);
+	RUN(repeat_keeps_newest);
+	RUN(open_bucket_compacts);
+	RUN(union_symmetric);
+	RUN(union_incompatible_and_over_budget);
+	RUN(pairs_order_free);
+	RUN(validator_rejects);
+	RUN(unstarted_with_fields);
+	RUN(no_leaks);
+	printf("%d passed, %d failed\n", n_passed, n_failed);
+	return n_failed == 0 ? 0 : 1;
+}
