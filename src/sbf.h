@@ -40,6 +40,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "utils/expandeddatum.h"
 
 #include "sbf_compat.h"
@@ -140,6 +141,9 @@ extern pg_noreturn void sbf_report_union(SbfStatus st, double bound,
 
 /* Raises 22023 with a hint for an error_rate outside (0, 0.5). */
 extern void sbf_check_error_rate(double error_rate);
+
+/* Appends a double as a JSON number in its shortest exact form (sbf_info). */
+extern void sbf_append_json_float(StringInfo buf, double d);
 
 /* Default parameters (used when a NULL filter starts a new one). */
 extern void sbf_default_params(SbfParams *p);

@@ -550,7 +550,7 @@ sbf_cardinality_pg(PG_FUNCTION_ARGS)
 /* ---- sbf_info ---- */
 
 /* Appends a double as a JSON number in its shortest exact form. */
-static void
+void
 sbf_append_json_float(StringInfo buf, double d)
 {
 	char		num[DOUBLE_SHORTEST_DECIMAL_LEN];

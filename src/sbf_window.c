@@ -426,21 +426,6 @@ SBF_ENTRY_POINT(sbf_matches_since_int8, matches_since(fcinfo, sbf_elem_type(INT8
 
 /* ---- sbf_info ---- */
 
-/* Appends a double as a JSON number (shortest exact form). */
-static void
-json_float(StringInfo buf, double d)
-{
-	char		num[DOUBLE_SHORTEST_DECIMAL_LEN];
-
-	if (!isfinite(d))
-	{
-		appendStringInfoString(buf, "null");
-		return;
-	}
-	double_to_shortest_decimal_buf(d, num);
-	appendStringInfoString(buf, num);
-}
-
 /* Appends the start of bucket b as a JSON string in UTC (ISO 8601). */
 static void
 json_bucket_start(StringInfo buf, int64 b, int64 width)
@@ -490,7 +475,7 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 					 ", \"pairs\": %u, \"segments\": %u, \"bytes\": " UINT64_FORMAT
 					 ", \"fpr_bound\": ",
 					 age, count, npairs[age], nseg, bytes);
-	json_float(buf, fpr);
+	sbf_append_json_float(buf, fpr);
 	appendStringInfoChar(buf, '}');
 }
 
@@ -528,7 +513,7 @@ sbf_window_info(const SbfView *view)
 	appendStringInfo(&buf, "{\"version\": %d, \"form\": \"window\", \"hash\": \"xxh3_64\""
 					 ", \"bucket_us\": " INT64_FORMAT ", \"buckets\": %u, \"error_rate\": ",
 					 SBF_WIN_VERSION, v.width, (unsigned) v.buckets);
-	json_float(&buf, v.error_rate);
+	sbf_append_json_float(&buf, v.error_rate);
 	appendStringInfoString(&buf, ", \"newest_bucket_start\": ");
 	if (v.flags & SBF_WIN_FLAG_STARTED)
 		json_bucket_start(&buf, v.newest, v.width);
@@ -537,7 +522,7 @@ sbf_window_info(const SbfView *view)
 	appendStringInfo(&buf, ", \"pairs\": %u, \"segments\": %u, \"cardinality\": " INT64_FORMAT
 					 ", \"fpr_bound\": ",
 					 v.npairs, v.nsegments, (int64) llround(sbf_win_cardinality(&v)));
-	json_float(&buf, sbf_win_fpr_bound(&v));
+	sbf_append_json_float(&buf, sbf_win_fpr_bound(&v));
 	appendStringInfo(&buf, ", \"bytes\": %zu, \"window\": [", v.len + VARHDRSZ);
 	for (i = 0; i < v.buckets; i++)
 	{

@@ -10,6 +10,7 @@
 #   SBF_CACHE    cache directory (default /var/cache/sbf)
 #   CITUS_BUILD_ONLY=1  fill the cache, install nothing (e.g. to prepare a CI image)
 set -euo pipefail
+. "$(dirname "$0")/packages.sh"
 
 src=${CITUS_SRC:?CITUS_SRC must name a Citus source tarball}
 patchfile=${CITUS_PATCH:-}
@@ -24,20 +25,7 @@ cache=${SBF_CACHE:-/var/cache/sbf}
 # root; without it, say what is missing.
 packages=(liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev
           libpam0g-dev libreadline-dev libpq-dev patch make gcc)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "citus_setup: missing packages ${missing[*]}; run as root to install them" >&2
-		exit 1
-	fi
-	echo "citus_setup: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+need_packages citus_setup "${packages[@]}"
 
 # Cache key: the version from the tarball's name, the server's major version,
 # and a hash of the tarball, the patch, the server's full version (an

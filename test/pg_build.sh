@@ -7,6 +7,7 @@
 #   SBF_CACHE  cache directory (default /var/cache/sbf)
 # Progress goes to stderr; stdout carries only the pg_config path.
 set -euo pipefail
+. "$(dirname "$0")/packages.sh"
 
 src=${PG_SRC:?PG_SRC must name a PostgreSQL source tarball}
 cache=${SBF_CACHE:-/var/cache/sbf}
@@ -16,20 +17,7 @@ cache=${SBF_CACHE:-/var/cache/sbf}
 # release tarball holds no generated parser files.
 packages=(bison flex libreadline-dev zlib1g-dev liblz4-dev libzstd-dev
           libipc-run-perl make gcc perl)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "pg_build: missing packages ${missing[*]}; run as root to install them" >&2
-		exit 1
-	fi
-	echo "pg_build: installing ${missing[*]}" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+need_packages pg_build "${packages[@]}"
 
 version=$(basename "$src" | sed -E 's/^postgresql-[0-9]+_([0-9.]+)\.orig\.tar\.bz2$/\1/; s/^postgresql-([0-9.]+)\.tar\.bz2$/\1/')
 hash=$(sha256sum "$src" | cut -c1-16)

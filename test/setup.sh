@@ -8,24 +8,12 @@
 #   SBF_PACKAGES_ONLY=1 install the packages, build nothing
 #   CITUS_SRC, CITUS_PATCH  also build and install Citus (test/citus_setup.sh)
 set -euo pipefail
+. "$(dirname "$0")/packages.sh"
 cd "$(dirname "$0")/.."
 
 packages=(make gcc clang libclang-rt-14-dev postgresql-15 postgresql-server-dev-15
           postgresql-common libxxhash-dev libipc-run-perl perl ${SBF_EXTRA_PACKAGES:-})
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "setup: missing packages ${missing[*]}; run as root to install them" >&2
-		exit 1
-	fi
-	echo "setup: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+need_packages setup "${packages[@]}"
 
 [ "${SBF_PACKAGES_ONLY:-0}" = 1 ] && exit 0
 
