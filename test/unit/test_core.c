@@ -16,19 +16,7 @@
 #include "sbf_hashset.h"
 #include "sbf_internal.h"
 
-static int	n_passed;
-static int	n_failed;
-static bool case_ok;
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-		{ \
-			fprintf(stderr, "  %s:%d: check failed: %s\n", \
-					__FILE__, __LINE__, #cond); \
-			case_ok = false; \
-		} \
-	} while (0)
+#include "unit_check.h"
 
 #define CHECK_ST(expr, expected) \
 	do { \
@@ -41,42 +29,6 @@ static bool case_ok;
 			case_ok = false; \
 		} \
 	} while (0)
-
-/* Runs a case, unless SBF_UNIT_ONLY names others (a comma-separated list). */
-#define RUN(fn) \
-	do { \
-		if (!run_wanted(#fn)) \
-			break; \
-		case_ok = true; \
-		fn(); \
-		if (case_ok) \
-		{ \
-			n_passed++; \
-			printf("ok - %s\n", #fn); \
-		} \
-		else \
-		{ \
-			n_failed++; \
-			printf("not ok - %s\n", #fn); \
-		} \
-		fflush(stdout); \
-	} while (0)
-
-/* Whether case name is to run: all, or those listed in SBF_UNIT_ONLY. */
-static bool
-run_wanted(const char *name)
-{
-	const char *only = getenv("SBF_UNIT_ONLY");
-	size_t		len = strlen(name);
-	const char *p;
-
-	if (only == NULL || *only == '\0')
-		return true;
-	for (p = only; (p = strstr(p, name)) != NULL; p += len)
-		if ((p == only || p[-1] == ',') && (p[len] == '\0' || p[len] == ','))
-			return true;
-	return false;
-}
 
 /* ---- a counting allocator ---- */
 

@@ -13,28 +13,7 @@
 #include "sbf_internal.h"
 #include "sbf_window.h"
 
-static int	n_passed;
-static int	n_failed;
-static bool case_ok;
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-		{ \
-			fprintf(stderr, "  %s:%d: check failed: %s\n", \
-					__FILE__, __LINE__, #cond); \
-			case_ok = false; \
-		} \
-	} while (0)
-
-#define RUN(fn) \
-	do { \
-		case_ok = true; \
-		fn(); \
-		printf("%s - %s\n", case_ok ? "ok" : "not ok", #fn); \
-		if (case_ok) n_passed++; else n_failed++; \
-		fflush(stdout); \
-	} while (0)
+#include "unit_check.h"
 
 static long g_live;
 
