@@ -38,3 +38,29 @@ runuser -u postgres -- "$BIN/pg_ctl" -D "$D/data" -l "$D/log" -w start -o \
 trap 'runuser -u postgres -- "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null; rm -rf "$D"' EXIT
 export PGHOST=$D PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres PATH="$BIN:$PATH"
 bash ./agg_scale_run.sh 2>&1 | tee "results/${OUT:-agg_scale.txt}"
+
+# the plot: nanoseconds per row against the group's size, one line per aggregate
+res="results/${OUT:-agg_scale.txt}"
+if ! command -v gnuplot >/dev/null; then
+	echo "plot: skipped, gnuplot is not installed"
+	exit 0
+fi
+tsv=$(mktemp)
+awk -F'|' '$2 ~ /^ *[0-9]+ *$/ { n = $2 + 0; a = $3; gsub(/ /, "", a); t[a] = t[a] n "\t" ($4 * 1e9 / n) "\n" }
+	END { for (a in t) printf "%s %s\n%s\n\n", a, a, t[a] }' "$res" > "$tsv"
+mkdir -p plots
+gnuplot <<GP
+set terminal pngcairo noenhanced size 900,540 font ",10"
+set output "plots/$(basename "$res" .txt).png"
+set title "One group of N distinct bigints, work_mem $WORK_MEM, $(nproc) CPUs: cost per row (median of $REPS)"
+set logscale x
+set xlabel "distinct elements in the group"
+set ylabel "nanoseconds per row"
+set yrange [0:*]
+set grid
+set key top left
+set format x "%.0s%c"
+plot for [i=0:3] "$tsv" index i using 1:2 with linespoints title columnheader(1)
+GP
+rm -f "$tsv"
+echo "plot: test/bench/plots/$(basename "$res" .txt).png"

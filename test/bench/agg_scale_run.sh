@@ -16,9 +16,16 @@ run_one() {
 		SELECT pg_backend_pid();
 		\\o
 		SELECT pg_sleep(0.3);
+		SELECT pg_stat_force_next_flush();
+		SELECT temp_bytes AS tb0 FROM pg_stat_database WHERE datname = current_database() \\gset
 		SELECT clock_timestamp() AS t0 \\gset
 		$q;
-		SELECT extract(epoch FROM clock_timestamp() - :'t0');
+		SELECT extract(epoch FROM clock_timestamp() - :'t0') AS secs \\gset
+		SELECT pg_stat_force_next_flush();
+		\\o $pidfile.tmp
+		SELECT temp_bytes - :tb0 FROM pg_stat_database WHERE datname = current_database();
+		\\o
+		SELECT :'secs';
 	SQL
 	local client=$! pid base peak cur
 	while [ ! -s "$pidfile" ]; do sleep 0.01; done
@@ -34,10 +41,12 @@ run_one() {
 	wait "$client"
 	local secs temp
 	secs=$(tail -1 "$pidfile.out")
-	temp=$(grep -o 'size [0-9]*' "$errfile" | awk '{s += $2} END {print s + 0}')
-	tail -2 "$pidfile.out" | head -1 >"$pidfile.val"
+	# the bytes of the temporary files the query wrote, from the statistics
+	# (pg_stat_database.temp_bytes, flushed before and after)
+	temp=$(cat "$pidfile.tmp")
+	grep -v '^$' "$pidfile.out" | tail -2 | head -1 >"$pidfile.val"
 	echo "$secs $temp $((peak - base)) $(cat "$pidfile.val")"
-	rm -f "$pidfile" "$pidfile.out" "$pidfile.val" "$errfile"
+	rm -f "$pidfile" "$pidfile.out" "$pidfile.val" "$pidfile.tmp" "$errfile"
 }
 
 # median of the first field over REPS runs; prints "median temp peak value"
@@ -80,6 +89,6 @@ for n in $SIZES; do
 done
 echo
 echo "(per row ×1M: seconds per row against the same aggregate's at the first size.  temp MB: bytes"
-echo " of the temporary files the query wrote (log_temp_files).  peak MB: the backend's RssAnon above"
+echo " of the temporary files the query wrote (pg_stat_database.temp_bytes).  peak MB: the backend's RssAnon above"
 echo " idle; for sbf_agg and sbf_hashset_agg it includes the result value itself, which must be in"
 echo " memory: about 1.25 bytes a distinct element for a filter, 5-6 for an sbf_hashset.)"
