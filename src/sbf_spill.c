@@ -9,6 +9,7 @@
 #include <limits.h>
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "nodes/execnodes.h"
 #include "storage/buffile.h"
 #include "utils/guc.h"
@@ -18,6 +19,13 @@
 
 /* Hashes handed to a merge's consumer at a time (an interrupt check between). */
 #define SPILL_OUT_HASHES		16384
+
+/*
+ * Hashes a slice of the merge may gather (twice that in 8-byte words, plus
+ * the sort's counters: about 1.1 MB).  At least the largest fan-in, so that
+ * a slice of one hash value always fits.
+ */
+#define SPILL_SLICE_HASHES		65536
 
 /* Hashes written to the file at a time (an interrupt check between). */
 #define SPILL_WRITE_HASHES		65536
@@ -58,14 +66,18 @@ typedef struct MergeSrc
 	uint32		len;
 	uint64		left;			/* hashes of the run not yet read */
 	SpillPos	at;				/* where they start */
+	SpillPos	buf_at;			/* where buf[0] was read from */
 } MergeSrc;
 
-/* An entry of the merge's min-heap: a run's current hash. */
-typedef struct MergeTop
+/* Where a run being merged stood when a slice began (to gather it again). */
+typedef struct MergeMark
 {
-	uint64		key;
-	int			src;
-} MergeTop;
+	uint32		pos;
+	uint32		len;
+	uint64		left;
+	SpillPos	at;
+	SpillPos	buf_at;
+} MergeMark;
 
 /* What a merge hands its distinct hashes to, in ascending order. */
 typedef void (*SpillSink) (void *arg, const uint64 *h, size_t n);
@@ -281,6 +293,7 @@ spill_refill(SbfSpill *sp, MergeSrc *s)
 	size_t		got;
 
 	spill_seek(sp, &s->at);
+	s->buf_at = s->at;
 	got = BufFileRead(sp->file, s->buf, n * sizeof(uint64));
 	if (got != n * sizeof(uint64))
 		ereport(ERROR,
@@ -293,32 +306,85 @@ spill_refill(SbfSpill *sp, MergeSrc *s)
 	s->left -= n;
 }
 
-/* Restores the heap property below index i. */
+/* The state of a run being merged, to gather a slice again. */
 static inline void
-merge_sift_down(MergeTop *heap, int n, int i)
+merge_mark(const MergeSrc *s, MergeMark *m)
 {
-	MergeTop	x = heap[i];
+	m->pos = s->pos;
+	m->len = s->len;
+	m->left = s->left;
+	m->at = s->at;
+	m->buf_at = s->buf_at;
+}
 
+/* Puts a run back where merge_mark found it, reading its window again if needed. */
+static void
+merge_rewind(SbfSpill *sp, MergeSrc *s, const MergeMark *m)
+{
+	if (s->buf_at.fileno != m->buf_at.fileno || s->buf_at.offset != m->buf_at.offset)
+	{
+		size_t		got;
+
+		spill_seek(sp, &m->buf_at);
+		got = BufFileRead(sp->file, s->buf, m->len * sizeof(uint64));
+		if (got != m->len * sizeof(uint64))
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read an sbf aggregate's temporary file"),
+					 errdetail("Read %zu of %zu bytes.", got, m->len * sizeof(uint64))));
+	}
+	s->pos = m->pos;
+	s->len = m->len;
+	s->left = m->left;
+	s->at = m->at;
+	s->buf_at = m->buf_at;
+}
+
+/*
+ * Appends to g (which has gathered *ng hashes) the hashes of run s up to and
+ * including hi; false when g would pass cap.
+ */
+static bool
+merge_gather(SbfSpill *sp, MergeSrc *s, uint64 hi, uint64 *g, uint32 *ng, uint32 cap)
+{
 	for (;;)
 	{
-		int			c = 2 * i + 1;
+		uint32		p;
 
-		if (c >= n)
-			break;
-		if (c + 1 < n && heap[c + 1].key < heap[c].key)
-			c++;
-		if (heap[c].key >= x.key)
-			break;
-		heap[i] = heap[c];
-		i = c;
+		if (s->pos == s->len)
+		{
+			if (s->left == 0)
+				return true;
+			spill_refill(sp, s);
+		}
+		for (p = s->pos; p < s->len && s->buf[p] <= hi; p++)
+			;
+		if (*ng + (p - s->pos) > cap)
+			return false;
+		memcpy(g + *ng, s->buf + s->pos, (p - s->pos) * sizeof(uint64));
+		*ng += p - s->pos;
+		s->pos = p;
+		if (p < s->len)
+			return true;
 	}
-	heap[i] = x;
 }
 
 /*
  * Merges runs [first, first + k) and hands their distinct hashes, in
- * ascending order, to sink; returns how many there were.  Its memory (one
- * read window per run) is freed before it returns.
+ * ascending order, to sink (or only counts them, sink NULL); returns how
+ * many there were.  Its memory (one read window per run and a slice) is
+ * freed before it returns.
+ *
+ * The hashes are close to uniform, so instead of a heap over k runs the
+ * hash space is cut into slices of about SPILL_SLICE_HASHES / 2 hashes: each
+ * run's part of a slice is contiguous, so the slice is gathered from every
+ * run and sorted and de-duplicated in memory by the bucket sort, whose cost
+ * does not grow with k.  A slice that would gather more than its buffer
+ * (hashes that crowd together, or repeats) is halved and gathered again; a
+ * slice of one hash value gathers at most k <= SPILL_SLICE_HASHES.  With the
+ * test setting sbf.spill_threshold, a slice holds that many hashes (at least
+ * k) and the first slice is the whole hash space, so that the halving, the
+ * gathering again and the widening back are all exercised.
  */
 static uint64
 spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
@@ -327,12 +393,17 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	MergeSrc   *src = palloc(k * sizeof(MergeSrc));
-	MergeTop   *heap = palloc(k * sizeof(MergeTop));
-	uint64	   *out = palloc(SPILL_OUT_HASHES * sizeof(uint64));
-	size_t		nout = 0;
+	MergeMark  *mark = palloc(k * sizeof(MergeMark));
+	uint32		cap = sbf_spill_threshold_guc > 0 ?
+		(uint32) Min(Max(sbf_spill_threshold_guc, k), SPILL_SLICE_HASHES) : SPILL_SLICE_HASHES;
+	uint64	   *g = palloc(cap * sizeof(uint64));
+	uint64	   *out = palloc(cap * sizeof(uint64));
+	uint32	   *count = palloc(Max(sbf_hs_count_size(cap), 1) * sizeof(uint32));
+	uint64		all = 0;
 	uint64		total = 0;
-	uint64		last = 0;
-	int			n = 0;
+	uint64		lo = 0;
+	int			base;
+	int			span;
 	int			i;
 
 	for (i = 0; i < k; i++)
@@ -340,47 +411,51 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 		src[i].buf = palloc(SBF_SPILL_READ_HASHES * sizeof(uint64));
 		src[i].left = sp->runs[first + i].count;
 		src[i].at = sp->runs[first + i].start;
-		spill_refill(sp, &src[i]);
-		heap[n].key = src[i].buf[0];
-		heap[n].src = i;
-		n++;
+		src[i].pos = src[i].len = 0;
+		src[i].buf_at = src[i].at;
+		all += src[i].left;
 	}
-	for (i = n / 2 - 1; i >= 0; i--)
-		merge_sift_down(heap, n, i);
-	while (n > 0)
+	/* slices of 2^base hash values hold about cap / 2 */
+	base = 64 - pg_leftmost_one_pos64(Max(all / (cap / 2 + 1), 1));
+	if (sbf_spill_threshold_guc > 0)
+		base = 64;
+	span = base;
+	for (;;)
 	{
-		uint64		h = heap[0].key;
-		MergeSrc   *s = &src[heap[0].src];
+		uint64		hi = span == 64 ? PG_UINT64_MAX : lo + (((uint64) 1 << span) - 1);
+		uint32		ng = 0;
+		uint64		nu;
+		uint64		j;
+		bool		fits = true;
 
-		/* runs are distinct within themselves; repeats come from two runs */
-		if (total == 0 || h != last)
+		CHECK_FOR_INTERRUPTS();
+		for (i = 0; i < k; i++)
+			merge_mark(&src[i], &mark[i]);
+		for (i = 0; i < k && fits; i++)
+			fits = merge_gather(sp, &src[i], hi, g, &ng, cap);
+		if (!fits)
 		{
-			last = h;
-			out[nout++] = h;
-			total++;
-			if (nout == SPILL_OUT_HASHES)
-			{
-				CHECK_FOR_INTERRUPTS();
-				sink(arg, out, nout);
-				nout = 0;
-			}
+			if (span == 0)
+				elog(ERROR, "sbf spill merge: a slice of one hash value outgrew its buffer");
+			for (i = 0; i < k; i++)
+				merge_rewind(sp, &src[i], &mark[i]);
+			span--;
+			continue;
 		}
-		if (++s->pos == s->len)
+		nu = sbf_hs_sort_unique_span(g, ng, out, count, lo, Max(span, 1));
+		total += nu;
+		for (j = 0; sink != NULL && j < nu; j += SPILL_OUT_HASHES)
 		{
-			if (s->left == 0)
-			{
-				heap[0] = heap[--n];
-				if (n > 0)
-					merge_sift_down(heap, n, 0);
-				continue;
-			}
-			spill_refill(sp, s);
+			CHECK_FOR_INTERRUPTS();
+			sink(arg, out + j, Min(nu - j, SPILL_OUT_HASHES));
 		}
-		heap[0].key = s->buf[s->pos];
-		merge_sift_down(heap, n, 0);
+		if (hi == PG_UINT64_MAX)
+			break;
+		lo = hi + 1;
+		/* back to the wider slices once aligned to them */
+		while (span < base && (lo & (((uint64) 1 << (span + 1)) - 1)) == 0)
+			span++;
 	}
-	if (nout > 0)
-		sink(arg, out, nout);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	return total;
@@ -447,11 +522,13 @@ spill_reduce(SbfSpill *sp, int fanin)
 }
 
 /*
- * Puts every hash of a spilled state into one run of distinct hashes: the
- * buffer is flushed into the array, the array spilled, the runs reduced to
- * the fan-in and merged into one, which is appended to the file.  Returns
- * the number of distinct hashes.  The merge is the costly part, so it is
- * done once; the passes over its result read the file in order.
+ * Puts every hash of a spilled state into runs: the buffer is flushed into
+ * the array, the array spilled, the runs reduced to the fan-in.  Returns the
+ * number of distinct hashes, which a merge that only counts finds.  The
+ * caller's second merge hands them over in order: merging twice costs less
+ * than writing the merged run and reading it back, and leaves half the
+ * temporary bytes (a cancellation deletes them before the client has its
+ * answer).
  */
 static uint64
 spill_all(SbfHsObject *o)
@@ -463,15 +540,9 @@ spill_all(SbfHsObject *o)
 		sbf_hs_report_status(st);
 	spill_array(sp, o);
 	spill_reduce(sp, spill_fanin());
-	if (sp->nruns > 1)
-	{
-		SpillPos	start = sp->end;
-		uint64		count = spill_merge(sp, 0, sp->nruns, sink_write, sp);
-
-		sp->nruns = 0;
-		spill_record_run(sp, &start, count);
-	}
-	return sp->runs[0].count;
+	if (sp->nruns == 1)
+		return sp->runs[0].count;
+	return spill_merge(sp, 0, sp->nruns, NULL, NULL);
 }
 
 /* Brings every hash of a spilled state back into its array. */

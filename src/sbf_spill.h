@@ -19,12 +19,14 @@
  * (AggRegisterCallback).  A run is the hashes as native uint64 words, never
  * stored beyond the query.
  *
- * The final merges the runs (a k-way merge that drops repeats; runs past
- * the fan-in that work_mem allows are first merged into longer runs) once,
- * into one run of distinct hashes appended to the file, and so knows their
- * number; it then reads that run in order into a filter sized for it.  That
- * is what the in-memory build does (sbf_hs_build: a filter sized for n, the
- * hashes added in ascending order), so the bytes are the same.
+ * The final merges the runs twice: once to count the distinct hashes, once
+ * to hand them in ascending order to a filter sized for that count (or to an
+ * array of that size).  That is what the in-memory build does (sbf_hs_build:
+ * a filter sized for n, the hashes added in ascending order), so the bytes
+ * are the same.  The merge cuts the hash space into slices, gathers each
+ * slice from every run and sorts it in memory (the hashes are close to
+ * uniform, so a slice is a small, contiguous part of each run); runs past
+ * the fan-in that work_mem allows are first merged into longer runs.
  */
 #ifndef SBF_SPILL_H
 #define SBF_SPILL_H

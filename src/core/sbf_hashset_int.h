@@ -69,9 +69,6 @@ hs_iter_next(SbfHsIter *it, uint64_t *h)
 
 /* ---- sbf_hashset_sort.c ---- */
 
-/* Counters sbf_hs_sort_unique needs for n hashes (0: none). */
-extern size_t sbf_hs_count_size(uint64_t n);
-
 /*
  * Sorts src[0..n) into dst and drops repeats; returns the number of
  * distinct hashes (see the function).

@@ -69,6 +69,18 @@ sbf_hs_count_size(uint64_t n)
 uint64_t
 sbf_hs_sort_unique(const uint64_t *src, uint64_t n, uint64_t *dst, uint32_t *count)
 {
+	return sbf_hs_sort_unique_span(src, n, dst, count, 0, 64);
+}
+
+/*
+ * The same for hashes that all lie in [lo, lo + 2^span_bits) (0 <= span_bits
+ * <= 64): the buckets split that range, not the whole hash space, so a slice
+ * of the hash space sorts as fast as the whole of it.
+ */
+uint64_t
+sbf_hs_sort_unique_span(const uint64_t *src, uint64_t n, uint64_t *dst,
+						uint32_t *count, uint64_t lo, int span_bits)
+{
 	uint64_t	i;
 	uint64_t	k;
 
@@ -85,21 +97,21 @@ sbf_hs_sort_unique(const uint64_t *src, uint64_t n, uint64_t *dst, uint32_t *cou
 	}
 	else
 	{
-		int			bits = hs_bucket_bits(n);
+		int			bits = SBF_HS_MIN(hs_bucket_bits(n), span_bits);
 		int			shift;
 		uint32_t	nb;
 		uint32_t	b;
 		uint64_t	start = 0;
 
-		shift = 64 - bits;
+		shift = span_bits - bits;
 		nb = (uint32_t) 1 << bits;
 		memset(count, 0, (nb + 1) * sizeof(uint32_t));
 		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) + 1]++;
+			count[((src[i] - lo) >> shift) + 1]++;
 		for (b = 1; b <= nb; b++)
 			count[b] += count[b - 1];
 		for (i = 0; i < n; i++)
-			dst[count[src[i] >> shift]++] = src[i];
+			dst[count[(src[i] - lo) >> shift]++] = src[i];
 		/* count[b] is now the end of bucket b */
 		for (b = 0; b < nb; b++)
 		{
