@@ -88,7 +88,7 @@ sbf_spill_define_gucs(void)
 {
 	DefineCustomIntVariable("sbf.spill_threshold",
 							"Distinct hashes an aggregate group keeps in memory before spilling them to a temporary file.",
-							"0 derives it from work_mem (work_mem / 24 bytes, 1024 to 4194304 hashes); meant for tests.",
+							"0 derives it from work_mem (work_mem / 24 bytes, 1024 to 4194304 hashes).  Meant for tests: when set, the final merge also works in slices of that many hashes and starts from the whole hash space.",
 							&sbf_spill_threshold_guc,
 							0, 0, INT_MAX,
 							PGC_USERSET, GUC_NOT_IN_SAMPLE,
