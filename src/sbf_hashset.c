@@ -230,7 +230,22 @@ hso_of(Datum d)
 	return (SbfHsObject *) sbf_expanded_of(d, &sbf_hso_methods, false);
 }
 
-/* Size of the flat form (varlena header included); 54000 past 1 GB. */
+/* Raises 54000 for a set whose flat form would not fit. */
+static void
+hso_too_large(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("sbf_hashset is too large to pass as a value"),
+			 errdetail("Its encoding would exceed %zu bytes, the most whose text form fits in 1 GB.",
+					   (size_t) SBF_HS_MAX_FLAT),
+			 errhint("Aggregate without parallel workers or sharding, or split the group.")));
+}
+
+/*
+ * Size of the flat form (varlena header included); 54000 past 1 GB.  A
+ * spilled state is sized, and then flattened, from merges of its runs.
+ */
 static Size
 hso_get_flat_size(ExpandedObjectHeader *eohptr)
 {
@@ -238,18 +253,20 @@ hso_get_flat_size(ExpandedObjectHeader *eohptr)
 	size_t		size;
 	SbfStatus	st;
 
-	/* a spilled partial state travels whole: back into memory first */
-	sbf_spill_unspill(o);
 	if (o->flat_size != 0 && o->hs.nbuf == 0 && !o->hs.streaming)
 		return o->flat_size;
+	if (sbf_spilled(o))
+	{
+		uint64		total = sbf_spill_encoded_size(o, o->with_rate, &o->flat_n, &o->flat_k);
+
+		if (o->flat_n > SBF_HS_MAX_COUNT || total > SBF_HS_MAX_FLAT)
+			hso_too_large();
+		o->flat_size = VARHDRSZ + total;
+		return o->flat_size;
+	}
 	st = sbf_hs_encoded_size(&o->hs, o->with_rate, SBF_HS_MAX_FLAT, &size);
 	if (st == SBF_E_TOO_LARGE)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("sbf_hashset is too large to pass as a value"),
-				 errdetail("Its encoding would exceed %zu bytes, the most whose text form fits in 1 GB.",
-						   (size_t) SBF_HS_MAX_FLAT),
-				 errhint("Aggregate without parallel workers or sharding, or split the group.")));
+		hso_too_large();
 	if (st != SBF_OK)
 		sbf_hs_report_status(st);
 	o->flat_size = VARHDRSZ + size;
@@ -265,8 +282,12 @@ hso_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size
 	/* PostgreSQL sizes and flattens back to back; nothing adds in between */
 	if (allocated_size != o->flat_size || o->hs.nbuf != 0)
 		elog(ERROR, "sbf_hashset changed between sizing and flattening");
-	sbf_hs_encode(&o->hs, o->with_rate, (uint8 *) VARDATA(result),
-				  allocated_size - VARHDRSZ);
+	if (sbf_spilled(o))
+		sbf_spill_encode(o, o->with_rate, o->flat_n, o->flat_k,
+						 (uint8 *) VARDATA(result), allocated_size - VARHDRSZ);
+	else
+		sbf_hs_encode(&o->hs, o->with_rate, (uint8 *) VARDATA(result),
+					  allocated_size - VARHDRSZ);
 	SET_VARSIZE(result, allocated_size);
 }
 

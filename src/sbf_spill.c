@@ -523,10 +523,24 @@ spill_reduce(SbfSpill *sp, int fanin)
 
 /*
  * Puts every hash of a spilled state into runs: the buffer is flushed into
- * the array, the array spilled, the runs reduced to the fan-in.  Returns the
- * number of distinct hashes, which a merge that only counts finds.  The
- * caller's second merge hands them over in order: merging twice costs less
- * than writing the merged run and reading it back, and leaves half the
+ * the array, the array spilled, the runs reduced to the fan-in.
+ */
+static void
+spill_prepare(SbfHsObject *o)
+{
+	SbfStatus	st = sbf_hs_flush(&o->hs, NULL);
+
+	if (st != SBF_OK)
+		sbf_hs_report_status(st);
+	spill_array(o->spill, o);
+	spill_reduce(o->spill, spill_fanin());
+}
+
+/*
+ * Puts every hash of a spilled state into runs and returns the number of
+ * distinct hashes, which a merge that only counts finds.  The caller's
+ * second merge hands them over in order: merging twice costs less than
+ * writing the merged run and reading it back, and leaves half the
  * temporary bytes (a cancellation deletes them before the client has its
  * answer).
  */
@@ -534,15 +548,63 @@ static uint64
 spill_all(SbfHsObject *o)
 {
 	SbfSpill   *sp = o->spill;
-	SbfStatus	st = sbf_hs_flush(&o->hs, NULL);
 
-	if (st != SBF_OK)
-		sbf_hs_report_status(st);
-	spill_array(sp, o);
-	spill_reduce(sp, spill_fanin());
+	spill_prepare(o);
 	if (sp->nruns == 1)
 		return sp->runs[0].count;
 	return spill_merge(sp, 0, sp->nruns, NULL, NULL);
+}
+
+/* A sink that gathers the statistics of the sbf_hashset encoding. */
+static void
+sink_stats(void *arg, const uint64 *h, size_t n)
+{
+	sbf_hs_stats_add((SbfHsRiceStats *) arg, h, n);
+}
+
+/* A sink that writes the sbf_hashset encoding. */
+static void
+sink_encode(void *arg, const uint64 *h, size_t n)
+{
+	sbf_hs_encoder_add((SbfHsEncoder *) arg, h, n);
+}
+
+/*
+ * Bytes of the sbf_hashset encoding of a spilled state (its header
+ * included), from a merge that counts and gathers the Rice statistics;
+ * *n and *k are for sbf_spill_encode.  The set never comes into memory.
+ */
+uint64
+sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n, int *k)
+{
+	SbfHsRiceStats *st = palloc0(sizeof(SbfHsRiceStats));
+	uint64		size;
+
+	spill_prepare(o);
+	(void) spill_merge(o->spill, 0, o->spill->nruns, sink_stats, st);
+	size = sbf_hs_stats_size(st, with_rate, k);
+	*n = st->n;
+	pfree(st);
+	return size;
+}
+
+/*
+ * Writes the sbf_hashset encoding of a spilled state, sized by
+ * sbf_spill_encoded_size, from a second merge: the same bytes as encoding
+ * the set from memory.
+ */
+void
+sbf_spill_encode(SbfHsObject *o, bool with_rate, uint64 n, int k, uint8 *out,
+				 size_t size)
+{
+	SbfHsEncoder e;
+	uint64		got;
+
+	sbf_hs_encoder_start(&e, out, size, n, k, with_rate, o->hs.params.error_rate);
+	got = spill_merge(o->spill, 0, o->spill->nruns, sink_encode, &e);
+	sbf_hs_encoder_finish(&e);
+	if (got != n || e.p != out + size)
+		elog(ERROR, "sbf spill encoding changed between sizing and writing");
 }
 
 /* Brings every hash of a spilled state back into its array. */

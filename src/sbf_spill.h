@@ -75,6 +75,16 @@ extern void sbf_spill_check(FunctionCallInfo fcinfo, SbfHsObject *o);
 extern void sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o,
 							  const uint64 *run, uint64 n);
 
+/*
+ * The sbf_hashset encoding of a spilled state without bringing it into
+ * memory: the size (header included) from a merge that gathers the Rice
+ * statistics, then the bytes from a second merge.
+ */
+extern uint64 sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n,
+									 int *k);
+extern void sbf_spill_encode(SbfHsObject *o, bool with_rate, uint64 n, int k,
+							 uint8 *out, size_t size);
+
 /* True when some of o's hashes are in runs. */
 extern bool sbf_spilled(const SbfHsObject *o);
 

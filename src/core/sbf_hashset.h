@@ -195,6 +195,35 @@ typedef struct SbfHashSet
 	uint64_t	inline_buf[SBF_HS_INLINE_BUF];
 } SbfHashSet;
 
+/*
+ * The encoding of a set whose hashes arrive in ascending order, in two
+ * passes (a spilled aggregate state): SbfHsRiceStats, zeroed, takes the
+ * first pass and sizes the encoding; SbfHsEncoder writes it in the second.
+ * The bytes are sbf_hs_encode's for the same set.
+ */
+typedef struct SbfHsRiceStats
+{
+	uint64_t	n;				/* hashes so far */
+	uint64_t	last;			/* the last of them (0 before the first) */
+	uint64_t	sum[64];		/* sum of the gaps shifted right by k */
+} SbfHsRiceStats;
+
+typedef struct SbfHsEncoder
+{
+	uint8_t    *p;				/* the next word of the body */
+	uint64_t	acc;			/* pending bits, nacc of them */
+	int			nacc;
+	int			k;				/* the Rice parameter */
+	uint64_t	prev;			/* the last hash encoded */
+} SbfHsEncoder;
+
+extern void sbf_hs_stats_add(SbfHsRiceStats *st, const uint64_t *h, size_t n);
+extern uint64_t sbf_hs_stats_size(const SbfHsRiceStats *st, bool with_rate, int *k);
+extern void sbf_hs_encoder_start(SbfHsEncoder *e, uint8_t *out, size_t size,
+								 uint64_t n, int k, bool with_rate, double error_rate);
+extern void sbf_hs_encoder_add(SbfHsEncoder *e, const uint64_t *h, size_t n);
+extern void sbf_hs_encoder_finish(SbfHsEncoder *e);
+
 /* Counters sbf_hs_sort_unique_span needs for n hashes (0: none). */
 extern size_t sbf_hs_count_size(uint64_t n);
 

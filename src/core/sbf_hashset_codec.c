@@ -10,39 +10,15 @@
 /* ---- the sbf_hashset codec ---- */
 
 /*
- * The Rice parameter with the fewest bits, and that number.  The best k for
- * a geometric gap distribution is near log2 of the mean gap, so k0 - 1 ..
- * k0 + 1 are tried, in one pass: a code of gap g with parameter k takes
- * (g >> k) + 1 + k bits.  The sums cannot overflow: sum(g >> k) <= h[n-1].
+ * The Rice parameter with the fewest bits among lo .. lo + 2, and that
+ * number, for n gaps whose sums of g >> (lo + j) are sum[j].
  */
 static int
-hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits,
-			   const SbfAllocator *a)
+hs_rice_best(uint64_t n, int lo, const uint64_t *sum, uint64_t *bits)
 {
-	int			k0;
-	int			lo;
-	uint64_t	sum[3] = {0, 0, 0};
-	uint64_t	prev = 0;
-	uint64_t	i;
 	int			best = -1;
 	int			j;
 
-	*bits = 0;
-	if (n == 0)
-		return 0;
-	k0 = h[n - 1] / n == 0 ? 0 : sbf_log2_64(h[n - 1] / n);
-	lo = SBF_HS_MAX(k0 - 1, 0);
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	g = h[i] - prev;
-
-		prev = h[i];
-		sum[0] += g >> lo;
-		sum[1] += g >> SBF_HS_MIN(lo + 1, 63);
-		sum[2] += g >> SBF_HS_MIN(lo + 2, 63);
-		if (SBF_HS_STRIDE_DUE(i))
-			sbf_check_interrupt(a);
-	}
 	for (j = 0; j < 3 && lo + j <= 63; j++)
 	{
 		uint64_t	b = sum[j] + n * (uint64_t) (lo + j + 1);
@@ -54,6 +30,48 @@ hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits,
 		}
 	}
 	return best;
+}
+
+/* The first parameter tried for n hashes whose largest is max: k0 - 1. */
+static inline int
+hs_rice_lo(uint64_t max, uint64_t n)
+{
+	int			k0 = max / n == 0 ? 0 : sbf_log2_64(max / n);
+
+	return SBF_HS_MAX(k0 - 1, 0);
+}
+
+/*
+ * The Rice parameter with the fewest bits, and that number.  The best k for
+ * a geometric gap distribution is near log2 of the mean gap, so k0 - 1 ..
+ * k0 + 1 are tried, in one pass: a code of gap g with parameter k takes
+ * (g >> k) + 1 + k bits.  The sums cannot overflow: sum(g >> k) <= h[n-1].
+ */
+static int
+hs_rice_choose(const uint64_t *h, uint64_t n, uint64_t *bits,
+			   const SbfAllocator *a)
+{
+	int			lo;
+	uint64_t	sum[3] = {0, 0, 0};
+	uint64_t	prev = 0;
+	uint64_t	i;
+
+	*bits = 0;
+	if (n == 0)
+		return 0;
+	lo = hs_rice_lo(h[n - 1], n);
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	g = h[i] - prev;
+
+		prev = h[i];
+		sum[0] += g >> lo;
+		sum[1] += g >> SBF_HS_MIN(lo + 1, 63);
+		sum[2] += g >> SBF_HS_MIN(lo + 2, 63);
+		if (SBF_HS_STRIDE_DUE(i))
+			sbf_check_interrupt(a);
+	}
+	return hs_rice_best(n, lo, sum, bits);
 }
 
 /* Size of the encoding of s; flushes the buffer first. */
@@ -130,6 +148,22 @@ hs_put_gap(HsBitWriter *w, uint64_t g, int k)
 		hs_put(w, r, k);
 }
 
+/*
+ * Writes the header (and error_rate) of the encoding of n hashes with Rice
+ * parameter k into out, which is zeroed; returns where the body starts.
+ */
+static uint8_t *
+hs_encode_header(uint8_t *out, uint64_t n, int k, bool with_rate, double error_rate)
+{
+	out[1] = with_rate ? SBF_HS_FLAG_RATE : 0;
+	out[2] = (uint8_t) k;
+	sbf_store64(out + 8, n);
+	if (!with_rate)
+		return out + SBF_HS_HEADER_BYTES;
+	sbf_store_double(out + SBF_HS_HEADER_BYTES, error_rate);
+	return out + SBF_HS_HEADER_BYTES + 8;
+}
+
 /* Writes the encoding of s (sized by sbf_hs_encoded_size). */
 void
 sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out, size_t size)
@@ -148,15 +182,7 @@ sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out, size_t size)
 		return;
 	}
 	k = hs_rice_choose(s->set, s->nset, &bits, &s->alloc);
-	out[1] = with_rate ? SBF_HS_FLAG_RATE : 0;
-	out[2] = (uint8_t) k;
-	sbf_store64(out + 8, s->nset);
-	body = out + SBF_HS_HEADER_BYTES;
-	if (with_rate)
-	{
-		sbf_store_double(body, s->params.error_rate);
-		body += 8;
-	}
+	body = hs_encode_header(out, s->nset, k, with_rate, s->params.error_rate);
 	{
 		HsBitWriter w = {body, 0, 0};
 		uint64_t	prev = 0;
@@ -174,6 +200,91 @@ sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out, size_t size)
 		for (j = 0; j < w.nacc; j += 8)
 			*w.p++ = (uint8_t) (w.acc >> j);
 	}
+}
+
+/*
+ * ---- the same encoding from a stream ----
+ *
+ * A spilled aggregate state never has its set in one array: its hashes come
+ * out of a merge, in ascending order, twice.  The first pass gathers what
+ * sizes the encoding (sbf_hs_stats_add, then sbf_hs_stats_size), the second
+ * writes it (sbf_hs_encoder_*).  The bytes are sbf_hs_encode's for the same
+ * set: the sums of every Rice parameter are kept, so the same one is chosen.
+ */
+
+/* Adds the next n hashes (ascending, distinct, above all before) to st. */
+void
+sbf_hs_stats_add(SbfHsRiceStats *st, const uint64_t *h, size_t n)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	g = h[i] - st->last;
+		int			k;
+
+		st->last = h[i];
+		for (k = 0; k < 64; k++)
+			st->sum[k] += g >> k;
+	}
+	st->n += n;
+}
+
+/* Bytes of the encoding of st's hashes (header included), and its parameter. */
+uint64_t
+sbf_hs_stats_size(const SbfHsRiceStats *st, bool with_rate, int *k)
+{
+	uint64_t	bits = 0;
+	int			lo;
+
+	*k = 0;
+	if (st->n > 0)
+	{
+		lo = hs_rice_lo(st->last, st->n);
+		*k = hs_rice_best(st->n, lo, st->sum + lo, &bits);
+	}
+	return SBF_HS_HEADER_BYTES + (with_rate ? 8 : 0) + (bits + 7) / 8;
+}
+
+/* Starts the encoding of n hashes with parameter k into out (size bytes). */
+void
+sbf_hs_encoder_start(SbfHsEncoder *e, uint8_t *out, size_t size, uint64_t n, int k,
+					 bool with_rate, double error_rate)
+{
+	memset(out, 0, size);
+	out[0] = SBF_HS_VERSION;
+	e->p = hs_encode_header(out, n, k, with_rate, error_rate);
+	e->acc = 0;
+	e->nacc = 0;
+	e->k = k;
+	e->prev = 0;
+}
+
+/* Encodes the next n hashes (ascending, distinct, above all before). */
+void
+sbf_hs_encoder_add(SbfHsEncoder *e, const uint64_t *h, size_t n)
+{
+	HsBitWriter w = {e->p, e->acc, e->nacc};
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		hs_put_gap(&w, h[i] - e->prev, e->k);
+		e->prev = h[i];
+	}
+	e->p = w.p;
+	e->acc = w.acc;
+	e->nacc = w.nacc;
+}
+
+/* Writes the last, partial word: only its bytes that hold bits. */
+void
+sbf_hs_encoder_finish(SbfHsEncoder *e)
+{
+	int			j;
+
+	for (j = 0; j < e->nacc; j += 8)
+		*e->p++ = (uint8_t) (e->acc >> j);
 }
 
 /*
