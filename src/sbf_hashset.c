@@ -697,6 +697,15 @@ sbf_hashset_agg_final(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
+	if ((tmp = hso_of(PG_GETARG_DATUM(0))) != NULL && sbf_spilled(tmp))
+	{
+		/* encoded from the runs: the set never comes back into memory */
+		Size		size = hso_get_flat_size(&tmp->hdr);
+
+		result = palloc(size);
+		hso_flatten_into(&tmp->hdr, result, size);
+		PG_RETURN_POINTER(result);
+	}
 	s = sbf_hso_open(PG_GETARG_DATUM(0), false, &tmp);
 	result = hs_flat(s);
 	if (tmp != NULL)

@@ -69,15 +69,6 @@ typedef struct MergeSrc
 	SpillPos	buf_at;			/* where buf[0] was read from */
 } MergeSrc;
 
-/* Where a run being merged stood when a slice began (to gather it again). */
-typedef struct MergeMark
-{
-	uint32		pos;
-	uint32		len;
-	uint64		left;
-	SpillPos	at;
-	SpillPos	buf_at;
-} MergeMark;
 
 /* What a merge hands its distinct hashes to, in ascending order. */
 typedef void (*SpillSink) (void *arg, const uint64 *h, size_t n);
@@ -285,59 +276,45 @@ sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o, const uint64 *run, ui
 	spill_append_run(spill_get(fcinfo, o), run, n);
 }
 
-/* Reads the next window of a run being merged. */
+/* Reads n hashes at pos into buf. */
 static void
-spill_refill(SbfSpill *sp, MergeSrc *s)
+spill_read(SbfSpill *sp, const SpillPos *pos, uint64 *buf, uint32 n)
 {
-	uint32		n = (uint32) Min(s->left, SBF_SPILL_READ_HASHES);
 	size_t		got;
 
-	spill_seek(sp, &s->at);
-	s->buf_at = s->at;
-	got = BufFileRead(sp->file, s->buf, n * sizeof(uint64));
+	spill_seek(sp, pos);
+	got = BufFileRead(sp->file, buf, n * sizeof(uint64));
 	if (got != n * sizeof(uint64))
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not read an sbf aggregate's temporary file"),
 				 errdetail("Read %zu of %zu bytes.", got, n * sizeof(uint64))));
+}
+
+/* Reads the next window of a run being merged. */
+static void
+spill_refill(SbfSpill *sp, MergeSrc *s)
+{
+	uint32		n = (uint32) Min(s->left, SBF_SPILL_READ_HASHES);
+
+	s->buf_at = s->at;
+	spill_read(sp, &s->at, s->buf, n);
 	BufFileTell(sp->file, &s->at.fileno, &s->at.offset);
 	s->pos = 0;
 	s->len = n;
 	s->left -= n;
 }
 
-/* The state of a run being merged, to gather a slice again. */
-static inline void
-merge_mark(const MergeSrc *s, MergeMark *m)
-{
-	m->pos = s->pos;
-	m->len = s->len;
-	m->left = s->left;
-	m->at = s->at;
-	m->buf_at = s->buf_at;
-}
-
-/* Puts a run back where merge_mark found it, reading its window again if needed. */
+/*
+ * Puts a run back where it stood when a slice began (mark, a copy of it
+ * then), reading that window again if it has been refilled since.
+ */
 static void
-merge_rewind(SbfSpill *sp, MergeSrc *s, const MergeMark *m)
+merge_rewind(SbfSpill *sp, MergeSrc *s, const MergeSrc *mark)
 {
-	if (s->buf_at.fileno != m->buf_at.fileno || s->buf_at.offset != m->buf_at.offset)
-	{
-		size_t		got;
-
-		spill_seek(sp, &m->buf_at);
-		got = BufFileRead(sp->file, s->buf, m->len * sizeof(uint64));
-		if (got != m->len * sizeof(uint64))
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read an sbf aggregate's temporary file"),
-					 errdetail("Read %zu of %zu bytes.", got, m->len * sizeof(uint64))));
-	}
-	s->pos = m->pos;
-	s->len = m->len;
-	s->left = m->left;
-	s->at = m->at;
-	s->buf_at = m->buf_at;
+	if (s->buf_at.fileno != mark->buf_at.fileno || s->buf_at.offset != mark->buf_at.offset)
+		spill_read(sp, &mark->buf_at, s->buf, mark->len);
+	*s = *mark;
 }
 
 /*
@@ -393,7 +370,7 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	MergeSrc   *src = palloc(k * sizeof(MergeSrc));
-	MergeMark  *mark = palloc(k * sizeof(MergeMark));
+	MergeSrc   *mark = palloc(k * sizeof(MergeSrc));
 	uint32		cap = sbf_spill_threshold_guc > 0 ?
 		(uint32) Min(Max(sbf_spill_threshold_guc, k), SPILL_SLICE_HASHES) : SPILL_SLICE_HASHES;
 	uint64	   *g = palloc(cap * sizeof(uint64));
@@ -429,8 +406,7 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 		bool		fits = true;
 
 		CHECK_FOR_INTERRUPTS();
-		for (i = 0; i < k; i++)
-			merge_mark(&src[i], &mark[i]);
+		memcpy(mark, src, k * sizeof(MergeSrc));
 		for (i = 0; i < k && fits; i++)
 			fits = merge_gather(sp, &src[i], hi, g, &ng, cap);
 		if (!fits)
