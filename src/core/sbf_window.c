@@ -93,7 +93,7 @@ sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
 		uint64_t	nbits = sbf_load64(e + 8);
 
 		if (sbf_load16(e) >= v->buckets || e[2] < 1 || e[2] > SBF_MAX_K ||
-			e[3] != 0 || sbf_load32(e + 4) < 1 || nbits < 1 ||
+			e[3] != 0 || nbits < 1 ||
 			nbits > SBF_MAX_SEGMENT_BITS)
 			return SBF_E_SEGMENT;
 		total += sbf_words_bytes(nbits);
@@ -339,7 +339,7 @@ sbf_win_count_contained(const SbfWinView *v, const uint64_t *h, size_t n,
 	return found;
 }
 
-/* Pairs plus the segments' counts (an upper bound; see sbf_window.h). */
+/* Pairs plus the segments' counts (an estimate; see sbf_window.h). */
 double
 sbf_win_cardinality(const SbfWinView *v)
 {

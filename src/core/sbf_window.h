@@ -156,9 +156,11 @@ extern size_t sbf_win_count_contained(const SbfWinView *v, const uint64_t *h,
 
 /*
  * Distinct-count estimate of the window: the pairs (exact, one per hash) plus
- * the segments' counts.  An element last added in several buckets that were
- * compacted counts once per such bucket, so this is an upper bound; exact
- * while the window holds only pairs.
+ * the segments' counts, each the elements whose newest bucket is that
+ * segment's (COUNTS in sbf_core.h).  Exact while the window holds only pairs
+ * and for sbf_window_agg's windows; live adds and unions keep it within the
+ * segments' false-positive rates, except that a union of two windows that
+ * both compacted the same element counts it twice.
  */
 extern double sbf_win_cardinality(const SbfWinView *v);
 
