@@ -439,8 +439,21 @@ sbf_is_exact(const SbfView *v)
 extern uint64_t sbf_hash(const void *data, size_t len);
 /* Canonical bigint hash: 8 bytes little-endian. */
 extern uint64_t sbf_hash_int64(int64_t v);
-/* The fixed 64-bit finalizer (splitmix64's) used to derive h2. */
-extern uint64_t sbf_mix64(uint64_t x);
+/*
+ * The fixed 64-bit finalizer (splitmix64's; Steele, Lea & Flood 2014) used
+ * to derive h2 and the windowed positions.  Inline: a windowed lookup mixes
+ * once per hash function it reaches.
+ */
+static inline uint64_t
+sbf_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
 /* Fills pos[0..k-1] with the Bloom positions of h in a segment of m bits. */
 extern void sbf_positions(uint64_t h, uint64_t m, uint32_t k, uint64_t *pos);
 

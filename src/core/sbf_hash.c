@@ -26,18 +26,6 @@ sbf_hash_int64(int64_t v)
 	return sbf_hash(bytes, sizeof(bytes));
 }
 
-/* The splitmix64 finalizer (Steele, Lea & Flood 2014). */
-uint64_t
-sbf_mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
-
 /* Fills pos[0..k-1] with the Bloom positions of h in a segment of m bits. */
 void
 sbf_positions(uint64_t h, uint64_t m, uint32_t k, uint64_t *pos)
