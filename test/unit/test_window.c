@@ -634,6 +634,78 @@ pairs_order_free(void)
 	free(y);
 }
 
+/* The plain definition of a lookup: any pair or segment of age <= max_age. */
+static bool
+reference_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
+{
+	const uint8_t *hashes = v->buf + v->pairs_offset;
+	size_t		off = v->bits_offset;
+	uint32_t	j;
+
+	for (j = 0; j < v->npairs; j++)
+		if (sbf_load64(hashes + (size_t) j * 8) == h &&
+			sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) j * 2) <= max_age)
+			return true;
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		if (seg.age <= max_age && sbf_win_segment_has(&seg, h))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Lookups (decoded once per call, probed hash function by hash function, in
+ * chunks of 64 segments) answer as the plain definition: a 100-bucket window
+ * of 100 segments and some pairs, members and probes never added, every
+ * since, one hash at a time and many at once.
+ */
+static void
+lookup_matches_reference(void)
+{
+	SbfWinParams p = {DAY, 100, 0.05};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint64_t   *probe = malloc(4000 * sizeof(uint64_t));
+	int64_t		ages[6] = {-1, 0, 6, 63, 64, 99};
+	uint32_t	day;
+	uint32_t	i;
+	int			a;
+	uint32_t	differ = 0;
+	uint32_t	hits = 0;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	for (day = 0; day < 100; day++)
+		add_range(&w, day * 300, day * 300 + (day % 9 == 4 ? 3 : 300), 500 + day);
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(v.nsegments > 64 && v.npairs > 0);
+	for (i = 0; i < 4000; i++)
+		probe[i] = i % 2 == 0 ? elem((uint64_t) i * 7) : elem((uint64_t) i + (1ULL << 40));
+	for (a = 0; a < 6; a++)
+	{
+		size_t		expect = 0;
+
+		for (i = 0; i < 4000; i++)
+		{
+			bool		r = reference_contains(&v, probe[i], ages[a]);
+
+			expect += r;
+			differ += r != sbf_win_contains(&v, probe[i], ages[a]);
+		}
+		differ += expect != sbf_win_count_contained(&v, probe, 4000, ages[a]);
+		hits += (uint32_t) expect;
+	}
+	CHECK(differ == 0);
+	CHECK(hits > 2000);
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+	free(probe);
+}
+
 /* Every single-byte change of a valid value validates or is refused cleanly. */
 static void
 validator_rejects(void)
@@ -726,6 +798,7 @@ main(void)
 	RUN(count_repeats_once);
 	RUN(count_union_once);
 	RUN(pairs_order_free);
+	RUN(lookup_matches_reference);
 	RUN(validator_rejects);
 	RUN(unstarted_with_fields);
 	RUN(no_leaks);
