@@ -605,6 +605,8 @@ reconcile_pairs(SbfWindow *w, const uint8_t *from, uint32_t nw)
 	uint32_t	i;
 	uint32_t	n = 0;
 
+	if (w->nsegs == 0)
+		return;					/* no segment on either side */
 	for (i = 0; i < w->npairs; i++)
 	{
 		SbfWinSeg  *s = NULL;

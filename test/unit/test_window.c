@@ -546,6 +546,32 @@ count_union_once(void)
 	sbf_filter_free(&fa);
 }
 
+/* Two windows of pairs only unite (no segment on either side to reconcile). */
+static void
+union_pairs_only(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	a,
+				b;
+	SbfFilter	fb,
+				g;
+	SbfWinView	vb,
+				v;
+
+	sbf_win_init(&a, &p, &g_alloc);
+	sbf_win_init(&b, &p, &g_alloc);
+	add_range(&a, 0, 5, 10);
+	add_range(&b, 3, 9, 12);
+	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(sbf_win_union(&a, &vb) == SBF_OK);
+	CHECK(encode_valid(&a, &g, &v));
+	CHECK(v.nsegments == 0 && v.npairs == 9 && sbf_win_cardinality(&v) == 9.0);
+	sbf_filter_free(&g);
+	sbf_filter_free(&fb);
+	sbf_win_free(&a);
+	sbf_win_free(&b);
+}
+
 static void
 union_incompatible_and_over_budget(void)
 {
@@ -797,6 +823,7 @@ main(void)
 	RUN(union_incompatible_and_over_budget);
 	RUN(count_repeats_once);
 	RUN(count_union_once);
+	RUN(union_pairs_only);
 	RUN(pairs_order_free);
 	RUN(lookup_matches_reference);
 	RUN(validator_rejects);
