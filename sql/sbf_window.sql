@@ -88,10 +88,38 @@ SELECT bool_or(sbf_contains(f, item, timestamptz '2026-02-15')) AS found_after_n
 FROM rows JOIN live USING (uid) WHERE day = 44;
 
 -- 3. forgetting: 31 days after the last add a window is empty and small
-SELECT uid, # f AS before, # sbf_expire(f, timestamptz '2026-03-17') AS after,
+SELECT uid, # f AS before,
+	   (SELECT count(DISTINCT item) FROM rows r WHERE r.uid = live.uid AND r.day >= 15) AS exact_before,
+	   # sbf_expire(f, timestamptz '2026-03-17') AS after,
 	   pg_column_size(sbf_expire(f, timestamptz '2026-03-17')) AS bytes_after,
 	   pg_column_size(sbf_expire(f, timestamptz '2026-02-20')) < pg_column_size(f) AS expire_frees
 FROM live ORDER BY uid;
+
+-- # counts each element once, in its newest bucket: 1,000 elements on day 1,
+-- compacted (by sbf_expire, or by an add on day 2), then the same 1,000
+-- again on day 3, are 1,000 (not 2,000)
+CREATE TEMP TABLE twice AS
+SELECT f1, sbf_add(sbf_expire(f1, timestamptz '2026-01-02'), items, timestamptz '2026-01-03') AS by_expire,
+	   sbf_add(sbf_add(f1, 'other', timestamptz '2026-01-02'), items, timestamptz '2026-01-03') AS by_add,
+	   sbf_add(sbf_window_empty(), items, timestamptz '2026-01-03') AS day3_only
+FROM (SELECT items, sbf_add(sbf_window_empty(), items, timestamptz '2026-01-01') AS f1
+	  FROM (SELECT array_agg('r:' || g) AS items FROM generate_series(1, 1000) g) a) s;
+SELECT # f1 AS day1, # by_expire AS by_expire, # by_expire BETWEEN 970 AND 1000 AS by_expire_ok,
+	   # by_add AS by_add, # by_add BETWEEN 971 AND 1001 AS by_add_ok,
+	   (SELECT count(*) FROM jsonb_array_elements(sbf_info(by_expire)->'window') b
+		WHERE (b->>'segments')::int > 0) AS compacted_buckets
+FROM twice;
+-- the counts by bucket: day 1's segment counts (almost) none of them now
+SELECT b->>'start' AS bucket, b->>'count' AS count, b->>'pairs' AS pairs, b->>'segments' AS segments
+FROM twice, jsonb_array_elements(sbf_info(by_expire)->'window') b ORDER BY 1;
+-- unions count them once too (and stay symmetric); the aggregate is exact
+SELECT # (f1c || day3_only) BETWEEN 970 AND 1000 AS union_ok,
+	   (f1c || day3_only)::bytea = (day3_only || f1c)::bytea AS symmetric,
+	   (f1c || by_expire)::bytea = by_expire::bytea AS with_own_descendant,
+	   (SELECT # sbf_window_agg(item, at) FROM (
+			SELECT 'r:' || g AS item, d AS at FROM generate_series(1, 1000) g,
+				(VALUES (timestamptz '2026-01-01'), (timestamptz '2026-01-03')) v(d)) r) AS aggregate
+FROM (SELECT *, sbf_expire(f1, timestamptz '2026-01-02') AS f1c FROM twice) t;
 
 -- an add at a newer time frees the buckets that fall out as sbf_expire does
 SELECT sbf_add(f, 'x', timestamptz '2026-03-17')::bytea

@@ -174,7 +174,8 @@
  *           +0  2 age a           0..B-1: the segment belongs to bucket t - a
  *           +2  1 k               hash functions, 1..64
  *           +3  1 reserved        must be 0
- *           +4  4 count c         distinct elements inserted, >= 1
+ *           +4  4 count c         elements counted in this segment (COUNTS),
+ *                                 0..2^32-1
  *           +8  8 nbits m         1..SBF_MAX_SEGMENT_BITS
  *                 entries are strictly ascending by (a, m, k, c, then the
  *                 bytes of the bit array): the order is canonical and no
@@ -220,12 +221,27 @@
  * b > t slides the window to b (ages grow by b - t; pairs and segments of age
  * >= B are dropped; the buckets that stopped being the newest are compacted);
  * b <= t - B changes nothing; otherwise the pair of h gets age min(its age,
- * t - b), or a new pair is inserted.  Lookups since bucket s count the
- * segments and pairs of age <= t - s.  A union of two windows with equal w, B
- * and e slides both to the larger t, keeps the smaller age of each hash, the
- * segments of both (equal ones once) and refuses a bucket whose f sum
+ * t - b); without a pair, nothing changes if a segment of age <= t - b
+ * probably holds h, else a new pair is inserted (COUNTS).  Lookups since
+ * bucket s count the segments and pairs of age <= t - s.  A union of two
+ * windows with equal w, B and e slides both to the larger t, keeps the
+ * smaller age of each hash, the segments of both (segments of equal a, m, k
+ * and bits once, with the smaller c) and refuses a bucket whose f sum
  * exceeds P (SBF_E_OVER_BUDGET); it does not compact (so f || f is f, and
  * f || g is g || f byte for byte): the next slide does.
+ *
+ * COUNTS.  The distinct count (#) of a window is n plus the sum of the
+ * segments' c, and each element is counted once, in its newest bucket: a
+ * segment's c starts as the number of hashes it is made from (pairs of its
+ * bucket, none of which has a newer one).  When an add makes h a pair of
+ * age a, the newest segment of age > a that probably holds h has its c
+ * decremented (not below 0).  A union does the same for each pair that only
+ * one side held, with the other side's segments, and drops such a pair when
+ * the newest of them that probably holds h has an age <= a (it answers for h
+ * since as early).  So c is exact for sbf_window_agg's windows, and off by
+ * at most the false positives of the segments probed (each at most P);
+ * elements that both sides of a union hold in segments are counted twice.
+ * c may be 0 (builds before COUNTS wrote c >= 1: those values stay valid).
  *
  * A reader must reject: short buffers, an unknown version, unknown flag bits
  * (for the version and form), an unknown hash id, parameters outside their
@@ -424,8 +440,9 @@ extern uint64_t sbf_hash(const void *data, size_t len);
 /* Canonical bigint hash: 8 bytes little-endian. */
 extern uint64_t sbf_hash_int64(int64_t v);
 /*
- * The fixed 64-bit finalizer (splitmix64's: Steele, Lea & Flood 2014) used to
- * derive h2.  Inline: every bit set or tested calls it.
+ * The fixed 64-bit finalizer (splitmix64's; Steele, Lea & Flood 2014) used
+ * to derive h2 and the windowed positions.  Inline: a windowed lookup mixes
+ * once per hash function it reaches.
  */
 static inline uint64_t
 sbf_mix64(uint64_t x)

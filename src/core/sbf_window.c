@@ -93,7 +93,7 @@ sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
 		uint64_t	nbits = sbf_load64(e + 8);
 
 		if (sbf_load16(e) >= v->buckets || e[2] < 1 || e[2] > SBF_MAX_K ||
-			e[3] != 0 || sbf_load32(e + 4) < 1 || nbits < 1 ||
+			e[3] != 0 || nbits < 1 ||
 			nbits > SBF_MAX_SEGMENT_BITS)
 			return SBF_E_SEGMENT;
 		total += sbf_words_bytes(nbits);
@@ -265,81 +265,172 @@ sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h)
 	return true;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define WIN_PREFETCH(p)	__builtin_prefetch((p), 0, 1)
-#else
-#define WIN_PREFETCH(p)	((void) (p))
-#endif
-
-/* segments whose first probes are fetched together */
-#define WIN_BATCH	32
+/* segments a lookup decodes at once: the bits of one uint64_t mask */
+#define WIN_CHUNK	64
 
 /*
- * Membership of hash h in the buckets of age <= max_age.  The first probe of
- * up to WIN_BATCH segments is computed and prefetched before any is tested,
- * so that a negative lookup over a long window waits for its memory reads
- * in parallel rather than one segment after another.
+ * Directory entries decoded for a lookup: m and bits of each, and by k:
+ * kend[q] has bit i set when segment i has k = q + 1 hash functions.
  */
-bool
-sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
+typedef struct WinChunk
 {
-	SbfWinSeg	segs[WIN_BATCH];
-	uint64_t	first[WIN_BATCH];
-	size_t		off = v->bits_offset;
-	uint32_t	j = 0;
+	uint32_t	n;
+	uint32_t	kmax;
+	uint64_t	m[WIN_CHUNK];
+	const uint8_t *bits[WIN_CHUNK];
+	uint64_t	kend[SBF_MAX_K];
+} WinChunk;
 
-	if (max_age < 0)
-		return false;
-	if (v->npairs > 0 && pairs_contain(v, h, max_age))
-		return true;
-	while (j < v->nsegments)
+/* The mixes r_i of one hash (sbf_win_mix), computed when first needed. */
+typedef struct WinMixes
+{
+	uint64_t	h;
+	uint32_t	have;
+	uint64_t	r[SBF_MAX_K];
+} WinMixes;
+
+static inline uint64_t
+mix_at(WinMixes *x, uint32_t i)
+{
+	while (x->have <= i)
 	{
-		uint32_t	n = 0;
-		uint32_t	i;
+		x->r[x->have] = sbf_win_mix(x->h, x->have);
+		x->have++;
+	}
+	return x->r[i];
+}
 
-		for (; j < v->nsegments && n < WIN_BATCH; j++)
-		{
-			sbf_win_read_segment(v, j, &off, &segs[n]);
-			/* ascending ages: the rest are older than asked */
-			if (segs[n].age > max_age)
-			{
-				j = v->nsegments;
-				break;
-			}
-			first[n] = sbf_win_position(h, 0, segs[n].nbits);
-			WIN_PREFETCH(segs[n].bits + (first[n] >> 3));
-			n++;
-		}
-		for (i = 0; i < n; i++)
-		{
-			uint32_t	q;
+/*
+ * Decodes the directory entries from *j on into c: at most WIN_CHUNK, of
+ * age <= max_age (ages ascend, so the first older one ends the directory).
+ * *off runs along with the entries' words.  False when none is left.
+ */
+static bool
+decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
+			 WinChunk *c)
+{
+	c->n = 0;
+	c->kmax = 0;
+	while (*j < v->nsegments && c->n < WIN_CHUNK)
+	{
+		const uint8_t *e = v->buf + SBF_WIN_HEADER_BYTES + (size_t) *j * SBF_WIN_SEGDIR_BYTES;
+		uint64_t	m;
+		uint32_t	k = e[2];
+		uint32_t	q;
 
-			if (!sbf_bit_test(segs[i].bits, first[i]))
-				continue;
-			for (q = 1; q < segs[i].k; q++)
-				if (!sbf_bit_test(segs[i].bits, sbf_win_position(h, q, segs[i].nbits)))
-					break;
-			if (q == segs[i].k)
-				return true;
+		if (sbf_load16(e) > max_age)
+		{
+			*j = v->nsegments;
+			break;
 		}
+		for (q = c->kmax; q < k; q++)
+			c->kend[q] = 0;
+		if (k > c->kmax)
+			c->kmax = k;
+		c->kend[k - 1] |= (uint64_t) 1 << c->n;
+		m = sbf_load64(e + 8);
+		c->m[c->n] = m;
+		c->bits[c->n] = v->buf + *off;
+		*off += (size_t) sbf_words_bytes(m);
+		c->n++;
+		(*j)++;
+	}
+	return c->n > 0;
+}
+
+/*
+ * Whether a segment of c holds the hash of x, hash function by hash
+ * function: probe q tests, in every segment still alive, bit mulhi(r_q, m)
+ * (one mix for all of them), and the segments whose bit is clear drop out;
+ * a segment that passes its k-th probe holds the hash.  No branch depends
+ * on a bit (a negative over 30 segments would mispredict about half of
+ * them), and the loads of one round are independent, so they overlap.
+ */
+static bool
+chunk_has(const WinChunk *c, WinMixes *x)
+{
+	uint64_t	alive = c->n == 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << c->n) - 1;
+	uint32_t	q;
+
+	for (q = 0; alive != 0 && q < c->kmax; q++)
+	{
+		uint64_t	r = mix_at(x, q);
+		uint64_t	next = 0;
+		uint64_t	a = alive;
+
+		while (a != 0)
+		{
+			uint32_t	i = (uint32_t) sbf_ctz64(a);
+
+			a &= a - 1;
+			next |= (uint64_t) sbf_bit_test(c->bits[i], sbf_win_mulhi(r, c->m[i])) << i;
+		}
+		if ((next & c->kend[q]) != 0)
+			return true;
+		alive = next & ~c->kend[q];
 	}
 	return false;
 }
 
-/* How many of n hashes are in the buckets of age <= max_age. */
+/* Whether a segment from directory entry j on (past chunk c) holds x's hash. */
+static bool
+rest_has(const SbfWinView *v, int64_t max_age, uint32_t j, size_t off,
+		 WinMixes *x)
+{
+	WinChunk	d;
+
+	while (decode_chunk(v, max_age, &j, &off, &d))
+		if (chunk_has(&d, x))
+			return true;
+	return false;
+}
+
+/* Membership of hash h in the buckets of age <= max_age. */
+bool
+sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
+{
+	return sbf_win_count_contained(v, &h, 1, max_age) > 0;
+}
+
+/*
+ * How many of n hashes are in the buckets of age <= max_age.  Pairs are one
+ * binary search per hash; the directory is decoded once for all the hashes
+ * (a window of more than WIN_CHUNK segments decodes the rest per hash).
+ */
 size_t
 sbf_win_count_contained(const SbfWinView *v, const uint64_t *h, size_t n,
 						int64_t max_age)
 {
+	WinChunk	c;
+	uint32_t	j = 0;
+	size_t		off = v->bits_offset;
 	size_t		found = 0;
 	size_t		i;
 
+	if (max_age < 0 || n == 0)
+		return 0;
+	(void) decode_chunk(v, max_age, &j, &off, &c);
 	for (i = 0; i < n; i++)
-		found += sbf_win_contains(v, h[i], max_age);
+	{
+		WinMixes	x;
+
+		if (v->npairs > 0 && pairs_contain(v, h[i], max_age))
+		{
+			found++;
+			continue;
+		}
+		if (c.n == 0)
+			continue;
+		x.h = h[i];
+		x.have = 0;
+		if (chunk_has(&c, &x) ||
+			(j < v->nsegments && rest_has(v, max_age, j, off, &x)))
+			found++;
+	}
 	return found;
 }
 
-/* Pairs plus the segments' counts (an upper bound; see sbf_window.h). */
+/* Pairs plus the segments' counts (an estimate; see sbf_window.h). */
 double
 sbf_win_cardinality(const SbfWinView *v)
 {

@@ -117,12 +117,20 @@ sbf_win_mulhi(uint64_t a, uint64_t b)
 /*
  * Bloom position i (0-based) of hash h in a windowed segment of m bits
  * (WINDOWED POSITIONS in sbf_core.h): independent positions, so that small
- * segments keep the false-positive rate their sizing promises.
+ * segments keep the false-positive rate their sizing promises.  r_i
+ * (sbf_win_mix) does not depend on m, so a lookup mixes once per i for all
+ * the segments it probes.
  */
+static inline uint64_t
+sbf_win_mix(uint64_t h, uint32_t i)
+{
+	return sbf_mix64(h + (uint64_t) (i + 1) * 0x9E3779B97F4A7C15ULL);
+}
+
 static inline uint64_t
 sbf_win_position(uint64_t h, uint32_t i, uint64_t m)
 {
-	return sbf_win_mulhi(sbf_mix64(h + (uint64_t) (i + 1) * 0x9E3779B97F4A7C15ULL), m);
+	return sbf_win_mulhi(sbf_win_mix(h, i), m);
 }
 
 /* Membership of hash h in one segment. */
@@ -156,9 +164,11 @@ extern size_t sbf_win_count_contained(const SbfWinView *v, const uint64_t *h,
 
 /*
  * Distinct-count estimate of the window: the pairs (exact, one per hash) plus
- * the segments' counts.  An element last added in several buckets that were
- * compacted counts once per such bucket, so this is an upper bound; exact
- * while the window holds only pairs.
+ * the segments' counts, each the elements whose newest bucket is that
+ * segment's (COUNTS in sbf_core.h).  Exact while the window holds only pairs
+ * and for sbf_window_agg's windows; live adds and unions keep it within the
+ * segments' false-positive rates, except that a union of two windows that
+ * both compacted the same element counts it twice.
  */
 extern double sbf_win_cardinality(const SbfWinView *v);
 

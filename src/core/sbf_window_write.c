@@ -151,18 +151,53 @@ seg_qsort_cmp(const void *a, const void *b)
 	return sbf_win_segment_cmp((const SbfWinSeg *) a, (const SbfWinSeg *) b);
 }
 
-/* Sorts the segments canonically and drops repeated ones. */
+/* Whether two segments have the same bucket and bits (their counts aside). */
+static bool
+same_bits(const SbfWinSeg *a, const SbfWinSeg *b)
+{
+	return a->age == b->age && a->nbits == b->nbits && a->k == b->k &&
+		memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits)) == 0;
+}
+
+/* Order by (age, m, k, bits, count): segments of equal bits side by side. */
+static int
+seg_bits_qsort_cmp(const void *pa, const void *pb)
+{
+	const SbfWinSeg *a = pa;
+	const SbfWinSeg *b = pb;
+	int			c;
+
+	if (a->age != b->age)
+		return a->age < b->age ? -1 : 1;
+	if (a->nbits != b->nbits)
+		return a->nbits < b->nbits ? -1 : 1;
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	c = memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
+	if (c != 0)
+		return c;
+	if (a->count != b->count)
+		return a->count < b->count ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Sorts the segments canonically and keeps one of the segments with the same
+ * bucket and bits: the one with the smallest count (the same part, with
+ * fewer of its elements counted here, COUNTS in sbf_core.h).
+ */
 static void
 sort_segments(SbfWindow *w)
 {
 	uint32_t	i;
 	uint32_t	n = 0;
 
-	if (w->nsegs > 1)
-		qsort(w->segs, w->nsegs, sizeof(SbfWinSeg), seg_qsort_cmp);
+	if (w->nsegs < 2)
+		return;
+	qsort(w->segs, w->nsegs, sizeof(SbfWinSeg), seg_bits_qsort_cmp);
 	for (i = 0; i < w->nsegs; i++)
 	{
-		if (n > 0 && sbf_win_segment_cmp(&w->segs[n - 1], &w->segs[i]) == 0)
+		if (n > 0 && same_bits(&w->segs[n - 1], &w->segs[i]))
 		{
 			if (w->segs[i].owned)
 				win_free(w, (void *) w->segs[i].bits);
@@ -171,6 +206,7 @@ sort_segments(SbfWindow *w)
 		w->segs[n++] = w->segs[i];
 	}
 	w->nsegs = n;
+	qsort(w->segs, w->nsegs, sizeof(SbfWinSeg), seg_qsort_cmp);
 }
 
 /*
@@ -371,15 +407,40 @@ pair_search(const SbfWindow *w, uint64_t h)
 	return lo;
 }
 
-/* Whether a segment of age <= a probably holds h (then a pair adds nothing). */
-static bool
-segments_hold(const SbfWindow *w, uint64_t h, uint32_t a)
+/*
+ * The newest segment among segs[0..n) that probably holds h, or NULL
+ * (any order of the segments).
+ */
+static SbfWinSeg *
+newest_holding(SbfWinSeg *segs, uint32_t n, uint64_t h)
 {
+	SbfWinSeg  *best = NULL;
 	uint32_t	j;
 
-	for (j = 0; j < w->nsegs && w->segs[j].age <= a; j++)
-		if (sbf_win_segment_has(&w->segs[j], h))
-			return true;
+	for (j = 0; j < n; j++)
+		if ((best == NULL || segs[j].age < best->age) &&
+			sbf_win_segment_has(&segs[j], h))
+			best = &segs[j];
+	return best;
+}
+
+/*
+ * Before hash h becomes a pair of age a: whether a segment of age <= a
+ * probably holds it already (then the pair adds nothing).  Otherwise the
+ * newest older segment that probably holds it no longer counts it (COUNTS
+ * in sbf_core.h): h's newest bucket is now a.
+ */
+static bool
+segments_hold(SbfWindow *w, uint64_t h, uint32_t a)
+{
+	SbfWinSeg  *s = newest_holding(w->segs, w->nsegs, h);
+
+	if (s == NULL)
+		return false;
+	if (s->age <= a)
+		return true;
+	if (s->count > 0)
+		s->count--;
 	return false;
 }
 
@@ -436,9 +497,16 @@ sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
 	return a == 0 ? maybe_close_open(w) : SBF_OK;
 }
 
-/* Merges src's pairs (aged by shift) into w's, keeping the smaller age. */
+/* Where a merged pair came from (merge_pairs). */
+#define FROM_W		1
+#define FROM_SRC	2
+
+/*
+ * Merges src's pairs (aged by shift) into w's, keeping the smaller age;
+ * *from gets, for each merged pair, FROM_W, FROM_SRC or both (allocated).
+ */
 static SbfStatus
-merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift)
+merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift, uint8_t **from)
 {
 	const uint8_t *hs = src->buf + src->pairs_offset;
 	const uint8_t *as = hs + (size_t) src->npairs * 8;
@@ -453,10 +521,13 @@ merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift)
 		return SBF_E_TOO_LARGE;
 	h = win_alloc(w, total * sizeof(uint64_t));
 	a = win_alloc(w, total * sizeof(uint16_t));
-	if (h == NULL || a == NULL)
+	*from = win_alloc(w, total);
+	if (h == NULL || a == NULL || *from == NULL)
 	{
 		win_free(w, h);
 		win_free(w, a);
+		win_free(w, *from);
+		*from = NULL;
 		return SBF_E_NOMEM;
 	}
 	while (i < w->npairs || j < src->npairs)
@@ -472,17 +543,20 @@ merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift)
 		if (j >= src->npairs || (i < w->npairs && w->hash[i] < sh))
 		{
 			h[n] = w->hash[i];
+			(*from)[n] = FROM_W;
 			a[n++] = w->age[i++];
 		}
 		else if (i >= w->npairs || sh < w->hash[i])
 		{
 			h[n] = sh;
+			(*from)[n] = FROM_SRC;
 			a[n++] = (uint16_t) sa;
 			j++;
 		}
 		else
 		{
 			h[n] = sh;
+			(*from)[n] = FROM_W | FROM_SRC;
 			a[n++] = (uint16_t) (sa < w->age[i] ? sa : w->age[i]);
 			i++;
 			j++;
@@ -516,6 +590,41 @@ check_budgets(const SbfWindow *w)
 	return SBF_OK;
 }
 
+/*
+ * After a union, each pair that only one side held (from[i]) against the
+ * other side's segments (segs[0..nw) are w's, segs[nw..) src's): if the
+ * newest of them that probably holds it is of the pair's bucket or newer,
+ * the pair is dropped (that segment answers for it since as early); if it
+ * is older, that segment no longer counts it (COUNTS in sbf_core.h).  Pairs
+ * both sides held and segments both sides hold stay as they are (f || f is
+ * f).
+ */
+static void
+reconcile_pairs(SbfWindow *w, const uint8_t *from, uint32_t nw)
+{
+	uint32_t	i;
+	uint32_t	n = 0;
+
+	if (w->nsegs == 0)
+		return;					/* no segment on either side */
+	for (i = 0; i < w->npairs; i++)
+	{
+		SbfWinSeg  *s = NULL;
+
+		if (from[i] == FROM_W)
+			s = newest_holding(w->segs + nw, w->nsegs - nw, w->hash[i]);
+		else if (from[i] == FROM_SRC)
+			s = newest_holding(w->segs, nw, w->hash[i]);
+		if (s != NULL && s->age <= w->age[i])
+			continue;			/* dropped */
+		if (s != NULL && s->count > 0)
+			s->count--;
+		w->hash[n] = w->hash[i];
+		w->age[n++] = w->age[i];
+	}
+	w->npairs = n;
+}
+
 /* w := w UNION src, bucket by bucket. */
 SbfStatus
 sbf_win_union(SbfWindow *w, const SbfWinView *src)
@@ -524,6 +633,8 @@ sbf_win_union(SbfWindow *w, const SbfWinView *src)
 	int64_t		shift;
 	size_t		off = src->bits_offset;
 	SbfStatus	st;
+	uint8_t    *from = NULL;
+	uint32_t	nw;
 	uint32_t	j;
 
 	if (w->p.width != src->width || w->p.buckets != src->buckets ||
@@ -543,10 +654,14 @@ sbf_win_union(SbfWindow *w, const SbfWinView *src)
 	w->newest = target;
 	shift = target - src->newest >= (int64_t) w->p.buckets ?
 		(int64_t) w->p.buckets : target - src->newest;
-	if ((st = merge_pairs(w, src, shift)) != SBF_OK)
+	if ((st = merge_pairs(w, src, shift, &from)) != SBF_OK)
 		return st;
 	if ((st = reserve_segs(w, (size_t) w->nsegs + src->nsegments)) != SBF_OK)
+	{
+		win_free(w, from);
 		return st;
+	}
+	nw = w->nsegs;
 	for (j = 0; j < src->nsegments; j++)
 	{
 		SbfWinSeg	seg;
@@ -558,6 +673,8 @@ sbf_win_union(SbfWindow *w, const SbfWinView *src)
 		seg.fpr = sbf_win_segment_fpr(&seg);
 		w->segs[w->nsegs++] = seg;
 	}
+	reconcile_pairs(w, from, nw);
+	win_free(w, from);
 	sort_segments(w);
 	/* no compaction: f || f is f, and the next slide compacts */
 	return check_budgets(w);

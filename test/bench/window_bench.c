@@ -16,7 +16,11 @@
  *	     20-24 bits at 1%;
  *	   - the largest small window (<= 100 element-buckets) against 64 + 10 n;
  *	   - the false-positive rate of since queries over 1, 7 and 30 buckets,
- *	     for probes never added and for elements last added before the window.
+ *	     for probes never added and for elements last added before the window;
+ *	   - the distinct count (#, sbf_win_cardinality) of each user's window
+ *	     against the exact distinct count of its 30 days: median and worst
+ *	     relative error, for the live windows (a quarter of the interactions
+ *	     repeat an earlier item, often days later) and the aggregate's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -147,6 +151,32 @@ account(const SbfWinView *v, Acc *acc, uint64_t *total_elems)
 		}
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and worst (largest absolute) of n relative errors (sorts e). */
+static void
+print_errors(const char *name, double *e, int n)
+{
+	double		worst = 0.0;
+	int			i;
+
+	if (n == 0)
+		return;
+	qsort(e, (size_t) n, sizeof(double), cmp_double);
+	for (i = 0; i < n; i++)
+		if (fabs(e[i]) > fabs(worst))
+			worst = e[i];
+	printf("%-38s median %+.4f, worst %+.4f, 10%% / 90%% %+.4f / %+.4f (%d windows)\n",
+		   name, e[n / 2], worst, e[n / 10], e[n * 9 / 10], n);
+}
+
 static void
 print_acc(const char *name, const Acc *a)
 {
@@ -183,6 +213,11 @@ main(int argc, char **argv)
 				agg_total = 0;
 	double		live_bytes = 0,
 				agg_bytes = 0;
+	double	   *err_live = calloc((size_t) users + 1, sizeof(double));
+	double	   *err_agg = calloc((size_t) users + 1, sizeof(double));
+	double	   *err_live100 = calloc((size_t) users + 1, sizeof(double));
+	int			n_err = 0,
+				n_err100 = 0;
 	int			u;
 
 	rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261201;
@@ -245,6 +280,14 @@ main(int argc, char **argv)
 			sbf_win_compact(&wa, true);
 			sbf_win_encode(&wa, &fa, 0);
 			sbf_win_validate(SBF_PAYLOAD(&fa), fa.len, &va);
+			if (n > 0)
+			{
+				/* n: the exact distinct count of the window (normalized pairs) */
+				err_live[n_err] = (sbf_win_cardinality(&vl) - (double) n) / (double) n;
+				err_agg[n_err++] = (sbf_win_cardinality(&va) - (double) n) / (double) n;
+				if (n >= 100)
+					err_live100[n_err100++] = err_live[n_err - 1];
+			}
 			account(&vl, &live, &live_total);
 			account(&va, &agg, &eb);
 			agg_total += eb;
@@ -331,5 +374,12 @@ main(int argc, char **argv)
 		   (double) fp_heavy[0] / n_heavy[0], (double) fp_heavy[1] / n_heavy[1],
 		   (double) fp_heavy[2] / n_heavy[2]);
 	printf("last added before the window:  %.5f (%lu probes)\n", n_old ? (double) fp_old / n_old : 0.0, (unsigned long) n_old);
+	printf("\ndistinct count (#) against the exact distinct count of the window, (# - exact) / exact\n");
+	print_errors("live adds, every window:", err_live, n_err);
+	print_errors("live adds, windows of 100 or more:", err_live100, n_err100);
+	print_errors("sbf_window_agg:", err_agg, n_err);
+	free(err_live);
+	free(err_live100);
+	free(err_agg);
 	return 0;
 }

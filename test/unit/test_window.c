@@ -379,6 +379,199 @@ union_symmetric(void)
 	sbf_win_free(&b);
 }
 
+/* Adds ids [lo, hi) at bucket b. */
+static void
+add_range(SbfWindow *w, uint64_t lo, uint64_t hi, int64_t b)
+{
+	uint64_t	x;
+
+	for (x = lo; x < hi; x++)
+		CHECK(sbf_win_add(w, b, elem(x)) == SBF_OK);
+}
+
+/* The distinct count of an encoded window (or -1 when it does not validate). */
+static double
+card_of(SbfWindow *w)
+{
+	SbfFilter	f;
+	SbfWinView	v;
+	double		c = -1.0;
+
+	if (encode_valid(w, &f, &v))
+		c = sbf_win_cardinality(&v);
+	sbf_filter_free(&f);
+	return c;
+}
+
+/*
+ * # counts an element once, in its newest bucket: 1,000 elements on day 1,
+ * compacted by the slide to day 2, the same 1,000 again on day 3 are 1,000
+ * (counting each compacted bucket's elements again gave 2,000).
+ */
+static void
+count_repeats_once(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	double		c;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	add_range(&w, 0, 1000, 1);
+	CHECK(sbf_win_slide(&w, 2) == SBF_OK);
+	CHECK(w.nsegs == 1 && w.npairs == 0);
+	add_range(&w, 0, 1000, 3);
+	c = card_of(&w);
+	fprintf(stderr, "  1,000 twice: # = %.0f\n", c);
+	CHECK(c >= 970 && c <= 1000);
+	/* and again two days later, once more compacted: still 1,000 */
+	add_range(&w, 0, 1000, 5);
+	c = card_of(&w);
+	CHECK(c >= 940 && c <= 1000);
+	/* 500 new ones and 500 repeats of day 1 at day 7: 1,500 */
+	add_range(&w, 500, 1500, 7);
+	c = card_of(&w);
+	fprintf(stderr, "  and 500 new: # = %.0f\n", c);
+	CHECK(c >= 1440 && c <= 1500);
+	/* the older segments now count (nearly) nothing, and still validate */
+	CHECK(encode_valid(&w, &f, &v));
+	{
+		size_t		off = v.bits_offset;
+		uint32_t	j;
+		uint32_t	zero = 0;
+
+		for (j = 0; j < v.nsegments; j++)
+		{
+			SbfWinSeg	seg;
+
+			sbf_win_read_segment(&v, j, &off, &seg);
+			zero += seg.count <= 30;
+		}
+		CHECK(v.nsegments >= 3 && zero >= 2);
+	}
+	/* every element still answers true since its newest bucket */
+	{
+		uint64_t	x;
+		uint32_t	missing = 0;
+
+		for (x = 0; x < 1500; x++)
+			missing += !sbf_win_contains(&v, elem(x), sbf_win_max_age(&v, x < 500 ? 5 : 7));
+		CHECK(missing == 0);
+	}
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+}
+
+/* Unions count an element once too, and stay symmetric and idempotent. */
+static void
+count_union_once(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	a,
+				b,
+				u;
+	SbfFilter	fa,
+				fb,
+				g1,
+				g2;
+	SbfWinView	va,
+				vb,
+				w1,
+				w2;
+	double		c;
+
+	/* a: 1,000 on day 1, compacted; b: a plus the same 1,000 on day 3 */
+	sbf_win_init(&a, &p, &g_alloc);
+	add_range(&a, 0, 1000, 1);
+	CHECK(sbf_win_slide(&a, 2) == SBF_OK);
+	CHECK(encode_valid(&a, &fa, &va));
+	CHECK(sbf_win_load(&b, &va, &g_alloc) == SBF_OK);
+	add_range(&b, 0, 1000, 3);
+	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(sbf_win_load(&u, &va, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_union(&u, &vb) == SBF_OK);
+	CHECK(encode_valid(&u, &g1, &w1));
+	/* a || b is b: the day-1 segment with b's count, once */
+	CHECK(g1.len == fb.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&fb), fb.len) == 0);
+	sbf_win_free(&u);
+	CHECK(sbf_win_load(&u, &vb, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_union(&u, &va) == SBF_OK);
+	CHECK(encode_valid(&u, &g2, &w2));
+	CHECK(g2.len == g1.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&g2), g1.len) == 0);
+	sbf_filter_free(&g1);
+	sbf_filter_free(&g2);
+	sbf_win_free(&u);
+	sbf_win_free(&b);
+	sbf_filter_free(&fb);
+
+	/* b: only the same 1,000 on day 3 (pairs): a || b counts them once */
+	sbf_win_init(&b, &p, &g_alloc);
+	add_range(&b, 0, 1000, 3);
+	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(sbf_win_load(&u, &va, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_union(&u, &vb) == SBF_OK);
+	c = card_of(&u);
+	fprintf(stderr, "  a || b: # = %.0f\n", c);
+	CHECK(c >= 970 && c <= 1000);
+	sbf_win_free(&u);
+	sbf_win_free(&b);
+	sbf_filter_free(&fb);
+
+	/*
+	 * b: the 1,000 as pairs of day 0 (older than a's segment): a's segment
+	 * answers for them since as early, so the pairs are dropped
+	 */
+	sbf_win_init(&b, &p, &g_alloc);
+	add_range(&b, 0, 1000, 0);
+	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(sbf_win_load(&u, &va, &g_alloc) == SBF_OK);
+	CHECK(sbf_win_union(&u, &vb) == SBF_OK);
+	CHECK(encode_valid(&u, &g1, &w1));
+	CHECK(w1.npairs == 0 && g1.len == fa.len);
+	CHECK(sbf_win_cardinality(&w1) == 1000.0);
+	{
+		uint64_t	x;
+		uint32_t	missing = 0;
+
+		for (x = 0; x < 1000; x++)
+			missing += !sbf_win_contains(&w1, elem(x), sbf_win_max_age(&w1, 0));
+		CHECK(missing == 0);
+	}
+	sbf_filter_free(&g1);
+	sbf_win_free(&u);
+	sbf_win_free(&b);
+	sbf_filter_free(&fb);
+	sbf_win_free(&a);
+	sbf_filter_free(&fa);
+}
+
+/* Two windows of pairs only unite (no segment on either side to reconcile). */
+static void
+union_pairs_only(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	a,
+				b;
+	SbfFilter	fb,
+				g;
+	SbfWinView	vb,
+				v;
+
+	sbf_win_init(&a, &p, &g_alloc);
+	sbf_win_init(&b, &p, &g_alloc);
+	add_range(&a, 0, 5, 10);
+	add_range(&b, 3, 9, 12);
+	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(sbf_win_union(&a, &vb) == SBF_OK);
+	CHECK(encode_valid(&a, &g, &v));
+	CHECK(v.nsegments == 0 && v.npairs == 9 && sbf_win_cardinality(&v) == 9.0);
+	sbf_filter_free(&g);
+	sbf_filter_free(&fb);
+	sbf_win_free(&a);
+	sbf_win_free(&b);
+}
+
 static void
 union_incompatible_and_over_budget(void)
 {
@@ -465,6 +658,78 @@ pairs_order_free(void)
 	sbf_win_free(&w2);
 	free(x);
 	free(y);
+}
+
+/* The plain definition of a lookup: any pair or segment of age <= max_age. */
+static bool
+reference_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
+{
+	const uint8_t *hashes = v->buf + v->pairs_offset;
+	size_t		off = v->bits_offset;
+	uint32_t	j;
+
+	for (j = 0; j < v->npairs; j++)
+		if (sbf_load64(hashes + (size_t) j * 8) == h &&
+			sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) j * 2) <= max_age)
+			return true;
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		if (seg.age <= max_age && sbf_win_segment_has(&seg, h))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Lookups (decoded once per call, probed hash function by hash function, in
+ * chunks of 64 segments) answer as the plain definition: a 100-bucket window
+ * of 100 segments and some pairs, members and probes never added, every
+ * since, one hash at a time and many at once.
+ */
+static void
+lookup_matches_reference(void)
+{
+	SbfWinParams p = {DAY, 100, 0.05};
+	SbfWindow	w;
+	SbfFilter	f;
+	SbfWinView	v;
+	uint64_t   *probe = malloc(4000 * sizeof(uint64_t));
+	int64_t		ages[6] = {-1, 0, 6, 63, 64, 99};
+	uint32_t	day;
+	uint32_t	i;
+	int			a;
+	uint32_t	differ = 0;
+	uint32_t	hits = 0;
+
+	sbf_win_init(&w, &p, &g_alloc);
+	for (day = 0; day < 100; day++)
+		add_range(&w, day * 300, day * 300 + (day % 9 == 4 ? 3 : 300), 500 + day);
+	CHECK(encode_valid(&w, &f, &v));
+	CHECK(v.nsegments > 64 && v.npairs > 0);
+	for (i = 0; i < 4000; i++)
+		probe[i] = i % 2 == 0 ? elem((uint64_t) i * 7) : elem((uint64_t) i + (1ULL << 40));
+	for (a = 0; a < 6; a++)
+	{
+		size_t		expect = 0;
+
+		for (i = 0; i < 4000; i++)
+		{
+			bool		r = reference_contains(&v, probe[i], ages[a]);
+
+			expect += r;
+			differ += r != sbf_win_contains(&v, probe[i], ages[a]);
+		}
+		differ += expect != sbf_win_count_contained(&v, probe, 4000, ages[a]);
+		hits += (uint32_t) expect;
+	}
+	CHECK(differ == 0);
+	CHECK(hits > 2000);
+	sbf_filter_free(&f);
+	sbf_win_free(&w);
+	free(probe);
 }
 
 /* Every single-byte change of a valid value validates or is refused cleanly. */
@@ -556,7 +821,11 @@ main(void)
 	RUN(open_bucket_compacts);
 	RUN(union_symmetric);
 	RUN(union_incompatible_and_over_budget);
+	RUN(count_repeats_once);
+	RUN(count_union_once);
+	RUN(union_pairs_only);
 	RUN(pairs_order_free);
+	RUN(lookup_matches_reference);
 	RUN(validator_rejects);
 	RUN(unstarted_with_fields);
 	RUN(no_leaks);
