@@ -241,6 +241,27 @@ SELECT * FROM pg_temp.try($$SELECT (SELECT sbf_window_agg('a' || g, timestamptz 
 	|| (SELECT sbf_window_agg('b' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)$$);
 \x off
 
+-- 8b. an explicit budget (the 1.1 union policy, bucket by bucket): the union
+--     refused above unites at the error_rate its hint names and carries it;
+--     below that it is refused again; windows of different error_rate unite
+--     only with one; a lone window takes a budget its buckets fit
+CREATE TEMP TABLE heavy AS
+SELECT (SELECT sbf_window_agg('a' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g) AS a,
+	   (SELECT sbf_window_agg('b' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g) AS b,
+	   (SELECT sbf_window_agg('c' || g, timestamptz '2026-01-02', '1 day', 30, 0.02) FROM generate_series(1, 100) g) AS c;
+SELECT (sbf_info(u)->>'error_rate')::float8 AS error_rate,
+	   (SELECT count(*) FROM generate_series(1, 3000) g WHERE NOT u @> ('a' || g) OR NOT u @> ('b' || g)) AS missed,
+	   u::bytea = sbf_union(b, a, 0.015)::bytea AS symmetric,
+	   u::bytea = (SELECT sbf_union_agg(f, 0.015) FROM (VALUES (a), (b)) v(f))::bytea AS same_as_aggregate,
+	   sbf_info(sbf_union(a, c, 0.05))->>'error_rate' AS mixed_rates,
+	   sbf_info(sbf_union(a, NULL, 0.02))->>'error_rate' AS alone
+FROM (SELECT a, b, c, sbf_union(a, b, 0.015) AS u FROM heavy) h;
+\x on
+SELECT * FROM pg_temp.try($$SELECT sbf_union(a, b, 0.012) FROM heavy$$);
+SELECT * FROM pg_temp.try($$SELECT a || c FROM heavy$$);
+SELECT * FROM pg_temp.try($$SELECT sbf_union(a, NULL, 0.001) FROM heavy$$);
+\x off
+
 -- 9. malformed windowed values: 22P03 (bytea cast, binary) and 22P02 (text),
 --    through the one validator
 CREATE TEMP TABLE wbase AS

@@ -351,7 +351,8 @@ extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 sinc
 extern pg_noreturn void sbf_window_refuse(const char *fn, const char *hint);
 
 /* The union of two views of which at least one is windowed (else 22023). */
-extern ScalableBloom *sbf_window_union_views(const SbfView *a, const SbfView *b);
+extern ScalableBloom *sbf_window_union_views(const SbfView *a, const SbfView *b,
+											 double error_rate);
 
 /* # and sbf_info of a windowed view. */
 extern int64 sbf_window_cardinality(const SbfView *v);

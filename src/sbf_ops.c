@@ -310,7 +310,7 @@ sbf_union_args(FunctionCallInfo fcinfo)
 	sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(0), &va);
 	sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(1), &vb);
 	if (sbf_view_is_window(&va) || sbf_view_is_window(&vb))
-		PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&va, &vb));
+		PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&va, &vb, 0.0));
 	PG_RETURN_SCALABLEBLOOM_P(sbf_union_views(&va, &vb, 0.0));
 }
 
@@ -348,13 +348,11 @@ sbf_union_budget_pg(PG_FUNCTION_ARGS)
 	for (i = 0; i < n; i++)
 		if (sbf_view_is_window(&v[i]))
 		{
-			/* a window keeps its own budget: each bucket has e / buckets */
-			if (error_rate != 0.0 && error_rate != v[i].error_rate)
-				sbf_window_refuse("a union with its own error_rate",
-								  "Unite windowed filters with sbf_union(f, g), or rebuild them with sbf_window_agg at the new error_rate.");
-			if (n == 1)
+			/* each bucket of the result gets error_rate / buckets */
+			if (n == 1 && error_rate == 0.0)
 				PG_RETURN_DATUM(PG_GETARG_DATUM(PG_ARGISNULL(0) ? 1 : 0));
-			PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&v[0], &v[1]));
+			PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&v[0], n == 2 ? &v[1] : NULL,
+															 error_rate));
 		}
 	if (n == 1 && error_rate == 0.0)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(PG_ARGISNULL(0) ? 1 : 0));

@@ -257,9 +257,8 @@ union_agg_window(FunctionCallInfo fcinfo, double error_rate)
 	SbfView		vi;
 	ScalableBloom *in = filter_arg(fcinfo, 1, &vi);
 
-	if (error_rate > 0.0 && sbf_view_is_window(&vi) && error_rate != vi.error_rate)
-		sbf_window_refuse("sbf_union_agg with its own error_rate",
-						  "Unite windowed filters with sbf_union_agg(filter), or rebuild them with sbf_window_agg at the new error_rate.");
+	if (PG_ARGISNULL(0) && error_rate > 0.0)
+		PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&vi, NULL, error_rate));
 	if (PG_ARGISNULL(0))
 	{
 		ScalableBloom *copy = palloc(VARSIZE(in));
@@ -275,7 +274,7 @@ union_agg_window(FunctionCallInfo fcinfo, double error_rate)
 	}
 	else
 		(void) filter_arg(fcinfo, 0, &vs);
-	PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&vs, &vi));
+	PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&vs, &vi, error_rate));
 }
 
 /*

@@ -196,39 +196,67 @@ window_finish(SbfWindow *w)
 	return sbf_filter_finish(&nf);
 }
 
+/* Raises 22023 for a union whose buckets would not fit their budget. */
+static void
+window_over_budget(double need)
+{
+	char		hint[160];
+
+	if (need < 0.5)
+		snprintf(hint, sizeof(hint),
+				 "Pass error_rate %.3g or more, as in sbf_union(f, g, error_rate), or build the combined window from the interaction rows with sbf_window_agg.",
+				 ceil(need * 1000.0 * (1.0 + 1e-12)) / 1000.0);
+	else
+		snprintf(hint, sizeof(hint), "No error_rate below 0.5 fits; build the combined window from the interaction rows with sbf_window_agg.");
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the union of these windowed filters would exceed their error_rate"),
+			 errdetail("A bucket would hold right-sized parts of both filters whose false-positive rates sum to more than error_rate / buckets."),
+			 errhint("%s", hint)));
+}
+
+/*
+ * a UNION b (b NULL: a alone), bucket by bucket.  error_rate 0: the
+ * windows' own, which must be equal; otherwise the result's budget (the 1.1
+ * policy: an explicit budget lets different error_rates unite).
+ */
 ScalableBloom *
-sbf_window_union_views(const SbfView *a, const SbfView *b)
+sbf_window_union_views(const SbfView *a, const SbfView *b, double error_rate)
 {
 	SbfWinView	wa;
 	SbfWinView	wb;
 	SbfWindow	w;
 	SbfStatus	st;
+	double		need = 0.0;
 
-	if (!sbf_view_is_window(a) || !sbf_view_is_window(b))
+	if (!sbf_view_is_window(a) || (b != NULL && !sbf_view_is_window(b)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot unite a windowed scalablebloom with a plain one"),
 				 errdetail("A windowed filter knows when each element was added; a plain one does not."),
 				 errhint("Keep windowed and plain filters apart, or add the plain filter's elements with sbf_add(filter, element, at).")));
 	window_view(a, &wa);
-	window_view(b, &wb);
-	if (wa.width != wb.width || wa.buckets != wb.buckets || wa.error_rate != wb.error_rate)
+	if (b != NULL)
+		window_view(b, &wb);
+	if (b != NULL &&
+		(wa.width != wb.width || wa.buckets != wb.buckets ||
+		 (error_rate == 0.0 && wa.error_rate != wb.error_rate)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot unite windowed filters with different parameters"),
 				 errdetail("Buckets of " INT64_FORMAT " and " INT64_FORMAT " microseconds, %u and %u buckets, error_rate %s and %s.",
 						   wa.width, wb.width, (unsigned) wa.buckets, (unsigned) wb.buckets,
 						   float8out_internal(wa.error_rate), float8out_internal(wb.error_rate)),
-				 errhint("Unite windows made with the same bucket, buckets and error_rate.")));
+				 errhint(wa.width != wb.width || wa.buckets != wb.buckets ?
+						 "Unite windows made with the same bucket and buckets." :
+						 "Unite windows of the same error_rate, or give the result's with sbf_union(f, g, error_rate).")));
 	st = sbf_win_load(&w, &wa, &sbf_palloc_allocator);
-	if (st == SBF_OK)
-		st = sbf_win_union(&w, &wb);
+	if (st == SBF_OK && b != NULL)
+		st = sbf_win_union_budget(&w, &wb, error_rate, &need);
+	else if (st == SBF_OK && error_rate != 0.0)
+		st = sbf_win_rebudget(&w, error_rate, &need);
 	if (st == SBF_E_OVER_BUDGET)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the union of these windowed filters would exceed their error_rate"),
-				 errdetail("A bucket would hold right-sized parts of both filters whose false-positive rates sum to more than error_rate / buckets."),
-				 errhint("Build the combined window from the interaction rows with sbf_window_agg, or unite windows whose filled buckets do not overlap.")));
+		window_over_budget(need);
 	if (st != SBF_OK)
 		sbf_report_status(st);
 	return window_finish(&w);

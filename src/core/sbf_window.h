@@ -206,6 +206,16 @@ extern SbfStatus sbf_win_add(SbfWindow *w, int64_t b, uint64_t h);
 
 /* w := w UNION src; SBF_E_INCOMPATIBLE or SBF_E_OVER_BUDGET leave w unusable. */
 extern SbfStatus sbf_win_union(SbfWindow *w, const SbfWinView *src);
+/*
+ * The same with an explicit budget (0: the inputs' own error_rate, which
+ * must be equal): the result has error_rate budget, and *need (when not
+ * NULL) is the smallest error_rate whose share every bucket fits.
+ */
+extern SbfStatus sbf_win_union_budget(SbfWindow *w, const SbfWinView *src,
+									  double budget, double *need);
+
+/* Gives w the error_rate budget; SBF_E_OVER_BUDGET if a bucket does not fit. */
+extern SbfStatus sbf_win_rebudget(SbfWindow *w, double budget, double *need);
 
 /*
  * Compacts the buckets that are not the newest (WINDOW SIZING); with

@@ -571,12 +571,16 @@ merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift, uint8_t **from)
 	return SBF_OK;
 }
 
-/* Refuses a bucket whose segments spend more than its budget. */
+/*
+ * Refuses a bucket whose segments spend more than its budget; *need (when
+ * not NULL) is the smallest error_rate whose budget every bucket fits.
+ */
 static SbfStatus
-check_budgets(const SbfWindow *w)
+check_budgets(const SbfWindow *w, double *need)
 {
 	double		budget = w->p.error_rate / (double) w->p.buckets * SBF_WIN_BUDGET_SLACK;
 	double		spent = 0.0;
+	double		most = 0.0;
 	uint32_t	j;
 
 	for (j = 0; j < w->nsegs; j++)
@@ -584,10 +588,20 @@ check_budgets(const SbfWindow *w)
 		if (j == 0 || w->segs[j].age != w->segs[j - 1].age)
 			spent = 0.0;
 		spent += w->segs[j].fpr;
-		if (!(spent <= budget))
-			return SBF_E_OVER_BUDGET;
+		if (spent > most)
+			most = spent;
 	}
-	return SBF_OK;
+	if (need != NULL)
+		*need = most * (double) w->p.buckets;
+	return most <= budget ? SBF_OK : SBF_E_OVER_BUDGET;
+}
+
+/* Gives w the error_rate budget (its buckets must fit their share of it). */
+SbfStatus
+sbf_win_rebudget(SbfWindow *w, double budget, double *need)
+{
+	w->p.error_rate = budget;
+	return check_budgets(w, need);
 }
 
 /*
@@ -625,9 +639,22 @@ reconcile_pairs(SbfWindow *w, const uint8_t *from, uint32_t nw)
 	w->npairs = n;
 }
 
-/* w := w UNION src, bucket by bucket. */
+/* w := w UNION src, bucket by bucket, within their own error_rate. */
 SbfStatus
 sbf_win_union(SbfWindow *w, const SbfWinView *src)
+{
+	return sbf_win_union_budget(w, src, 0.0, NULL);
+}
+
+/*
+ * w := w UNION src, bucket by bucket.  budget 0: both have the same
+ * error_rate, which the result keeps; otherwise the result has error_rate
+ * budget and the inputs' may differ.  SBF_E_OVER_BUDGET when a bucket's
+ * segments spend more than its share; *need (when not NULL) is then the
+ * smallest error_rate that would do.
+ */
+SbfStatus
+sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double *need)
 {
 	int64_t		target;
 	int64_t		shift;
@@ -638,10 +665,12 @@ sbf_win_union(SbfWindow *w, const SbfWinView *src)
 	uint32_t	j;
 
 	if (w->p.width != src->width || w->p.buckets != src->buckets ||
-		w->p.error_rate != src->error_rate)
+		(budget == 0.0 && w->p.error_rate != src->error_rate))
 		return SBF_E_INCOMPATIBLE;
+	if (budget != 0.0)
+		w->p.error_rate = budget;
 	if (!(src->flags & SBF_WIN_FLAG_STARTED))
-		return SBF_OK;
+		return check_budgets(w, need);
 	if (!(w->flags & SBF_WIN_FLAG_STARTED))
 	{
 		w->flags |= SBF_WIN_FLAG_STARTED;
@@ -677,7 +706,7 @@ sbf_win_union(SbfWindow *w, const SbfWinView *src)
 	win_free(w, from);
 	sort_segments(w);
 	/* no compaction: f || f is f, and the next slide compacts */
-	return check_budgets(w);
+	return check_budgets(w, need);
 }
 
 /* Writes the canonical payload. */
@@ -733,41 +762,6 @@ sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix)
 	out->len = (size_t) total;
 	out->cap = (size_t) total;
 	return SBF_OK;
-}
-
-static int
-pair_qsort_cmp(const void *a, const void *b)
-{
-	const SbfWinPair *x = a;
-	const SbfWinPair *y = b;
-
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	/* newest bucket first, so the first of a hash is kept */
-	if (x->bucket != y->bucket)
-		return x->bucket > y->bucket ? -1 : 1;
-	return 0;
-}
-
-/* Sorts, keeps each hash's newest bucket, drops what is older than the window. */
-size_t
-sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newest, uint32_t buckets)
-{
-	int64_t		oldest = newest - ((int64_t) buckets - 1);
-	size_t		i;
-	size_t		out = 0;
-
-	if (n > 1)
-		qsort(pairs, n, sizeof(SbfWinPair), pair_qsort_cmp);
-	for (i = 0; i < n; i++)
-	{
-		if (pairs[i].bucket < oldest)
-			continue;
-		if (out > 0 && pairs[out - 1].hash == pairs[i].hash)
-			continue;
-		pairs[out++] = pairs[i];
-	}
-	return out;
 }
 
 /* A window holding normalized pairs only. */

@@ -1,0 +1,44 @@
+/*
+ * sbf_window_pairs.c
+ *	  The (hash, bucket) pairs that sbf_window_agg collects: sorted, each
+ *	  hash kept once with the newest bucket it was seen in, and those older
+ *	  than the window dropped (see sbf_window.h).
+ */
+#include <stdlib.h>
+
+#include "sbf_window.h"
+
+static int
+pair_qsort_cmp(const void *a, const void *b)
+{
+	const SbfWinPair *x = a;
+	const SbfWinPair *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	/* newest bucket first, so the first of a hash is kept */
+	if (x->bucket != y->bucket)
+		return x->bucket > y->bucket ? -1 : 1;
+	return 0;
+}
+
+/* Sorts, keeps each hash's newest bucket, drops what is older than the window. */
+size_t
+sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newest, uint32_t buckets)
+{
+	int64_t		oldest = newest - ((int64_t) buckets - 1);
+	size_t		i;
+	size_t		out = 0;
+
+	if (n > 1)
+		qsort(pairs, n, sizeof(SbfWinPair), pair_qsort_cmp);
+	for (i = 0; i < n; i++)
+	{
+		if (pairs[i].bucket < oldest)
+			continue;
+		if (out > 0 && pairs[out - 1].hash == pairs[i].hash)
+			continue;
+		pairs[out++] = pairs[i];
+	}
+	return out;
+}
