@@ -515,10 +515,10 @@ spill_prepare(SbfHsObject *o)
 /*
  * Puts every hash of a spilled state into runs and returns the number of
  * distinct hashes, which a merge that only counts finds.  The caller's
- * second merge hands them over in order: merging twice costs less than
- * writing the merged run and reading it back, and leaves half the
- * temporary bytes (a cancellation deletes them before the client has its
- * answer).
+ * second merge hands them over in order.  Merging twice sorts each slice
+ * again instead of writing the merged run and reading it back, and so
+ * leaves half the temporary bytes (which a cancellation deletes before the
+ * client has its answer).
  */
 static uint64
 spill_all(SbfHsObject *o)
