@@ -553,15 +553,17 @@ sink_encode(void *arg, const uint64 *h, size_t n)
 uint64
 sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n, int *k)
 {
-	SbfHsRiceStats *st = palloc0(sizeof(SbfHsRiceStats));
-	uint64		size;
+	SbfHsRiceStats st;
 
+	/*
+	 * Nothing is allocated in CurrentMemoryContext and freed here: PostgreSQL
+	 * may flatten in a context without pfree (a sort's bump context, 17+).
+	 */
+	memset(&st, 0, sizeof(st));
 	spill_prepare(o);
-	(void) spill_merge(o->spill, 0, o->spill->nruns, sink_stats, st);
-	size = sbf_hs_stats_size(st, with_rate, k);
-	*n = st->n;
-	pfree(st);
-	return size;
+	(void) spill_merge(o->spill, 0, o->spill->nruns, sink_stats, &st);
+	*n = st.n;
+	return sbf_hs_stats_size(&st, with_rate, k);
 }
 
 /*
