@@ -1,8 +1,8 @@
 /*
  * sbf_spill.c
  *	  Spilling of large aggregate states to temporary files: the threshold
- *	  tied to work_mem, the runs written to a BufFile, and the k-way merge
- *	  that counts and then builds from them.  See sbf_spill.h.
+ *	  tied to work_mem, the runs written to a BufFile, and the slice merge
+ *	  that counts and then builds (or encodes) from them.  See sbf_spill.h.
  */
 #include "postgres.h"
 

@@ -91,8 +91,9 @@ extern bool sbf_spilled(const SbfHsObject *o);
 /*
  * Brings every hash of a spilled state back into its array (8 bytes a
  * hash; 54000 past SBF_HS_MAX_COUNT) and closes its file: for readers that
- * need the whole set in memory (a flattened partial state, sbf_hashset_agg's
- * result).
+ * need the whole set in memory (a union with a streamed state, #, and other
+ * readers of a state; flattening and sbf_hashset_agg's result encode from
+ * the runs instead, sbf_spill_encode).
  */
 extern void sbf_spill_unspill(SbfHsObject *o);
 
