@@ -136,6 +136,8 @@ extern pg_noreturn void sbf_union_incompatible(const SbfView *a,
  * hint naming the error_rate that would fit (from bound) and sbf_hashset;
  * else as sbf_report_status.
  */
+/* Smallest error_rate with two significant digits that is at least bound. */
+extern double sbf_rate_that_fits(double bound);
 extern pg_noreturn void sbf_report_union(SbfStatus st, double bound,
 										double error_rate);
 

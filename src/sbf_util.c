@@ -416,7 +416,7 @@ sbf_check_union_compatible(const SbfView *a, const SbfView *b, bool own_rate)
  * Smallest error_rate with two significant digits that is at least bound:
  * what the hint of a refused union offers.
  */
-static double
+double
 sbf_rate_that_fits(double bound)
 {
 	double		scale = pow(10.0, 1.0 - floor(log10(bound)));

@@ -200,19 +200,16 @@ window_finish(SbfWindow *w)
 static void
 window_over_budget(double need)
 {
-	char		hint[160];
+	double		fits = sbf_rate_that_fits(need);
 
-	if (need < 0.5)
-		snprintf(hint, sizeof(hint),
-				 "Pass error_rate %.3g or more, as in sbf_union(f, g, error_rate), or build the combined window from the interaction rows with sbf_window_agg.",
-				 ceil(need * 1000.0 * (1.0 + 1e-12)) / 1000.0);
-	else
-		snprintf(hint, sizeof(hint), "No error_rate below 0.5 fits; build the combined window from the interaction rows with sbf_window_agg.");
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("the union of these windowed filters would exceed their error_rate"),
 			 errdetail("A bucket would hold right-sized parts of both filters whose false-positive rates sum to more than error_rate / buckets."),
-			 errhint("%s", hint)));
+			 fits < 0.5 ?
+			 errhint("Pass error_rate %s or more, as in sbf_union(f, g, %s), or build the combined window from the interaction rows with sbf_window_agg.",
+					 float8out_internal(fits), float8out_internal(fits)) :
+			 errhint("No error_rate below 0.5 fits; build the combined window from the interaction rows with sbf_window_agg.")));
 }
 
 /*
