@@ -40,7 +40,7 @@ def blocks(path):
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i])
-        if m and m.group(1):
+        if m:
             j = i + 1
             while j < len(lines) and not lines[j].startswith('```'):
                 j += 1
