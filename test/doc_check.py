@@ -21,6 +21,10 @@ An HTML comment on the lines just before a block changes how it is checked:
                                      included, is compared
 Prints one line per block and ends with "N passed, N failed, N skipped".
 Exits 1 if any block failed.
+
+With --update (first argument), a ```text block whose block ran without an
+error but printed something else is rewritten with what psql printed, as a
+maintainer copies pg_regress results over expected files: review the diff.
 """
 
 import os
@@ -68,7 +72,8 @@ def blocks(path):
             nstart, nlang, nbody, _ = fences[n + 1]
             if nlang == 'text' and all(not l.strip() for l in lines[end + 1:nstart]):
                 expected = nbody
-        out.append((start + 1, '\n'.join(body) + '\n', mark, reason, expected))
+        out.append((start + 1, '\n'.join(body) + '\n', mark, reason, expected,
+                    (fences[n + 1][0], fences[n + 1][3]) if expected is not None else None))
     return out
 
 
@@ -93,7 +98,18 @@ def psql(db, sql, stop_on_error=True):
     return r.returncode, r.stdout
 
 
+def rewrite(path, updates):
+    """Replaces the bodies of ```text blocks: updates maps (open, close) line indexes to lines."""
+    lines = open(path, encoding='utf-8').read().split('\n')
+    for (first, last), body in sorted(updates.items(), reverse=True):
+        lines[first + 1:last] = body
+    open(path, 'w', encoding='utf-8').write('\n'.join(lines))
+
+
 def main(paths):
+    update = bool(paths) and paths[0] == '--update'
+    if update:
+        paths = paths[1:]
     passed = failed = skipped = 0
     for fileno, path in enumerate(paths):
         found = blocks(path)
@@ -105,9 +121,10 @@ def main(paths):
             print('FAIL %s: cannot create a database: %s' % (path, out.strip()))
             failed += len(found)
             continue
-        if not any(re.search(r'(?i)create\s+extension\s+sbf\b', sql) for _, sql, _, _, _ in found):
+        if not any(re.search(r'(?i)create\s+extension\s+sbf\b', b[1]) for b in found):
             psql(db, 'CREATE EXTENSION sbf;')
-        for line, sql, mark, reason, expected in found:
+        updates = {}
+        for line, sql, mark, reason, expected, textpos in found:
             where = '%s:%d' % (path, line)
             if mark == 'skip':
                 print('skip %s: %s' % (where, reason or 'marked skip'))
@@ -124,6 +141,8 @@ def main(paths):
                 got, want = normalize(out.split('\n')), normalize(expected)
                 if got != want:
                     problem = 'output differs from the text'
+                    if update and (rc == 0 or mark == 'error'):
+                        updates[textpos] = got
             if problem is None:
                 print('ok   %s%s' % (where, ' (output compared)' if expected is not None else ''))
                 passed += 1
@@ -137,6 +156,9 @@ def main(paths):
                         print('     | ' + l)
                 failed += 1
         psql('postgres', 'DROP DATABASE IF EXISTS %s;' % db)
+        if updates:
+            rewrite(path, updates)
+            print('updated %d output block(s) of %s' % (len(updates), path))
     print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
     return 1 if failed else 0
 
