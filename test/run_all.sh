@@ -220,6 +220,33 @@ for major in $majors; do
 	unset PG_CONFIG
 done
 
+# The documentation's SQL examples (test/doc_check.sh), once, on the first
+# major set up above (sbf is installed there); SBF_SKIP=docs skips them.
+if ! skip docs "docs"; then
+	doc_pg=
+	for major in $majors; do
+		doc_pg=$(pg_config_of "$major")
+		[ -n "$doc_pg" ] && [ -x "$("$doc_pg" --bindir)/psql" ] && break
+		doc_pg=
+	done
+	if [ -z "$doc_pg" ]; then
+		echo "== docs: skipped (no PostgreSQL set up in this run)"
+		tally "docs" 0 0 1
+	else
+		echo "== documentation examples (README.md, docs/*.md) on $("$doc_pg" --version)"
+		PG_CONFIG=$doc_pg bash test/doc_check.sh > "$logdir/docs.log" 2>&1
+		rc=$?
+		grep -E '^(ok|FAIL|skip) ' "$logdir/docs.log"
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logdir/docs.log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r dpass _ dfail _ dskip _ <<< "$line"
+			tally "docs" "$dpass" "$(failed_at_least "$rc" "$dfail")" "$dskip"
+		else
+			tally "docs" 0 1
+		fi
+	fi
+fi
+
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
