@@ -299,7 +299,7 @@ typedef struct FuseScratch
 {
 	uint8_t    *cnt;			/* count << 2 | XOR of the slot indexes j */
 	uint64_t   *hx;				/* XOR of the mixed hashes; then fingerprints */
-	uint32_t   *queue;
+	uint32_t   *queue;			/* slots to peel: a stack */
 	uint64_t   *stack;			/* mixed hashes by bucket; then peeled ones, in order */
 	uint8_t    *stack_j;		/* which of its slots each one was peeled from */
 	uint32_t   *bucket;			/* 2^nbits + 1 bucket starts */
@@ -358,14 +358,18 @@ fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s)
 
 /*
  * One attempt with seed: counts every hash into its slots, then peels slots
- * that hold one hash.  Returns how many hashes were peeled (n: success).
+ * that hold one hash.  The slots to peel are a stack (last found, first
+ * peeled, as in the reference implementation): a peel frees slots in the
+ * next segments, which are peeled at once while they are in the cache; a
+ * first-in first-out queue measured three times slower at 1M hashes.
+ * Returns how many hashes were peeled (n: success).
  */
 static size_t
 fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		  uint64_t slots, FuseScratch *s, const SbfAllocator *a)
 {
 	size_t		qlen = 0;
-	size_t		qpos;
+	size_t		popped = 0;
 	size_t		peeled = 0;
 	size_t		i;
 	uint32_t	j;
@@ -394,14 +398,14 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 	for (i = 0; i < slots; i++)
 		if ((s->cnt[i] >> 2) == 1)
 			s->queue[qlen++] = (uint32_t) i;
-	for (qpos = 0; qpos < qlen; qpos++)
+	while (qlen > 0)
 	{
-		uint32_t	p = s->queue[qpos];
+		uint32_t	p = s->queue[--qlen];
 		uint64_t	x;
 		uint32_t	pj;
 		FusePos		fp;
 
-		if ((qpos & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 && a != NULL)
+		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0 && a != NULL)
 			sbf_check_interrupt(a);
 		if ((s->cnt[p] >> 2) != 1)
 			continue;
