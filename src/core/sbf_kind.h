@@ -74,6 +74,15 @@ typedef struct SbfKindOps
 	SbfStatus	(*check_data) (const SbfKindGeom *g, const uint8_t *data);
 
 	/*
+	 * The directory fields beside the descriptor: count <= capacity (fused:
+	 * count = capacity, 1..A) and the stored error p a true bound of the
+	 * kind's rate at capacity (p >= rate_at(capacity), within 1e-9 for
+	 * libm rounding), 0 < p < 0.5: SBF_OK or SBF_E_SEGMENT.
+	 */
+	SbfStatus	(*check_entry) (const SbfKindGeom *g, uint64_t capacity,
+								uint64_t count, double p);
+
+	/*
 	 * The smallest geometry of this kind for n >= 1 elements at rate share
 	 * (0 < share < 0.5) and its data bytes: SBF_OK, SBF_E_PARAM (this kind
 	 * cannot reach share) or SBF_E_TOO_LARGE.

@@ -143,18 +143,29 @@ distinct_dist(uint32_t k, double *dist)
  * bins are negatively associated: Dubhashi & Ranjan 1998), so p_i^k is
  * replaced by its upper bound E[p_i^D]:
  *	FPR <= sum_i Pois(i; lambda) sum_d P(D = d) p_i^d.
- * Summed until the terms past the mode are below 1e-18 of the sum (the tail
- * is then below twice the last term).  Above 600 elements a line the rate is
- * over 0.6 and 1 is returned (exp(-lambda) would underflow soon after).
+ * The sum starts 12 standard deviations below the mode for lambda > 150,
+ * adding a Chernoff bound of the head, and stops past the mode when the
+ * Poisson tail, bounded by a geometric series (each further term at most
+ * lambda / (i + 2) times the last, the factor it multiplies at most 1), is
+ * below 1e-15 of the sum, adding that bound: an upper bound, not a
+ * truncation.  Above 600 elements a line the rate is over 0.6 and 1 is
+ * returned.  At most about 600 terms of k steps each (about 15 us).
  */
-double
-sbf_blocked_fpr(double lambda, uint32_t k)
+/*
+ * sbf_blocked_fpr, stopping early once the sum exceeds limit (then some value
+ * above limit is returned): a validator's check of a crafted segment ends in
+ * a few terms.
+ */
+static double
+blocked_fpr_upto(double lambda, uint32_t k, double limit)
 {
 	double		dist[SBF_BLOCKED_MAX_K + 1];
+	double		lq = log1p(-1.0 / SBF_BLOCKED_LINE_BITS);
 	double		qk;
-	double		qik = 1.0;
+	double		qik;
 	double		p;
 	double		sum = 0.0;
+	double		i0 = 0.0;
 	uint32_t	i;
 
 	if (!(lambda > 0.0))
@@ -162,9 +173,13 @@ sbf_blocked_fpr(double lambda, uint32_t k)
 	if (!(lambda <= 600.0) || k < 1 || k > SBF_BLOCKED_MAX_K)
 		return 1.0;
 	distinct_dist(k, dist);
-	qk = pow(1.0 - 1.0 / SBF_BLOCKED_LINE_BITS, (double) k);
-	p = exp(-lambda);
-	for (i = 0; i < 4096; i++)
+	qk = exp(lq * k);
+	/* far below the mode the terms are negligible: start 12 deviations below */
+	if (lambda > 150.0)
+		i0 = floor(lambda - 12.0 * sqrt(lambda));
+	p = exp(-lambda + i0 * log(lambda) - lgamma(i0 + 1.0));
+	qik = exp(lq * k * i0);
+	for (i = (uint32_t) i0; i < 4096; i++)
 	{
 		double		pi = 1.0 - qik;
 		double		term = 0.0;
@@ -172,13 +187,48 @@ sbf_blocked_fpr(double lambda, uint32_t k)
 
 		for (d = k; d >= 1; d--)
 			term = (term + dist[d]) * pi;
+		/*
+		 * the skipped head: P(N < i0) <= exp(-(lambda - i0)^2 / (2 lambda))
+		 * (Chernoff), each of its terms at most this first one
+		 */
+		if (i == (uint32_t) i0 && i0 > 0.0)
+			sum += exp(-(lambda - i0) * (lambda - i0) / (2.0 * lambda)) * term;
 		sum += p * term;
-		if (i > 2.0 * lambda + 10.0 && p < sum * 1e-18)
-			break;
+		if (sum > limit)
+			return sum;
 		p *= lambda / (double) (i + 1);
 		qik *= qk;
+		/* past the mode the rest is at most p / (1 - ratio): added, then stop */
+		if ((double) (i + 2) > lambda * 1.05 + 10.0)
+		{
+			double		ratio = lambda / (double) (i + 2);
+			double		tail = p / (1.0 - ratio);
+
+			if (tail <= sum * 1e-15)
+				return sum + tail;
+		}
 	}
 	return sum;
+}
+
+/* The rate bound of a blocked segment (see blocked_fpr_upto). */
+double
+sbf_blocked_fpr(double lambda, uint32_t k)
+{
+	return blocked_fpr_upto(lambda, k, 2.0);
+}
+
+/* count <= capacity and p >= the rate at capacity (see sbf_kind.h). */
+static SbfStatus
+blocked_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+					double p)
+{
+	if (capacity < 1 || count > capacity || !(p > 0.0 && p < 0.5))
+		return SBF_E_SEGMENT;
+	if (blocked_fpr_upto((double) capacity / (double) g->size, g->width,
+						 p * (1.0 + 1e-9)) > p * (1.0 + 1e-9))
+		return SBF_E_SEGMENT;
+	return SBF_OK;
 }
 
 /* Lines for n elements at k probes and rate share: the fewest, 0 if none fit. */
@@ -367,6 +417,7 @@ const SbfKindOps sbf_kind_blocked_ops = {
 	.check_geom = blocked_check_geom,
 	.bytes = blocked_bytes,
 	.check_data = blocked_check_data,
+	.check_entry = blocked_check_entry,
 	.plan = blocked_plan,
 	.contains = blocked_contains,
 	.count = blocked_count,

@@ -175,6 +175,17 @@ fused_check_data(const SbfKindGeom *g, const uint8_t *data)
 	return SBF_OK;
 }
 
+/* count = capacity in 1..A, and p >= 2^-f (see sbf_kind.h). */
+static SbfStatus
+fused_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+				  double p)
+{
+	if (count < 1 || count != capacity || count > slots_of(g) ||
+		!(p >= ldexp(1.0, -(int) g->width) && p < 0.5))
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
 /*
  * Segment length and count for n hashes, from the reference implementation's
  * constants (Graf & Lemire 2022; FORMAT4-FACTS.md): 3-wise L =
@@ -556,6 +567,7 @@ const SbfKindOps sbf_kind_fused_ops = {
 	.check_geom = fused_check_geom,
 	.bytes = fused_bytes,
 	.check_data = fused_check_data,
+	.check_entry = fused_check_entry,
 	.plan = fused_plan,
 	.contains = fused_contains,
 	.count = fused_count,

@@ -124,6 +124,15 @@ build(const SbfKindOps *ops, const uint64_t *h, size_t n, double share)
 	return b;
 }
 
+/* Field by field (the struct has padding). */
+static bool
+geom_eq(const SbfKindGeom *a, const SbfKindGeom *b)
+{
+	return a->size == b->size && a->kind == b->kind && a->width == b->width &&
+		a->arity == b->arity && a->log2_len == b->log2_len &&
+		a->attempt == b->attempt;
+}
+
 static const SbfKindOps *const kinds[] = {&sbf_kind_blocked_ops, &sbf_kind_fused_ops};
 
 #define NKINDS	2
@@ -253,7 +262,7 @@ test_deterministic(void)
 		x = build(kinds[k], a, na, 0.01);
 		y = build(kinds[k], b, nb, 0.01);
 		CHECK(x.st == SBF_OK && y.st == SBF_OK);
-		CHECK(memcmp(&x.g, &y.g, sizeof(x.g)) == 0);
+		CHECK(geom_eq(&x.g, &y.g));
 		CHECK(x.bytes == y.bytes && memcmp(x.data, y.data, x.bytes) == 0);
 		free(x.data);
 		free(y.data);
@@ -506,7 +515,7 @@ test_validator_rejects(void)
 		CHECK(b.st == SBF_OK);
 		encode(&b.g, desc);
 		CHECK(sbf_kind_check(desc, b.data, b.bytes, &g, &used) == SBF_OK);
-		CHECK(used == b.bytes && memcmp(&g, &b.g, sizeof(g)) == 0);
+		CHECK(used == b.bytes && geom_eq(&g, &b.g));
 		/* every truncation of the data */
 		CHECK(sbf_kind_check(desc, b.data, b.bytes - 1, &g, &used) == SBF_E_TRUNCATED);
 		CHECK(sbf_kind_check(desc, b.data, 0, &g, &used) == SBF_E_TRUNCATED);
@@ -562,6 +571,41 @@ test_validator_rejects(void)
 		CHECK(sbf_kind_check(desc, b.data, b.bytes, &g, &used) == SBF_E_BITS);
 		free(b.data);
 	}
+	free(h);
+}
+
+/* The directory fields beside a descriptor: counts and the rate bound. */
+static void
+test_check_entry(void)
+{
+	size_t		n;
+	uint64_t   *h = make_set(2000, 4, &n);
+	Built		bl = build(&sbf_kind_blocked_ops, h, n, 0.01);
+	Built		fu = build(&sbf_kind_fused_ops, h, n, 0.01);
+	const SbfKindOps *b = &sbf_kind_blocked_ops;
+	const SbfKindOps *f = &sbf_kind_fused_ops;
+	double		rb = b->rate_at(&bl.g, n);
+
+	CHECK(bl.st == SBF_OK && fu.st == SBF_OK);
+	/* blocked: the share it was planned for, or its exact bound, passes */
+	CHECK(b->check_entry(&bl.g, n, n, 0.01) == SBF_OK);
+	CHECK(b->check_entry(&bl.g, n, 0, rb) == SBF_OK);
+	CHECK(b->check_entry(&bl.g, n, n, rb * 0.99) == SBF_E_SEGMENT);
+	CHECK(b->check_entry(&bl.g, n, n + 1, 0.01) == SBF_E_SEGMENT);
+	CHECK(b->check_entry(&bl.g, 2 * n, n, 0.01) == SBF_E_SEGMENT);	/* more capacity: a larger rate */
+	CHECK(b->check_entry(&bl.g, 0, 0, 0.01) == SBF_E_SEGMENT);
+	CHECK(b->check_entry(&bl.g, n, n, 0.5) == SBF_E_SEGMENT);
+	CHECK(b->check_entry(&bl.g, n, n, NAN) == SBF_E_SEGMENT);
+	CHECK(b->check_entry(&bl.g, UINT64_MAX, 1, 0.4) == SBF_E_SEGMENT);
+	/* fused: count = capacity, p >= 2^-f */
+	CHECK(f->check_entry(&fu.g, n, n, 1.0 / 128) == SBF_OK);
+	CHECK(f->check_entry(&fu.g, n, n, 0.0078) == SBF_E_SEGMENT);
+	CHECK(f->check_entry(&fu.g, n, n - 1, 0.01) == SBF_E_SEGMENT);
+	CHECK(f->check_entry(&fu.g, 0, 0, 0.01) == SBF_E_SEGMENT);
+	CHECK(f->check_entry(&fu.g, UINT64_MAX, UINT64_MAX, 0.01) == SBF_E_SEGMENT);
+	CHECK(f->check_entry(&fu.g, n, n, INFINITY) == SBF_E_SEGMENT);
+	free(bl.data);
+	free(fu.data);
 	free(h);
 }
 
@@ -666,6 +710,7 @@ main(void)
 	RUN(test_fused_retries);
 	RUN(test_fused_nomem);
 	RUN(test_validator_rejects);
+	RUN(test_check_entry);
 	RUN(test_validator_mutations);
 	RUN(test_choose);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
