@@ -92,20 +92,27 @@ seed_of(uint32_t r)
 	return sbf_mix64((uint64_t) (r + 1) * GOLDEN);
 }
 
-/* Slots and fingerprint of a mixed hash x = sbf_mix64(h + seed). */
+/* The slots of a mixed hash x = sbf_mix64(h + seed) (x2 only for arity 4). */
 static inline void
-mixed_positions(const SbfKindGeom *g, uint64_t x, FusePos *fp)
+mixed_slots(const SbfKindGeom *g, uint64_t x, uint32_t *p)
 {
 	uint64_t	len = seg_len(g);
 	uint64_t	mask = len - 1;
-	uint64_t	x2 = sbf_mix64(x);
 	uint64_t	p0 = sbf_win_mulhi(x, g->size << g->log2_len);
 
-	fp->p[0] = (uint32_t) p0;
-	fp->p[1] = (uint32_t) ((p0 + len) ^ (x & mask));
-	fp->p[2] = (uint32_t) ((p0 + 2 * len) ^ ((x >> 18) & mask));
-	fp->p[3] = (uint32_t) ((p0 + 3 * len) ^ ((x2 >> 40) & mask));
-	fp->fp = (uint32_t) (x2 & ((UINT64_C(1) << g->width) - 1));
+	p[0] = (uint32_t) p0;
+	p[1] = (uint32_t) ((p0 + len) ^ (x & mask));
+	p[2] = (uint32_t) ((p0 + 2 * len) ^ ((x >> 18) & mask));
+	if (g->arity == 4)
+		p[3] = (uint32_t) ((p0 + 3 * len) ^ ((sbf_mix64(x) >> 40) & mask));
+}
+
+/* Slots and fingerprint of a mixed hash x. */
+static inline void
+mixed_positions(const SbfKindGeom *g, uint64_t x, FusePos *fp)
+{
+	mixed_slots(g, x, fp->p);
+	fp->fp = (uint32_t) (sbf_mix64(x) & ((UINT64_C(1) << g->width) - 1));
 }
 
 /* Slots and fingerprint of hash h under geometry g and seed. */
@@ -349,9 +356,13 @@ fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s)
 			s->stack[i] = sbf_mix64(h[i] + seed);
 		return;
 	}
+	/* hx is free until the counting pass: it keeps the x's meanwhile */
 	memset(s->bucket, 0, sizeof(uint32_t) * (nb + 1));
 	for (i = 0; i < n; i++)
-		s->bucket[sbf_mix64(h[i] + seed) >> (64 - s->nbits)]++;
+	{
+		s->hx[i] = sbf_mix64(h[i] + seed);
+		s->bucket[s->hx[i] >> (64 - s->nbits)]++;
+	}
 	for (b = 0; b < nb; b++)
 	{
 		uint32_t	c = s->bucket[b];
@@ -361,7 +372,7 @@ fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s)
 	}
 	for (i = 0; i < n; i++)
 	{
-		uint64_t	x = sbf_mix64(h[i] + seed);
+		uint64_t	x = s->hx[i];
 
 		s->stack[s->bucket[x >> (64 - s->nbits)]++] = x;
 	}
@@ -385,20 +396,20 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 	size_t		i;
 	uint32_t	j;
 
+	fuse_spread(seed, h, n, s);
 	memset(s->cnt, 0, (size_t) slots);
 	memset(s->hx, 0, (size_t) slots * sizeof(uint64_t));
-	fuse_spread(seed, h, n, s);
 	for (i = 0; i < n; i++)
 	{
 		uint64_t	x = s->stack[i];
-		FusePos		fp;
+		uint32_t	sl[4];
 
 		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 && a != NULL)
 			sbf_check_interrupt(a);
-		mixed_positions(g, x, &fp);
+		mixed_slots(g, x, sl);
 		for (j = 0; j < g->arity; j++)
 		{
-			uint32_t	p = fp.p[j];
+			uint32_t	p = sl[j];
 
 			if (s->cnt[p] >= COUNT_MAX)
 				return 0;		/* a slot of 63 hashes: try the next seed */
@@ -414,7 +425,7 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		uint32_t	p = s->queue[--qlen];
 		uint64_t	x;
 		uint32_t	pj;
-		FusePos		fp;
+		uint32_t	sl[4];
 
 		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0 && a != NULL)
 			sbf_check_interrupt(a);
@@ -424,10 +435,10 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		pj = s->cnt[p] & 3;
 		s->stack[peeled] = x;
 		s->stack_j[peeled++] = (uint8_t) pj;
-		mixed_positions(g, x, &fp);
+		mixed_slots(g, x, sl);
 		for (j = 0; j < g->arity; j++)
 		{
-			uint32_t	q = fp.p[j];
+			uint32_t	q = sl[j];
 
 			s->cnt[q] = (uint8_t) ((s->cnt[q] - COUNT_ONE) ^ j);
 			s->hx[q] ^= x;
