@@ -343,7 +343,8 @@ bucket_bits(const SbfKindGeom *g)
  * implementation sorts by segment for the same reason).
  */
 static void
-fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s)
+fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s,
+			const SbfAllocator *a)
 {
 	uint32_t	nb = (uint32_t) 1 << s->nbits;
 	uint32_t	sum = 0;
@@ -360,6 +361,8 @@ fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s)
 	memset(s->bucket, 0, sizeof(uint32_t) * (nb + 1));
 	for (i = 0; i < n; i++)
 	{
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
+			sbf_check_interrupt(a);
 		s->hx[i] = sbf_mix64(h[i] + seed);
 		s->bucket[s->hx[i] >> (64 - s->nbits)]++;
 	}
@@ -396,7 +399,7 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 	size_t		i;
 	uint32_t	j;
 
-	fuse_spread(seed, h, n, s);
+	fuse_spread(seed, h, n, s, a);
 	memset(s->cnt, 0, (size_t) slots);
 	memset(s->hx, 0, (size_t) slots * sizeof(uint64_t));
 	for (i = 0; i < n; i++)
@@ -404,7 +407,7 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		uint64_t	x = s->stack[i];
 		uint32_t	sl[4];
 
-		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 && a != NULL)
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
 			sbf_check_interrupt(a);
 		mixed_slots(g, x, sl);
 		for (j = 0; j < g->arity; j++)
@@ -427,7 +430,7 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		uint32_t	pj;
 		uint32_t	sl[4];
 
-		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0 && a != NULL)
+		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0)
 			sbf_check_interrupt(a);
 		if ((s->cnt[p] >> 2) != 1)
 			continue;
@@ -455,7 +458,7 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
  */
 static void
 fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
-			FuseScratch *s)
+			FuseScratch *s, const SbfAllocator *a)
 {
 	uint64_t	nbytes = area_bytes(slots, g->width);
 	size_t		i;
@@ -467,6 +470,8 @@ fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
 		FusePos		fp;
 		uint64_t	v;
 
+		if ((i & (SBF_WORK_STRIDE - 1)) == 0)
+			sbf_check_interrupt(a);
 		mixed_positions(g, s->stack[i], &fp);
 		v = fp.fp;
 		for (j = 0; j < g->arity; j++)
@@ -481,6 +486,8 @@ fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
 		uint64_t	v = s->hx[i];
 		uint32_t	done = 0;
 
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
+			sbf_check_interrupt(a);
 		while (done < g->width)
 		{
 			uint64_t	b = bit + done;
@@ -552,7 +559,7 @@ fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 		return SBF_E_SEGMENT;
 	}
 	g->attempt = (uint8_t) r;
-	fuse_assign(g, data, n, slots, &s);
+	fuse_assign(g, data, n, slots, &s, a);
 	scratch_free(&s, a);
 	return SBF_OK;
 }

@@ -488,6 +488,42 @@ test_fused_nomem(void)
 	free(h);
 }
 
+static long g_interrupts;
+
+static void
+t_interrupt(void *ctx)
+{
+	(void) ctx;
+	g_interrupts++;
+}
+
+/* Long builds call the interrupt callback (every 2^18 hashes or slots). */
+static void
+test_builds_interruptible(void)
+{
+	const SbfAllocator ia = {t_alloc, t_realloc, t_free, NULL, t_interrupt};
+	size_t		n;
+	uint64_t   *h = make_set(300000, 77, &n);
+	int			k;
+
+	for (k = 0; k < NKINDS; k++)
+	{
+		SbfKindGeom g;
+		uint64_t	bytes;
+		uint8_t    *d;
+
+		CHECK(kinds[k]->plan(n, 0.01, &g, &bytes) == SBF_OK);
+		d = malloc(bytes);
+		g_interrupts = 0;
+		CHECK(kinds[k]->build(&g, d, h, n, &ia) == SBF_OK);
+		/* blocked: 1 (2^18 hashes); fused: spread, count, peel, assign, pack */
+		CHECK(g_interrupts >= (k == 0 ? 1 : 5));
+		free(d);
+	}
+	free(h);
+	CHECK(g_live == 0);
+}
+
 /* Encodes g as a descriptor into desc. */
 static void
 encode(const SbfKindGeom *g, uint8_t *desc)
@@ -709,6 +745,7 @@ main(void)
 	RUN(test_fused_sizing);
 	RUN(test_fused_retries);
 	RUN(test_fused_nomem);
+	RUN(test_builds_interruptible);
 	RUN(test_validator_rejects);
 	RUN(test_check_entry);
 	RUN(test_validator_mutations);
