@@ -86,6 +86,18 @@ sbf_kind_check(const uint8_t *desc, const uint8_t *data, size_t avail,
 	return ops->check_data(g, data);
 }
 
+/* Where an area begins after end (see sbf_kind.h). */
+size_t
+sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad)
+{
+	size_t		start = end;
+
+	if (g->kind == SBF_KIND_BLOCKED && g->size >= SBF_BLOCKED_ALIGN_LINES)
+		start = end + ((60 - end % 64) + 64) % 64;
+	*pad = start - end;
+	return start;
+}
+
 /*
  * Kind of a complete set: fused when it can be built at share and takes
  * fewer bytes than blocked (ties go to blocked, which can still grow and

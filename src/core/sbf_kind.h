@@ -134,6 +134,17 @@ extern SbfStatus sbf_kind_check(const uint8_t *desc, const uint8_t *data,
 								size_t avail, SbfKindGeom *g, uint64_t *used);
 
 /*
+ * Payload offset where the data area of a segment of geometry g begins when
+ * the previous area (or the directory) ends at end (docs/format4.md, "Line
+ * alignment"): a blocked area of SBF_BLOCKED_ALIGN_LINES lines or more
+ * begins at the next offset = 60 (mod 64), the bytes between being zero;
+ * every other area at end.  *pad receives the padding bytes (0..56 when end
+ * is = 4 (mod 8), as every format-4 area end is).
+ */
+#define SBF_BLOCKED_ALIGN_LINES	64
+extern size_t sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad);
+
+/*
  * Which kind a complete set of n distinct hashes is written as at rate
  * share: fused when it plans and is smaller than blocked, else blocked.
  * Fills *g and *bytes of the choice.

@@ -690,6 +690,28 @@ test_validator_mutations(void)
 	free(h);
 }
 
+/* Large blocked areas begin at payload offset 60 mod 64, others at once. */
+static void
+test_area_start(void)
+{
+	SbfKindGeom big = {64, SBF_KIND_BLOCKED, 7, 0, 0, 0};
+	SbfKindGeom small = {63, SBF_KIND_BLOCKED, 7, 0, 0, 0};
+	SbfKindGeom fused = {1000, SBF_KIND_FUSED, 7, 3, 10, 0};
+	size_t		pad;
+	size_t		end;
+
+	for (end = 36; end < 36 + 40 * 70; end += 40)
+	{
+		size_t		start = sbf_kind_area_start(&big, end, &pad);
+
+		CHECK(start % 64 == 60 && start >= end && pad == start - end && pad <= 56);
+		CHECK(sbf_kind_area_start(&small, end, &pad) == end && pad == 0);
+		CHECK(sbf_kind_area_start(&fused, end, &pad) == end && pad == 0);
+	}
+	CHECK(sbf_kind_area_start(&big, 60, &pad) == 60 && pad == 0);
+	CHECK(sbf_kind_area_start(&big, 124 - 8, &pad) == 124 && pad == 8);
+}
+
 /*
  * The writer's choice: the smaller of the two plans, blocked on a tie, and
  * blocked where fused cannot reach the share.
@@ -749,6 +771,7 @@ main(void)
 	RUN(test_validator_rejects);
 	RUN(test_check_entry);
 	RUN(test_validator_mutations);
+	RUN(test_area_start);
 	RUN(test_choose);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
