@@ -400,7 +400,7 @@ test_fused_sizing(void)
 
 /*
  * Fused retries: 4-wise at 100 hashes needs a later seed for about one set in
- * six (test/bench/results/kinds_retries.txt); the seed
+ * six (test/bench/results/kinds_shape.txt); the seed
  * number is the first that peels, the same however often it is rebuilt, and
  * a geometry too small for the set fails on every seed with zeroed data.
  */
