@@ -2,7 +2,7 @@
  * sbf_kind.c
  *	  The table of segment kinds of format 4 and what every kind shares: the
  *	  16-byte descriptor, the one segment check, and the writer's choice of
- *	  kind for a complete set (docs/format4.md, "Which kind is written").
+ *	  kind for a complete set (docs/format4.md, section 6).
  */
 #include "sbf_internal.h"
 #include "sbf_kind.h"

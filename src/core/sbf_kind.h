@@ -135,7 +135,7 @@ extern SbfStatus sbf_kind_check(const uint8_t *desc, const uint8_t *data,
 
 /*
  * Payload offset where the data area of a segment of geometry g begins when
- * the previous area (or the directory) ends at end (docs/format4.md, "Line
+ * the previous area (or the directory) ends at end (docs/format4.md, section 2, "Line
  * alignment"): a blocked area of SBF_BLOCKED_ALIGN_LINES lines or more
  * begins at the next offset = 60 (mod 64), the bytes between being zero;
  * every other area at end.  *pad receives the padding bytes (0..56 when end

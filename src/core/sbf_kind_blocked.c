@@ -1,17 +1,12 @@
 /*
  * sbf_kind_blocked.c
- *	  The blocked segment kind of format 4 (docs/format4.md, "Blocked"): a
- *	  Bloom filter whose k probes of an element all fall in one 512-bit line,
- *	  so a lookup or an insert costs one cache line, not k.  Sized with the
- *	  blocked layout's own rate (Putze, Sanders & Singler 2007, "Cache-,
- *	  hash- and space-efficient Bloom filters"), not the standard formula.
- *
- *	  Positions of hash h in a segment of L lines:
- *		line = mulhi(h, L)                      (the high 64 bits of h * L)
- *		w_0 = sbf_mix64(h);  w_{t+1} = sbf_mix64(w_t + 0x9E3779B97F4A7C15)
- *		probe j (0 <= j < k) = bits 9(j mod 7) .. 9(j mod 7) + 8 of w_{j div 7}
- *	  bit b (0..511) of line l is bit b % 8 of byte 64 l + b / 8 (so bit
- *	  b % 64 of the little-endian word b / 64 of the line, as in formats 1-3).
+ *	  The blocked segment kind of format 4: a Bloom filter whose k probes of
+ *	  an element all fall in one 512-bit line, so a lookup or an insert costs
+ *	  one cache line, not k.  Sized with the blocked layout's own rate (Putze,
+ *	  Sanders & Singler 2007, "Cache-, hash- and space-efficient Bloom
+ *	  filters"), corrected for repeated probes.  Layout, positions and sizing
+ *	  are specified in docs/format4.md, section 4 (test_kinds.c checks this
+ *	  file against that text).
  */
 #include <math.h>
 
@@ -133,7 +128,7 @@ distinct_dist(uint32_t k, double *dist)
 
 /*
  * The rate of a blocked filter with lambda elements a line and k probes
- * (docs/format4.md, "Blocked: sizing").  Putze et al.'s formula: a line holds
+ * (docs/format4.md, section 4, "Sizing").  Putze et al.'s formula: a line holds
  * Poisson(lambda) elements, and with i of them a given bit is set with
  * probability p_i = 1 - (1 - 1/512)^(i k), so
  *	FPR = sum_i Pois(i; lambda) p_i^k;
@@ -255,7 +250,7 @@ lines_for(uint64_t n, uint32_t k, double share)
 
 /*
  * The fewest lines, over k near log2(1/share) (the blocked optimum lies
- * below the standard one, measured in docs/format4.md), ties to the smaller
+ * below the standard one: docs/format4.md, section 4), ties to the smaller
  * k (fewer probes).
  */
 static SbfStatus

@@ -1,28 +1,14 @@
 /*
  * sbf_kind_fused.c
- *	  The fused segment kind of format 4 (docs/format4.md, "Fused"): a binary
- *	  fuse filter (Graf & Lemire 2022, "Binary Fuse Filters: Fast and Smaller
- *	  Than Xor Filters") over a complete set of distinct hashes.  An array of
- *	  A f-bit fingerprints is cut into S + arity - 1 segments of length L; a
- *	  hash has one slot in each of arity consecutive segments and is present
- *	  when the XOR of those slots equals its fingerprint, so a hash not in
- *	  the set is found with probability 2^-f whatever the set's size.
- *
- *	  Hash h under seed number r (the descriptor's attempt):
- *		seed = sbf_mix64((r + 1) * 0x9E3779B97F4A7C15)
- *		g = sbf_mix64(h + seed);  g2 = sbf_mix64(g)
- *		p0 = mulhi(g, S L)
- *		p1 = (p0 + L) ^ (g & (L - 1))
- *		p2 = (p0 + 2L) ^ ((g >> 18) & (L - 1))
- *		p3 = (p0 + 3L) ^ ((g2 >> 40) & (L - 1))		(arity 4 only)
- *		fingerprint = g2 & (2^f - 1)
- *	  Fingerprint i is stream bits i f .. i f + f - 1, LSB-first, of the data
- *	  area (bit b is bit b % 8 of byte b / 8); the area is ceil(A f / 8)
- *	  bytes rounded up to a multiple of 8, and its bits past A f are 0.
- *
- *	  The builder peels the hypergraph (the reference algorithm's queue of
- *	  slots holding one hash), tries seed numbers 0, 1, ... in order and keeps
- *	  the first that peels: the bytes depend only on the set.
+ *	  The fused segment kind of format 4: a binary fuse filter (Graf & Lemire
+ *	  2022, "Binary Fuse Filters: Fast and Smaller Than Xor Filters") over a
+ *	  complete set of distinct hashes.  An array of A f-bit fingerprints is
+ *	  cut into S + arity - 1 segments of length L; a hash has one slot in each
+ *	  of arity consecutive segments and is present when the XOR of those
+ *	  slots equals its fingerprint, so a hash not in the set is found with
+ *	  probability 2^-f whatever the set's size.  Slots, fingerprint, packing,
+ *	  shape, seeds and the build are specified in docs/format4.md, section 5
+ *	  (test_kinds.c checks this file against that text).
  */
 #include <math.h>
 
@@ -37,7 +23,7 @@
 #define COUNT_MAX		(63 * COUNT_ONE)
 
 /*
- * The arity the writer uses (see docs/format4.md, "Why 3-wise", measured with
+ * The arity the writer uses (docs/format4.md, section 5, "Why 3-wise"; measured with
  * test/bench/kinds_bench.c); readers accept 3 and 4.
  */
 #define WRITE_ARITY		3
