@@ -35,7 +35,8 @@
 #define SBF_BLOCKED_LINE_BITS	512
 #define SBF_BLOCKED_MAX_K		32
 /* more lines than this would exceed SBF_MAX_STORED_BYTES */
-#define SBF_BLOCKED_MAX_LINES	((uint64_t) SBF_MAX_STORED_BYTES / SBF_BLOCKED_LINE_BYTES)
+#define SBF_BLOCKED_MAX_LINES \
+	((uint64_t) SBF_MAX_STORED_BYTES / SBF_BLOCKED_LINE_BYTES)
 
 /* fused */
 #define SBF_FUSED_MAX_F			32
@@ -121,7 +122,10 @@ extern const SbfKindOps sbf_kind_fused_ops;
 /* The row of a kind, NULL if unknown. */
 extern const SbfKindOps *sbf_kind_ops(uint8_t kind);
 
-/* Decodes a 16-byte descriptor; SBF_E_SEGMENT for an unknown kind or nonzero reserved bytes, else the row's check_geom. */
+/*
+ * Decodes a 16-byte descriptor: SBF_E_SEGMENT for an unknown kind or nonzero
+ * reserved bytes, else the row's check_geom.
+ */
 extern SbfStatus sbf_kind_decode(const uint8_t *desc, SbfKindGeom *g);
 /* Writes a 16-byte descriptor. */
 extern void sbf_kind_encode(const SbfKindGeom *g, uint8_t *desc);
@@ -135,8 +139,8 @@ extern SbfStatus sbf_kind_check(const uint8_t *desc, const uint8_t *data,
 
 /*
  * Payload offset where the data area of a segment of geometry g begins when
- * the previous area (or the directory) ends at end (docs/format4.md, section 2, "Line
- * alignment"): a blocked area of SBF_BLOCKED_ALIGN_LINES lines or more
+ * the previous area (or the directory) ends at end (docs/format4.md,
+ * section 2, "Line alignment"): a blocked area of SBF_BLOCKED_ALIGN_LINES lines or more
  * begins at the next offset = 60 (mod 64), the bytes between being zero;
  * every other area at end.  *pad receives the padding bytes (0..56 when end
  * is = 4 (mod 8), as every format-4 area end is).

@@ -23,8 +23,8 @@
 #define COUNT_MAX		(63 * COUNT_ONE)
 
 /*
- * The arity the writer uses (docs/format4.md, section 5, "Why 3-wise"; measured with
- * test/bench/kinds_bench.c); readers accept 3 and 4.
+ * The arity the writer uses (docs/format4.md, section 5, "Why 3-wise";
+ * measured with test/bench/kinds_bench.c); readers accept 3 and 4.
  */
 #define WRITE_ARITY		3
 
@@ -517,7 +517,7 @@ fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 	for (i = 1; i < n; i++)
 		if (h[i - 1] >= h[i])
 			return SBF_E_PARAM;
-	/* each array is below SBF_FUSED_MAX_SLOTS * 8 bytes: no size_t overflow on 64-bit */
+	/* a 32-bit size_t could overflow below; 64-bit ones cannot */
 	if (slots > SIZE_MAX / sizeof(uint64_t))
 		return SBF_E_TOO_LARGE;
 	s.cnt = a->alloc((size_t) slots, a->ctx);
