@@ -49,7 +49,9 @@ class FilterBinaryDumper(Dumper):
 def register(conn, info=None):
     """Registers the adapters on conn (a connection or cursor)."""
     if info is None:
-        info = TypeInfo.fetch(conn, "scalablebloom")
+        # a cursor fetches through its connection
+        info = TypeInfo.fetch(conn if hasattr(conn, "cursor") else conn.connection,
+                              "scalablebloom")
     if info is None:
         raise LookupError("type scalablebloom not found: CREATE EXTENSION sbf first")
     adapters = conn.adapters
