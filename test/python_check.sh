@@ -11,6 +11,7 @@
 # pytest collected no test (its exit status 5).
 #   SBF_PY_PG_CONFIG  the PostgreSQL to test against (default Debian's 15;
 #                     installing into it takes /var/lock/sbf-pg15.lock)
+#   SBF_PY_LOCK=0     do not take the lock (the caller holds it: test/run_all.sh)
 #   SBF_PY_ASAN=0     skip the sanitizer pass
 #   SBF_PY_PYTEST     extra pytest arguments (e.g. "-x -k window")
 set -uo pipefail
@@ -85,7 +86,7 @@ install_and_test() {
 export -f install_and_test
 export pg_config
 echo "== python: installing sbf into $("$pg_config" --bindir | sed 's,/bin$,,') and running pytest"
-if [ "$pg_config" = /usr/lib/postgresql/15/bin/pg_config ]; then
+if [ "$pg_config" = /usr/lib/postgresql/15/bin/pg_config ] && [ "${SBF_PY_LOCK:-1}" != 0 ]; then
 	flock /var/lock/sbf-pg15.lock bash -c install_and_test
 else
 	bash -c install_and_test
