@@ -3,9 +3,9 @@
 # a virtual environment with the package built from clients/python (the
 # README's install command), the extension installed into PostgreSQL, a
 # throwaway cluster (test/pg_tmp.sh), and pytest over clients/python/tests
-# against it; then the malformed-input campaign again with the package built
-# under AddressSanitizer and UBSan (LD_PRELOAD of libasan into Debian's
-# python3).  Ends with pytest's summary lines and one line
+# against it; then every suite again (the malformed-input campaign among
+# them) with the package built under AddressSanitizer and UBSan (LD_PRELOAD
+# of libasan into Debian's python3).  Ends with pytest's summary lines and one line
 #   python: N passed, N failed, N skipped
 # (test/run_all.sh tallies it).  Exits non-zero if anything failed, and when
 # pytest collected no test (its exit status 5).
@@ -56,7 +56,7 @@ else
 	[ "$asan" = 1 ] && asan=missing
 fi
 
-# pytest in the cluster: the suites, then the campaign under the sanitizers
+# pytest in the cluster: the suites, then the same under the sanitizers
 run_tests() {
 	cd "$root/clients/python/tests" || return 1
 	export SBF_PY_NEED_SERVER=1
@@ -67,7 +67,7 @@ run_tests() {
 	if [ -d "$work/venv-asan" ]; then
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 LD_PRELOAD=$libasan \
 			"$work/venv-asan/bin/python" -m pytest -p no:cacheprovider -q \
-			test_malformed.py > "$work/asan.out" 2>&1
+			. > "$work/asan.out" 2>&1
 		echo $? > "$work/asan.rc"
 	fi
 }
@@ -116,7 +116,7 @@ done
 case $asan in
 	1) ;;
 	failed) echo "python: the ASan build failed"; failed=$((failed + 1)) ;;
-	missing) echo "python: libasan not found: the malformed-input campaign ran without ASan"; skipped=$((skipped + 1)) ;;
+	missing) echo "python: libasan not found: the suites ran without ASan"; skipped=$((skipped + 1)) ;;
 	*) echo "python: ASan pass skipped (SBF_PY_ASAN=$asan)"; skipped=$((skipped + 1)) ;;
 esac
 echo "python: $passed passed, $failed failed, $skipped skipped"

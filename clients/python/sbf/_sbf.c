@@ -86,6 +86,18 @@ sbf_py_elem_hash(PyObject *x, uint64_t *h)
 		*h = sbf_hash_int64((int64_t) v);
 		return 0;
 	}
+	if (PyIndex_Check(x) && !PyBool_Check(x) && !PyFloat_Check(x))
+	{
+		/* an integer type of another library (numpy.int64): as an int */
+		PyObject   *i = PyNumber_Index(x);
+		int			r;
+
+		if (i == NULL)
+			return -1;
+		r = PyLong_Check(i) ? sbf_py_elem_hash(i, h) : -1;
+		Py_DECREF(i);
+		return r;
+	}
 	if (PyByteArray_Check(x) || PyMemoryView_Check(x))
 	{
 		Py_buffer	b;

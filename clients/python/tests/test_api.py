@@ -49,6 +49,24 @@ def test_element_types():
         "\ud800" in f
 
 
+class Index:
+    """An integer type of another library (numpy.int64 and the like)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __index__(self):
+        return self.v
+
+
+def test_index_types():
+    f = sbf.build([5, -2**63])
+    assert Index(5) in f and Index(-2**63) in f and Index(6) not in f
+    assert sbf.element_hash(Index(7)) == sbf.element_hash(7)
+    with pytest.raises(OverflowError):
+        Index(2**64) in f
+
+
 def test_since():
     now = datetime(2026, 5, 5, 12, tzinfo=timezone.utc)
     w = sbf.build_window([("old", now - timedelta(days=10)), ("new", now)])
