@@ -39,7 +39,7 @@ make_venv() {
 	"$py" -m venv --system-site-packages "$venv" || return 1
 	rm -rf clients/python/build
 	SBF_PY_CFLAGS=${2:-} SBF_PY_LDFLAGS=${3:-} \
-		"$venv/bin/pip" install -q --no-build-isolation --no-cache-dir ./clients/python \
+		PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/pip" install -q --no-index --no-build-isolation --no-cache-dir ./clients/python \
 		> "$work/pip.log" 2>&1 || { cat "$work/pip.log" >&2; return 1; }
 	rm -rf clients/python/build
 }

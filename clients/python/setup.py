@@ -40,5 +40,5 @@ setup(
         extra_link_args=ldflags,
         libraries=["m"],
     )],
-    python_requires=">=3.9",
+    python_requires=">=3.10",
 )

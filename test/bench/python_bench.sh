@@ -10,7 +10,7 @@ work=$(mktemp -d /tmp/sbf-pybench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
 rm -rf clients/python/build
-"$work/venv/bin/pip" install -q --no-build-isolation --no-cache-dir ./clients/python
+PIP_DISABLE_PIP_VERSION_CHECK=1 "$work/venv/bin/pip" install -q --no-index --no-build-isolation --no-cache-dir ./clients/python
 rm -rf clients/python/build
 make -s clean PG_CONFIG="$pg_config" >/dev/null
 make -s -j2 PG_CONFIG="$pg_config" >/dev/null
