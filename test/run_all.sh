@@ -11,7 +11,7 @@
 # anything failed.
 #   SBF_PG             majors to run the server suites on (default "15 18")
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
-#   SBF_SKIP           space-separated suites to skip: unit fuzz meta compile regress tap
+#   SBF_SKIP           space-separated suites to skip: unit fuzz meta compile regress tap python
 #   SBF_VENDOR         the vendored sources (default ../shared/vendor next to the
 #                      clone, else /work/shared/vendor); without them, 18, the
 #                      compile checks and the Citus test are skipped
@@ -244,6 +244,29 @@ if ! skip docs "docs"; then
 		else
 			tally "docs" 0 1
 		fi
+	fi
+fi
+
+# The Python package (clients/python): its pytest suites against a throwaway
+# cluster of the first major in SBF_PG, and the malformed-input campaign
+# under ASan (test/python_check.sh, whose last line is "python: N passed, N
+# failed, N skipped").  It takes no lock of its own: a run on 15 holds
+# /var/lock/sbf-pg15.lock already.
+if ! skip python; then
+	pymajor=${majors%% *}
+	echo "== python (pg$pymajor)"
+	pycfg=$(pg_config_of "$pymajor")
+	if [ -z "$pycfg" ]; then
+		echo "python: no PostgreSQL $pymajor here"
+		tally "python" 0 0 1
+	else
+		SBF_PY_PG_CONFIG=$pycfg SBF_PY_LOCK=0 bash test/python_check.sh > "$logdir/python.log" 2>&1
+		pyrc=$?
+		grep -E '^(pytest|python)' "$logdir/python.log"
+		pyline=$(sed -nE 's/^python: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+			"$logdir/python.log" | tail -n 1)
+		read -r pypass pyfail pyskip <<<"${pyline:-0 1 0}"
+		tally "python" "$pypass" "$(failed_at_least "$pyrc" "$pyfail")" "$pyskip"
 	fi
 fi
 
