@@ -15,8 +15,7 @@
 #include "utils/memutils.h"
 
 #include "sbf.h"
-
-PG_MODULE_MAGIC;
+#include "sbf_errors.h"
 
 PG_FUNCTION_INFO_V1(sbf_in);
 PG_FUNCTION_INFO_V1(sbf_out);

@@ -16,6 +16,9 @@
 #include "fmgr.h"
 
 #include "sbf.h"
+#include "sbf_errors.h"
+#include "sbf_params.h"
+#include "sbf_window_glue.h"
 
 PG_FUNCTION_INFO_V1(sbf_delta_pg);
 

@@ -31,6 +31,11 @@
 
 #include "sbf.h"
 #include "sbf_app.h"
+#include "sbf_elem.h"
+#include "sbf_errors.h"
+#include "sbf_params.h"
+#include "sbf_probe.h"
+#include "sbf_window_glue.h"
 
 /*
  * Extra room given to a copy that receives one element: enough for the

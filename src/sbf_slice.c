@@ -19,6 +19,8 @@
 #include "access/heaptoast.h"
 
 #include "sbf.h"
+#include "sbf_errors.h"
+#include "sbf_probe.h"
 
 /*
  * Slice reads pay off only when they fetch far fewer chunks than the value

@@ -38,6 +38,11 @@
 
 #include "sbf.h"
 #include "sbf_app.h"
+#include "sbf_elem.h"
+#include "sbf_errors.h"
+#include "sbf_params.h"
+#include "sbf_probe.h"
+#include "sbf_window_glue.h"
 
 /* microseconds from 1970-01-01 to 2000-01-01 */
 #define SBF_UNIX_OFFSET \
