@@ -35,8 +35,9 @@
  *	  SBF_ENTRY_POINT wrappers over one inlined implementation.
  *	- File-local (static) functions: no prefix, named for what they do
  *	  (check_prefix, hll_split, b64_value), so that a reader knows at once
- *	  that nothing outside the file calls them.  The core follows this; some
- *	  glue statics still carry sbf_ and lose it when their file is reworked.
+ *	  that nothing outside the file calls them.  The core and the glue follow
+ *	  this, but for statics of sbf_cache.c and sbf_cache_session.c, which
+ *	  still carry sbf_ and lose it when those files are reworked.
  *	- SQL objects: functions and aggregates sbf_<name>; types scalablebloom
  *	  and sbf_hashset; aggregate support functions <aggregate>_<role>
  *	  (sbf_agg_trans, sbf_union_agg_final).
@@ -92,5 +93,15 @@ extern ScalableBloom *sbf_filter_finish(SbfFilter *f);
 
 /* Appends a double as a JSON number in its shortest exact form (sbf_info). */
 extern void sbf_append_json_float(StringInfo buf, double d);
+
+/*
+ * Starts the result of a write from filter argument 0: a new default filter
+ * when it is NULL, else the argument's sbf_delta (delta) or a copy with
+ * extra bytes of room; a windowed argument is refused (fn, hint: as for
+ * sbf_window_refuse).  Reports a failed status.
+ */
+extern void sbf_start_result(FunctionCallInfo fcinfo, SbfFilter *nf,
+							 size_t extra, bool delta, const char *fn,
+							 const char *hint);
 
 #endif							/* SBF_H */
