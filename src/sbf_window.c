@@ -153,7 +153,7 @@ since_us(TimestampTz since)
 	return us;
 }
 
-/* ---- shared with the other glue files (sbf.h) ---- */
+/* ---- shared with the other glue files (sbf_window_glue.h) ---- */
 
 void
 sbf_window_refuse(const char *fn, const char *hint)
