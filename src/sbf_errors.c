@@ -2,7 +2,7 @@
  * sbf_errors.c
  *	  The errors the glue raises for what the core reports: a malformed or
  *	  corrupted value (the validator's status, with a detail naming the
- *	  defect), a failed write, and a refused union.  The views over stored
+ *	  defect), a malformed text form, a failed write, and a refused union.  The views over stored
  *	  values live here too, since opening one is where corruption is found.
  */
 #include "postgres.h"
@@ -290,5 +290,23 @@ sbf_report_union(SbfStatus st, double bound, double error_rate)
 			 errdetail("The united filter's false-positive bound would be %s, above its error_rate %s.",
 					   sbf_fmt_float(bound), sbf_fmt_float(error_rate)),
 			 errhint("No error_rate below 0.5 fits these filters; for exact rollups keep sbf_hashset values and build the filter with sbf_build().")));
+	pg_unreachable();
+}
+
+/* Raises 22P02 for a malformed text form of type typname (see sbf_errors.h). */
+void
+sbf_report_text_syntax(const char *typname, const char *what,
+					   const char *prefix, bool bad_base64)
+{
+	if (bad_base64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s", typname),
+				 errdetail("The text after \"%s\" is not valid padded base64.",
+						   prefix)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type %s", typname),
+			 errdetail("%s text value starts with \"%s\".", what, prefix)));
 	pg_unreachable();
 }

@@ -2,7 +2,7 @@
  * sbf_errors.h
  *	  The errors the glue raises for what the core reports (sbf_errors.c):
  *	  validation of values that come from outside, views over stored values,
- *	  failed writes and refused unions.
+ *	  malformed text forms, failed writes and refused unions.
  */
 #ifndef SBF_ERRORS_H
 #define SBF_ERRORS_H
@@ -59,6 +59,17 @@ extern double sbf_rate_that_fits(double bound);
  */
 pg_noreturn extern void sbf_report_union(SbfStatus st, double bound,
 										double error_rate);
+
+/*
+ * Raises 22P02 for text that is not the text form of type typname, whose
+ * values start with prefix: the prefix is missing, or (bad_base64) the text
+ * after it is not valid padded base64.  what names such a value in the
+ * detail ("A scalablebloom").
+ */
+pg_noreturn extern void sbf_report_text_syntax(const char *typname,
+											  const char *what,
+											  const char *prefix,
+											  bool bad_base64);
 
 /* Formats a float8 the way float8out does, for messages (palloc'd). */
 extern char *sbf_fmt_float(double d);
