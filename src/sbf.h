@@ -40,6 +40,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
 #include "utils/expandeddatum.h"
 
@@ -348,6 +349,17 @@ extern void sbf_probe_close(SbfProbe *p);
  * in the buckets that end after bucket since (SBF_WIN_ALL: every bucket).
  */
 extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since);
+
+/* Window parameters from SQL arguments (bucket, buckets, error_rate), checked (22023). */
+extern void sbf_window_params(const Interval *bucket, int32 buckets,
+							  float8 error_rate, SbfWinParams *p);
+
+/*
+ * The bucket of an add's time (a timestamptz) for buckets of width
+ * microseconds: 22008 with hint for an infinite time or one whose bucket
+ * would end past the int64 microseconds a window can hold.
+ */
+extern int64 sbf_window_bucket_at(int64 at, int64 width, const char *hint);
 
 /* Raises 22023 naming what a windowed filter cannot do (fn), with a hint. */
 extern pg_noreturn void sbf_window_refuse(const char *fn, const char *hint);

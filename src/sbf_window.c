@@ -94,8 +94,8 @@ bucket_width(const Interval *iv)
 }
 
 /* Window parameters from SQL arguments, checked (22023 with a hint). */
-static void
-window_params(const Interval *bucket, int32 buckets, float8 error_rate,
+void
+sbf_window_params(const Interval *bucket, int32 buckets, float8 error_rate,
 			  SbfWinParams *p)
 {
 	p->width = bucket_width(bucket);
@@ -119,19 +119,40 @@ default_window_params(SbfWinParams *p)
 	p->error_rate = SBF_DEFAULT_ERROR_RATE;
 }
 
-/* The bucket of an add's time; an infinite time is refused. */
-static int64
-at_bucket(TimestampTz at, int64 width)
+/*
+ * The bucket of an add's time; an infinite time is refused, and so is a time
+ * whose bucket would end past the last microsecond an int64 counts from 1970
+ * (294247-01-10 04:00:54.775807 UTC): the validator refuses such a newest
+ * bucket, so no add, expire or aggregate may make one.
+ */
+int64
+sbf_window_bucket_at(int64 at, int64 width, const char *hint)
 {
 	int64		us;
+	int64		b;
 
-	if (TIMESTAMP_NOT_FINITE(at) || pg_add_s64_overflow(at, SBF_UNIX_OFFSET, &us))
+	if (TIMESTAMP_NOT_FINITE(at))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("the time of a windowed add must be finite"),
 				 errdetail("An element is placed in the bucket of its time."),
-				 errhint("Pass the time of the interaction, e.g. now().")));
-	return sbf_win_bucket_of(us, width);
+				 errhint("%s", hint)));
+	if (pg_add_s64_overflow(at, SBF_UNIX_OFFSET, &us) ||
+		!sbf_win_bucket_in_range(b = sbf_win_bucket_of(us, width), width))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the time of a windowed add is out of range"),
+				 errdetail("Its bucket of " INT64_FORMAT " microseconds would end after 294247-01-10 04:00:54.775807+00, the last time a windowed filter can hold.",
+						   width),
+				 errhint("Pass an earlier time, or use a shorter bucket.")));
+	return b;
+}
+
+/* The bucket of an add's time in the timed adds and sbf_expire. */
+static int64
+at_bucket(TimestampTz at, int64 width)
+{
+	return sbf_window_bucket_at(at, width, "Pass the time of the interaction, e.g. now().");
 }
 
 /* A since time in unix microseconds: -infinity is every bucket, +infinity none. */
@@ -277,7 +298,7 @@ sbf_window_empty(PG_FUNCTION_ARGS)
 	SbfWinParams p;
 	SbfWindow	w;
 
-	window_params(PG_GETARG_INTERVAL_P(0), PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), &p);
+	sbf_window_params(PG_GETARG_INTERVAL_P(0), PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), &p);
 	sbf_win_init(&w, &p, &sbf_palloc_allocator);
 	PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
 }
@@ -495,7 +516,10 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 		fpr += sbf_win_segment_fpr(&seg);
 	}
 	appendStringInfoString(buf, "{\"start\": ");
-	json_bucket_start(buf, v->newest - (int64) age, v->width);
+	if (v->newest < PG_INT64_MIN + (int64) age)
+		appendStringInfoString(buf, "null");	/* before any int64 time */
+	else
+		json_bucket_start(buf, v->newest - (int64) age, v->width);
 	appendStringInfo(buf, ", \"age\": %u, \"count\": " UINT64_FORMAT
 					 ", \"pairs\": %u, \"segments\": %u, \"bytes\": " UINT64_FORMAT
 					 ", \"fpr_bound\": ",
@@ -516,6 +540,9 @@ sbf_window_info(const SbfView *view)
 	bool		first = true;
 
 	window_view(view, &v);
+	/* npairs is indexed by the pairs' ages: the parse does not check them */
+	if (sbf_win_check_pairs(&v) != SBF_OK)
+		sbf_report_status(SBF_E_WINDOW);
 	npairs = palloc0(sizeof(uint32) * v.buckets);
 	used = palloc0(sizeof(bool) * v.buckets);
 	for (i = 0; i < v.npairs; i++)

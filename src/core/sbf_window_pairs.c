@@ -26,7 +26,6 @@ pair_qsort_cmp(const void *a, const void *b)
 size_t
 sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newest, uint32_t buckets)
 {
-	int64_t		oldest = newest - ((int64_t) buckets - 1);
 	size_t		i;
 	size_t		out = 0;
 
@@ -34,7 +33,9 @@ sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newest, uint32_t bu
 		qsort(pairs, n, sizeof(SbfWinPair), pair_qsort_cmp);
 	for (i = 0; i < n; i++)
 	{
-		if (pairs[i].bucket < oldest)
+		/* newest - bucket in unsigned arithmetic: no wrap near INT64_MIN */
+		if (pairs[i].bucket > newest ||
+			sbf_win_age_of(newest, pairs[i].bucket) >= buckets)
 			continue;
 		if (out > 0 && pairs[out - 1].hash == pairs[i].hash)
 			continue;
