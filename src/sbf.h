@@ -222,9 +222,13 @@ sbf_elem_hash(SbfElemKind kind, Datum d)
 
 /* ---- aggregate support shared by sbf_agg.c, sbf_hashset.c, sbf_union_agg.c ---- */
 
+/* Raises 0A000 for a support function fn called outside its aggregate. */
+extern pg_noreturn void sbf_agg_context_error(const char *fn);
+
 /*
- * The aggregate context; elog(ERROR) naming fn when not called by an Agg.
- * Inline: every transition call asks.
+ * The aggregate context; 0A000 naming fn when not called by an Agg (a
+ * support function called directly from SQL).  Inline: every transition
+ * call asks.
  */
 static inline MemoryContext
 sbf_agg_context(FunctionCallInfo fcinfo, const char *fn)
@@ -232,7 +236,7 @@ sbf_agg_context(FunctionCallInfo fcinfo, const char *fn)
 	MemoryContext aggcxt;
 
 	if (unlikely(!AggCheckCallContext(fcinfo, &aggcxt)))
-		elog(ERROR, "%s called in non-aggregate context", fn);
+		sbf_agg_context_error(fn);
 	return aggcxt;
 }
 

@@ -225,6 +225,18 @@ sbf_report_status(SbfStatus st)
 	pg_unreachable();
 }
 
+/* Raises 0A000 for an aggregate support function called outside its aggregate. */
+void
+sbf_agg_context_error(const char *fn)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s called in non-aggregate context", fn),
+			 errdetail("It is a support function of an aggregate and runs only inside it."),
+			 errhint("Call the aggregate instead, e.g. sbf_agg(element) or sbf_window_agg(element, at).")));
+	pg_unreachable();
+}
+
 /* Raises 22023 for an error_rate outside (0, 0.5). */
 void
 sbf_check_error_rate(double error_rate)

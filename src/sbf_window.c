@@ -29,6 +29,7 @@
 #include "common/shortest_dec.h"
 #include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -37,6 +38,9 @@
 #include "utils/timestamp.h"
 
 #include "sbf.h"
+
+/* hashes looked up (or hashed) between two interrupt checks */
+#define SBF_WIN_COUNT_CHUNK		65536
 
 /* microseconds from 1970-01-01 to 2000-01-01 */
 #define SBF_UNIX_OFFSET \
@@ -197,11 +201,23 @@ sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since)
 	SbfWinView	wv;
 	int64		bucket;
 
+	int64		max_age;
+	int			found = 0;
+	int			i;
+
 	window_view(v, &wv);
 	bucket = since == SBF_WIN_ALL ? SBF_WIN_ALL :
 		since == PG_INT64_MAX ? PG_INT64_MAX : sbf_win_bucket_of(since, wv.width);
-	return (int) sbf_win_count_contained(&wv, h, (size_t) n,
-										 sbf_win_max_age(&wv, bucket));
+	max_age = sbf_win_max_age(&wv, bucket);
+	/* in chunks, with an interrupt check between them (huge arrays) */
+	for (i = 0; i < n; i += SBF_WIN_COUNT_CHUNK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		found += (int) sbf_win_count_contained(&wv, h + i,
+											   (size_t) Min(n - i, SBF_WIN_COUNT_CHUNK),
+											   max_age);
+	}
+	return found;
 }
 
 /* A window as a new varlena. */
@@ -377,6 +393,8 @@ add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *et,
 
 			if (nulls[i])
 				continue;
+			/* one add may move every pair (an insertion): check per element */
+			CHECK_FOR_INTERRUPTS();
 			st = sbf_win_add(&w, b, sbf_elem_hash(et->kind, elems[i]));
 			if (st != SBF_OK)
 				sbf_report_status(st);
@@ -461,8 +479,12 @@ matches_since(FunctionCallInfo fcinfo, const SbfElemType *et)
 		PG_RETURN_INT32(0);
 	h = palloc(sizeof(uint64) * n);
 	for (i = 0; i < n; i++)
+	{
+		if ((i & (SBF_WIN_COUNT_CHUNK - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (!nulls[i])
 			h[m++] = sbf_elem_hash(et->kind, elems[i]);
+	}
 	PG_RETURN_INT32(count_since(fcinfo, h, m));
 }
 

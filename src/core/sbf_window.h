@@ -206,6 +206,12 @@ typedef struct SbfWindow
 	uint32_t	paircap;
 	uint64_t   *hash;			/* ascending */
 	uint16_t   *age;
+	/*
+	 * Live adds: the pair count below which the newest bucket is not tried
+	 * again after its pairs did not fit in a segment (0: try at
+	 * SBF_WIN_OPEN_MAX); a slide or union resets it.
+	 */
+	uint32_t	open_retry;
 	const SbfAllocator *a;
 } SbfWindow;
 

@@ -231,6 +231,7 @@ shift_ages(SbfWindow *w, uint32_t shift)
 	uint32_t	i;
 	uint32_t	n = 0;
 
+	w->open_retry = 0;			/* a new newest bucket */
 	for (i = 0; i < w->npairs; i++)
 		if ((uint32_t) w->age[i] + shift < w->p.buckets)
 		{
@@ -376,6 +377,7 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 
 		if (counts[a] == 0)
 			continue;
+		sbf_check_interrupt(w->a);
 		st = convert_age(w, a, counts[a], false, &done);
 		if (st != SBF_OK)
 			return st;
@@ -461,7 +463,12 @@ segments_hold(SbfWindow *w, uint64_t h, uint32_t a)
 	return false;
 }
 
-/* Converts the newest bucket's pairs once there are SBF_WIN_OPEN_MAX of them. */
+/*
+ * Converts the newest bucket's pairs once there are SBF_WIN_OPEN_MAX of them.
+ * When they do not fit in what the bucket's budget has left, the next try
+ * waits for SBF_WIN_OPEN_MAX more pairs: without that, every further add
+ * into a full bucket would count the pairs and build a segment again.
+ */
 static SbfStatus
 maybe_close_open(SbfWindow *w)
 {
@@ -470,15 +477,18 @@ maybe_close_open(SbfWindow *w)
 	bool		done;
 	SbfStatus	st;
 
-	if (w->npairs < SBF_WIN_OPEN_MAX)
+	if (w->npairs < SBF_WIN_OPEN_MAX || w->npairs < w->open_retry)
 		return SBF_OK;
 	for (i = 0; i < w->npairs; i++)
 		c += w->age[i] == 0;
 	if (c < SBF_WIN_OPEN_MAX)
 		return SBF_OK;
+	sbf_check_interrupt(w->a);
 	st = convert_age(w, 0, c, true, &done);
 	if (st == SBF_OK && done)
 		sort_segments(w);
+	else if (st == SBF_OK)
+		w->open_retry = w->npairs + SBF_WIN_OPEN_MAX;
 	return st;
 }
 
@@ -689,6 +699,7 @@ sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double 
 		return st;				/* merge_pairs relies on their order */
 	if (budget != 0.0)
 		w->p.error_rate = budget;
+	w->open_retry = 0;
 	if (!(src->flags & SBF_WIN_FLAG_STARTED))
 		return check_budgets(w, need);
 	if (!(w->flags & SBF_WIN_FLAG_STARTED))
