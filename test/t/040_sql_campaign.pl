@@ -453,6 +453,15 @@ note("campaign: $ncalls calls generated in " . sprintf('%.0f', $secs) . " s; $su
 note('SQLSTATEs: ' . $node->safe_psql('postgres',
 	"SELECT string_agg(code || ' x' || n, ', ' ORDER BY n DESC) FROM (SELECT code, count(*) n FROM campaign.log WHERE id <= $ncalls GROUP BY code) s"));
 
+# the slowest cancels, to see where interrupts are checked least often
+for my $line (split /\n/, $node->safe_psql('postgres', qq{
+SELECT id || ' ' || round(ms) FROM campaign.log
+WHERE id <= $ncalls AND code = '57014' ORDER BY ms DESC LIMIT 3}))
+{
+	my ($i, $ms) = split / /, $line;
+	note("cancelled after $ms ms: $calls{$i}->[1]");
+}
+
 my $xx = $node->safe_psql('postgres', qq{
 SELECT string_agg(id || ' ' || code || ' ' || msg, E'\n' ORDER BY id)
 FROM campaign.log WHERE id <= $ncalls AND code IN ('XX000', 'XX001')});
