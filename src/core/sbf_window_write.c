@@ -793,33 +793,3 @@ sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix)
 	out->cap = (size_t) total;
 	return SBF_OK;
 }
-
-/* A window holding normalized pairs only. */
-SbfStatus
-sbf_win_from_pairs(SbfWindow *w, const SbfWinParams *p, int64_t newest,
-				   const SbfWinPair *pairs, size_t n, const SbfAllocator *a)
-{
-	SbfStatus	st;
-	size_t		i;
-
-	sbf_win_init(w, p, a);
-	if (!sbf_win_bucket_in_range(newest, p->width))
-		return SBF_E_PARAM;
-	w->flags = SBF_WIN_FLAG_STARTED;
-	w->newest = newest;
-	if ((st = reserve_pairs(w, n)) != SBF_OK)
-		return st;
-	for (i = 0; i < n; i++)
-	{
-		if (pairs[i].bucket > newest ||
-			sbf_win_age_of(newest, pairs[i].bucket) >= p->buckets)
-		{
-			sbf_win_free(w);
-			return SBF_E_WINDOW;	/* not normalized for this newest */
-		}
-		w->hash[i] = pairs[i].hash;
-		w->age[i] = (uint16_t) sbf_win_age_of(newest, pairs[i].bucket);
-	}
-	w->npairs = (uint32_t) n;
-	return SBF_OK;
-}
