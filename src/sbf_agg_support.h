@@ -12,8 +12,12 @@
 #include "sbf_elem.h"
 #include "utils/expandeddatum.h"
 
+/* Raises 0A000 for a support function fn called outside its aggregate. */
+pg_noreturn extern void sbf_agg_context_error(const char *fn);
+
 /*
- * The aggregate context; elog(ERROR) naming fn when not called by an Agg.
+ * The aggregate context; 0A000 naming fn when not called by an Agg (a
+ * support function called directly from SQL).
  * Inline: every transition call asks.
  */
 static inline MemoryContext
@@ -22,7 +26,7 @@ sbf_agg_context(FunctionCallInfo fcinfo, const char *fn)
 	MemoryContext aggcxt;
 
 	if (unlikely(!AggCheckCallContext(fcinfo, &aggcxt)))
-		elog(ERROR, "%s called in non-aggregate context", fn);
+		sbf_agg_context_error(fn);
 	return aggcxt;
 }
 

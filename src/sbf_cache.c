@@ -29,7 +29,8 @@
  * every chunk any later snapshot of it saw, so within the command only this
  * backend's own transaction can remove them (a function called per row that
  * truncates and refills a table): by a command that sends an invalidation
- * (see sbf_cache_session.c).  Every relcache invalidation, whatever its relation, ends every
+ * (see sbf_cache_session.c), or by aborting a subtransaction that wrote them,
+ * after which no tag of the transaction matches another.  Every relcache invalidation, whatever its relation, ends every
  * tag: the memo is then read again, once; a running query rarely processes
  * one, since a backend accepts invalidations only when it takes a new lock.
  * A PL/pgSQL simple expression keeps its fn_extra for the whole transaction,

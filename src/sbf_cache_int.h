@@ -44,6 +44,7 @@ typedef struct SbfUseTag
 	TransactionId xmin;
 	TransactionId xmax;
 	uint64		inval;			/* sbf_inval_epoch */
+	bool		unstable;		/* a subtransaction of this transaction aborted */
 } SbfUseTag;
 
 /* A session cache entry (hash table element; the key comes first). */
@@ -81,13 +82,17 @@ sbf_key_equal(const SbfValueKey *a, const SbfValueKey *b)
 		OidIsValid(a->toastrelid);
 }
 
-/* Whether two tags are the same command under the same snapshot. */
+/*
+ * Whether two tags are the same command under the same snapshot.  Never
+ * once a subtransaction of the transaction aborted (see sbf_cache_session.c):
+ * every use then checks again.
+ */
 static inline bool
 sbf_tag_equal(const SbfUseTag *a, const SbfUseTag *b)
 {
 	return a->lxid == b->lxid && a->cid == b->cid && a->xmin == b->xmin &&
 		a->xmax == b->xmax && a->inval == b->inval &&
-		a->lxid != InvalidLocalTransactionId;
+		a->lxid != InvalidLocalTransactionId && !a->unstable && !b->unstable;
 }
 
 /* sbf_cache_session.c */

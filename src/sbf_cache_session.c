@@ -41,6 +41,18 @@
  *   counter increment, before anything it writes afterwards is visible to
  *   it: sbf_relcache_cb marks the relation's entries dead.
  *
+ * - By the abort of one of this backend's subtransactions: the chunks it
+ *   wrote are dead at once, without an invalidation; once an index scan has
+ *   killed their index entries (or pruning removed them) the value id is free
+ *   again, and a value written later in the same command -- a PL/pgSQL
+ *   function's simple expressions run under their caller's snapshot -- may
+ *   get it (test/t/008_oid_reuse_subxact.pl forces that).  Its chunks have
+ *   another xmin than the aborted ones, so the chunk check sees it, but a
+ *   tag of the same command would skip the check.  So once a subtransaction
+ *   of the current transaction aborted (sbf_subxact_cb), no tag of that
+ *   transaction equals another: every use fetches the first chunk again,
+ *   and the call site's private copies are read afresh.
+ *
  * TRUNCATE, VACUUM FULL, CLUSTER and DROP by other sessions send the same
  * invalidation, which drops the entries at the next lock this backend takes.
  */
@@ -90,6 +102,9 @@ static SbfValueKey sbf_session_seen[SBF_SESSION_SEEN];
 static uint64 sbf_inval_epoch = 0;
 static bool sbf_inval_registered = false;
 
+/* The local transaction in which a subtransaction last aborted. */
+static LocalTransactionId sbf_abort_lxid = InvalidLocalTransactionId;
+
 /* ---- keys and tags ---- */
 
 /* The current command and snapshot. */
@@ -108,6 +123,7 @@ sbf_use_tag(SbfUseTag *t)
 		t->xmin = s->xmin;
 		t->xmax = s->xmax;
 	}
+	t->unstable = t->lxid == sbf_abort_lxid && t->lxid != InvalidLocalTransactionId;
 }
 
 /*
@@ -242,6 +258,21 @@ sbf_session_init(void)
 								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
+/*
+ * Subtransaction abort: the chunks it wrote are dead, and their value ids
+ * may be handed out again within the transaction (see the file comment).
+ */
+static void
+sbf_subxact_cb(SubXactEvent event, SubTransactionId mySubid,
+			   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		sbf_abort_lxid = SBF_MY_LXID();
+		sbf_inval_epoch++;
+	}
+}
+
 /* Registers sbf_relcache_cb, once per backend, before anything is kept. */
 void
 sbf_inval_init(void)
@@ -353,7 +384,10 @@ sbf_session_touch(SbfSessionEntry *e)
 	dlist_move_head(&sbf_session_lru, &e->lru);
 }
 
-/* Defines sbf.cache_size (from _PG_init in sbf.c). */
+/*
+ * Defines sbf.cache_size and registers the subtransaction-abort callback
+ * (from _PG_init in sbf.c).
+ */
 void
 sbf_cache_define_gucs(void)
 {
@@ -364,5 +398,7 @@ sbf_cache_define_gucs(void)
 							32768, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
+	/* from the start: a lookup after an abort must know of it */
+	RegisterSubXactCallback(sbf_subxact_cb, NULL);
 }
 

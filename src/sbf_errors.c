@@ -13,6 +13,7 @@
 #include "utils/float.h"
 
 #include "sbf.h"
+#include "sbf_agg_support.h"
 #include "sbf_errors.h"
 #include "sbf_window.h"
 
@@ -176,6 +177,18 @@ sbf_report_status(SbfStatus st)
 					 errdetail("Format check failed: %s.", sbf_status_message(st))));
 			break;
 	}
+	pg_unreachable();
+}
+
+/* Raises 0A000 for an aggregate support function called outside its aggregate. */
+void
+sbf_agg_context_error(const char *fn)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s called in non-aggregate context", fn),
+			 errdetail("It is a support function of an aggregate and runs only inside it."),
+			 errhint("Call the aggregate instead, e.g. sbf_agg(element) or sbf_window_agg(element, at).")));
 	pg_unreachable();
 }
 

@@ -29,6 +29,7 @@
 #include "common/shortest_dec.h"
 #include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -43,6 +44,9 @@
 #include "sbf_params.h"
 #include "sbf_probe.h"
 #include "sbf_window_glue.h"
+
+/* hashes looked up (or hashed) between two interrupt checks */
+#define SBF_WIN_COUNT_CHUNK		65536
 
 /* microseconds from 1970-01-01 to 2000-01-01 */
 #define SBF_UNIX_OFFSET \
@@ -100,8 +104,8 @@ bucket_width(const Interval *iv)
 }
 
 /* Window parameters from SQL arguments, checked (22023 with a hint). */
-static void
-window_params(const Interval *bucket, int32 buckets, float8 error_rate,
+void
+sbf_window_params(const Interval *bucket, int32 buckets, float8 error_rate,
 			  SbfWinParams *p)
 {
 	p->width = bucket_width(bucket);
@@ -125,19 +129,40 @@ default_window_params(SbfWinParams *p)
 	p->error_rate = SBF_DEFAULT_ERROR_RATE;
 }
 
-/* The bucket of an add's time; an infinite time is refused. */
-static int64
-at_bucket(TimestampTz at, int64 width)
+/*
+ * The bucket of an add's time; an infinite time is refused, and so is a time
+ * whose bucket would end past the last microsecond an int64 counts from 1970
+ * (294247-01-10 04:00:54.775807 UTC): the validator refuses such a newest
+ * bucket, so no add, expire or aggregate may make one.
+ */
+int64
+sbf_window_bucket_at(int64 at, int64 width, const char *hint)
 {
 	int64		us;
+	int64		b;
 
-	if (TIMESTAMP_NOT_FINITE(at) || pg_add_s64_overflow(at, SBF_UNIX_OFFSET, &us))
+	if (TIMESTAMP_NOT_FINITE(at))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("the time of a windowed add must be finite"),
 				 errdetail("An element is placed in the bucket of its time."),
-				 errhint("Pass the time of the interaction, e.g. now().")));
-	return sbf_win_bucket_of(us, width);
+				 errhint("%s", hint)));
+	if (pg_add_s64_overflow(at, SBF_UNIX_OFFSET, &us) ||
+		!sbf_win_bucket_in_range(b = sbf_win_bucket_of(us, width), width))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the time of a windowed add is out of range"),
+				 errdetail("Its bucket of " INT64_FORMAT " microseconds would end after 294247-01-10 04:00:54.775807+00, the last time a windowed filter can hold.",
+						   width),
+				 errhint("Pass an earlier time, or use a shorter bucket.")));
+	return b;
+}
+
+/* The bucket of an add's time in the timed adds and sbf_expire. */
+static int64
+at_bucket(TimestampTz at, int64 width)
+{
+	return sbf_window_bucket_at(at, width, "Pass the time of the interaction, e.g. now().");
 }
 
 /* A since time in unix microseconds: -infinity is every bucket, +infinity none. */
@@ -181,11 +206,22 @@ sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since)
 {
 	SbfWinView	wv;
 	int64		bucket;
+	int64		max_age;
+	int			found = 0;
+	int			i;
 
 	window_view(v, &wv);
 	bucket = sbf_win_since_bucket(since, wv.width);
-	return (int) sbf_win_count_contained(&wv, h, (size_t) n,
-										 sbf_win_max_age(&wv, bucket));
+	max_age = sbf_win_max_age(&wv, bucket);
+	/* in chunks, with an interrupt check between them (huge arrays) */
+	for (i = 0; i < n; i += SBF_WIN_COUNT_CHUNK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		found += (int) sbf_win_count_contained(&wv, h + i,
+											   (size_t) Min(n - i, SBF_WIN_COUNT_CHUNK),
+											   max_age);
+	}
+	return found;
 }
 
 /* A window as a new varlena. */
@@ -282,7 +318,7 @@ sbf_window_empty(PG_FUNCTION_ARGS)
 	SbfWinParams p;
 	SbfWindow	w;
 
-	window_params(PG_GETARG_INTERVAL_P(0), PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), &p);
+	sbf_window_params(PG_GETARG_INTERVAL_P(0), PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), &p);
 	sbf_win_init(&w, &p, &sbf_palloc_allocator);
 	PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
 }
@@ -361,6 +397,8 @@ add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *et,
 
 			if (nulls[i])
 				continue;
+			/* one add may move every pair (an insertion): check per element */
+			CHECK_FOR_INTERRUPTS();
 			st = sbf_win_add(&w, b, sbf_elem_hash(et->kind, elems[i]));
 			if (st != SBF_OK)
 				sbf_report_status(st);
@@ -445,8 +483,12 @@ matches_since(FunctionCallInfo fcinfo, const SbfElemType *et)
 		PG_RETURN_INT32(0);
 	h = palloc(sizeof(uint64) * n);
 	for (i = 0; i < n; i++)
+	{
+		if ((i & (SBF_WIN_COUNT_CHUNK - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (!nulls[i])
 			h[m++] = sbf_elem_hash(et->kind, elems[i]);
+	}
 	PG_RETURN_INT32(count_since(fcinfo, h, m));
 }
 
@@ -500,7 +542,10 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 		fpr += sbf_win_segment_fpr(&seg);
 	}
 	appendStringInfoString(buf, "{\"start\": ");
-	json_bucket_start(buf, v->newest - (int64) age, v->width);
+	if (v->newest < PG_INT64_MIN + (int64) age)
+		appendStringInfoString(buf, "null");	/* before any int64 time */
+	else
+		json_bucket_start(buf, v->newest - (int64) age, v->width);
 	appendStringInfo(buf, ", \"age\": %u, \"count\": " UINT64_FORMAT
 					 ", \"pairs\": %u, \"segments\": %u, \"bytes\": " UINT64_FORMAT
 					 ", \"fpr_bound\": ",
@@ -521,6 +566,9 @@ sbf_window_info(const SbfView *view)
 	bool		first = true;
 
 	window_view(view, &v);
+	/* npairs is indexed by the pairs' ages: the parse does not check them */
+	if (sbf_win_check_pairs(&v) != SBF_OK)
+		sbf_report_status(SBF_E_WINDOW);
 	npairs = palloc0(sizeof(uint32) * v.buckets);
 	used = palloc0(sizeof(bool) * v.buckets);
 	for (i = 0; i < v.npairs; i++)

@@ -39,11 +39,6 @@ PG_FUNCTION_INFO_V1(sbf_window_agg_trans_bytea);
 PG_FUNCTION_INFO_V1(sbf_window_agg_combine);
 PG_FUNCTION_INFO_V1(sbf_window_agg_final);
 
-/* sbf_window.c: the checked parameters of a window */
-extern Datum sbf_window_empty(PG_FUNCTION_ARGS);
-
-#define SBF_UNIX_OFFSET \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 /* the expanded state */
 typedef struct WinAggState
@@ -173,12 +168,32 @@ win_agg_add(WinAggState *st, uint64 h, int64 b)
 		st->started = true;
 		st->newest = b;
 	}
-	if (b < st->newest - ((int64) st->p.buckets - 1))
+	/* b <= newest; the age in unsigned arithmetic cannot wrap */
+	if (sbf_win_age_of(st->newest, b) >= st->p.buckets)
 		return;
 	win_agg_room(st);
 	st->pairs[st->n].hash = h;
 	st->pairs[st->n].bucket = b;
 	st->n++;
+}
+
+/*
+ * Raises 22023 unless p (a row's or a partial state's) equals the state's
+ * parameters.  The one rule for rows whose bucket, buckets or error_rate
+ * differ: the transition compares every row with its state and the combine
+ * every partial state with its own, so a serial and a parallel plan both
+ * refuse such rows with this error.
+ */
+static void
+win_agg_same_params(const WinAggState *st, const SbfWinParams *p, const char *what)
+{
+	if (p->width != st->p.width || p->buckets != st->p.buckets ||
+		p->error_rate != st->p.error_rate)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sbf_window_agg bucket, buckets and error_rate must be the same for all rows"),
+				 errdetail("%s", what),
+				 errhint("Pass constants for bucket, buckets and error_rate, or group by them.")));
 }
 
 /* Adds the pairs of a flat windowed value with the same parameters. */
@@ -187,17 +202,15 @@ win_agg_add_flat(WinAggState *st, const SbfWinView *v)
 {
 	const uint8 *hashes = v->buf + v->pairs_offset;
 	const uint8 *ages = hashes + (size_t) v->npairs * 8;
+	SbfWinParams vp = {v->width, v->buckets, v->error_rate};
 	uint32		i;
 
-	if (v->width != st->p.width || v->buckets != st->p.buckets ||
-		v->error_rate != st->p.error_rate)
+	win_agg_same_params(st, &vp, "Two partial states of one group differ in their parameters.");
+	if (v->nsegments != 0 || sbf_win_check_pairs(v) != SBF_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sbf_window_agg bucket, buckets and error_rate must be the same for all rows"),
-				 errdetail("Two partial states of one group differ in their parameters."),
-				 errhint("Pass constants for bucket, buckets and error_rate.")));
-	if (v->nsegments != 0)
-		elog(ERROR, "an sbf_window_agg state holds pairs only");
+				 errmsg("an sbf_window_agg state must hold sorted pairs only"),
+				 errdetail("A partial state has segments, or pairs out of order or of an age past the window.")));
 	if (!(v->flags & SBF_WIN_FLAG_STARTED))
 		return;
 	for (i = 0; i < v->npairs; i++)
@@ -211,7 +224,9 @@ win_agg_add_flat(WinAggState *st, const SbfWinView *v)
 		h = pg_bswap64(h);
 		a = pg_bswap16(a);
 #endif
-		win_agg_add(st, h, v->newest - (int64) a);
+		/* a pair older than INT64_MIN is in no bucket a time can reach */
+		if (v->newest >= PG_INT64_MIN + (int64) a)
+			win_agg_add(st, h, v->newest - (int64) a);
 	}
 	if (v->newest > st->newest || !st->started)
 	{
@@ -258,7 +273,6 @@ win_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 static void
 row_params(FunctionCallInfo fcinfo, SbfWinParams *p)
 {
-	Datum		d;
 	Interval	one_day = {0, 1, 0};
 	int			n = PG_NARGS();
 	int			i;
@@ -270,20 +284,9 @@ row_params(FunctionCallInfo fcinfo, SbfWinParams *p)
 					 errmsg("sbf_window_agg bucket, buckets and error_rate must not be NULL"),
 					 errdetail("Argument %d is NULL.", i),
 					 errhint("Leave an argument out to get its default.")));
-	d = DirectFunctionCall3(sbf_window_empty,
-							n > 3 ? PG_GETARG_DATUM(3) : PointerGetDatum(&one_day),
-							n > 4 ? PG_GETARG_DATUM(4) : Int32GetDatum(30),
-							n > 5 ? PG_GETARG_DATUM(5) : Float8GetDatum(SBF_DEFAULT_ERROR_RATE));
-	{
-		ScalableBloom *f = DatumGetScalableBloomP(d);
-		SbfWinView	wv;
-
-		if (sbf_win_parse(SBF_PAYLOAD_PTR(f), SBF_PAYLOAD_LEN(f), &wv) != SBF_OK)
-			elog(ERROR, "sbf_window_empty returned a malformed value");
-		p->width = wv.width;
-		p->buckets = wv.buckets;
-		p->error_rate = wv.error_rate;
-	}
+	sbf_window_params(n > 3 ? PG_GETARG_INTERVAL_P(3) : &one_day,
+					  n > 4 ? PG_GETARG_INT32(4) : 30,
+					  n > 5 ? PG_GETARG_FLOAT8(5) : SBF_DEFAULT_ERROR_RATE, p);
 }
 
 /* The transition for elements of the given kind. */
@@ -293,26 +296,21 @@ win_agg_trans(FunctionCallInfo fcinfo, SbfElemKind kind)
 	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_window_agg_trans");
 	WinAggState *st;
 	SbfWinParams p;
-	int64		us;
+	int64		b;
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		return sbf_agg_keep_state(fcinfo);
+	row_params(fcinfo, &p);
 	if (PG_ARGISNULL(0))
-	{
-		row_params(fcinfo, &p);
 		st = win_agg_new(aggcxt, &p);
-	}
 	else
+	{
 		st = win_agg_state(fcinfo, 0, aggcxt);
-	if (TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(2)) ||
-		pg_add_s64_overflow(PG_GETARG_TIMESTAMPTZ(2), SBF_UNIX_OFFSET, &us))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("the time of a windowed add must be finite"),
-				 errdetail("An element is placed in the bucket of its time."),
-				 errhint("Leave out rows with infinite times.")));
-	win_agg_add(st, sbf_elem_hash(kind, PG_GETARG_DATUM(1)),
-				sbf_win_bucket_of(us, st->p.width));
+		win_agg_same_params(st, &p, "A row's parameters differ from those of the rows before it.");
+	}
+	b = sbf_window_bucket_at(PG_GETARG_TIMESTAMPTZ(2), st->p.width,
+							 "Leave out rows with infinite times.");
+	win_agg_add(st, sbf_elem_hash(kind, PG_GETARG_DATUM(1)), b);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
 }
 

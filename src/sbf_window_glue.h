@@ -8,6 +8,7 @@
 #define SBF_WINDOW_GLUE_H
 
 #include "sbf.h"
+#include "datatype/timestamp.h"
 #include "sbf_window.h"
 
 /*
@@ -17,6 +18,17 @@
 extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since);
 
 /* Raises 22023 naming what a windowed filter cannot do (fn), with a hint. */
+/* Window parameters from SQL arguments (bucket, buckets, error_rate), checked (22023). */
+extern void sbf_window_params(const Interval *bucket, int32 buckets,
+							  float8 error_rate, SbfWinParams *p);
+
+/*
+ * The bucket of an add's time (a timestamptz) for buckets of width
+ * microseconds: 22008 with hint for an infinite time or one whose bucket
+ * would end past the int64 microseconds a window can hold.
+ */
+extern int64 sbf_window_bucket_at(int64 at, int64 width, const char *hint);
+
 pg_noreturn extern void sbf_window_refuse(const char *fn, const char *hint);
 
 /* The union of two views of which at least one is windowed (else 22023). */

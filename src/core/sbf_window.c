@@ -33,17 +33,35 @@ sbf_win_bucket_of(int64_t unix_us, int64_t width)
 	return q;
 }
 
-/* Whether bucket t's start and end fit in an int64 of microseconds. */
-static bool
-newest_in_range(int64_t t, int64_t width)
+/*
+ * Whether bucket t's start and end fit in an int64 of microseconds: t * width
+ * and (t + 1) * width.  The newest bucket of every value the validator
+ * accepts passes, and so must every bucket an add, slide or expire makes
+ * the newest.
+ */
+bool
+sbf_win_bucket_in_range(int64_t t, int64_t width)
 {
 	int64_t		lo;
 	int64_t		hi;
+	int64_t		next;
 
-	if (t == INT64_MAX)
+	if (width < 1)
 		return false;
-	return !__builtin_mul_overflow(t, width, &lo) &&
-		!__builtin_mul_overflow(t + 1, width, &hi);
+	return !__builtin_add_overflow(t, 1, &next) &&
+		!__builtin_mul_overflow(t, width, &lo) &&
+		!__builtin_mul_overflow(next, width, &hi);
+}
+
+/*
+ * The age of bucket b in a window whose newest bucket is newest, b <= newest:
+ * newest - b computed in unsigned arithmetic, exact for any two int64 (the
+ * difference of two int64 with b <= newest is below 2^64), so never wraps.
+ */
+uint64_t
+sbf_win_age_of(int64_t newest, int64_t b)
+{
+	return (uint64_t) newest - (uint64_t) b;
 }
 
 /* Parses the header and directory of a windowed payload (see sbf_win_parse). */
@@ -76,7 +94,7 @@ sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
 	p.buckets = v->buckets;
 	p.error_rate = v->error_rate;
 	if (sbf_win_params_check(&p) != SBF_OK ||
-		!newest_in_range(v->newest, v->width))
+		!sbf_win_bucket_in_range(v->newest, v->width))
 		return SBF_E_PARAM;
 	if (!(v->flags & SBF_WIN_FLAG_STARTED) &&
 		(v->newest != 0 || v->nsegments != 0 || v->npairs != 0))
@@ -92,6 +110,9 @@ sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
 		const uint8_t *e = buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN_SEGDIR_BYTES;
 		uint64_t	nbits = sbf_load64(e + 8);
 
+		/* ages ascend: a lookup stops at the first segment too old */
+		if (j > 0 && sbf_load16(e) < sbf_load16(e - SBF_WIN_SEGDIR_BYTES))
+			return SBF_E_WINDOW;
 		if (sbf_load16(e) >= v->buckets || e[2] < 1 || e[2] > SBF_MAX_K ||
 			e[3] != 0 || nbits < 1 ||
 			nbits > SBF_MAX_SEGMENT_BITS)
@@ -192,9 +213,7 @@ check_segments(const SbfWinView *v)
 SbfStatus
 sbf_win_validate(const uint8_t *buf, size_t len, SbfWinView *v)
 {
-	const uint8_t *ages;
 	SbfStatus	st;
-	uint32_t	i;
 
 	if (len > SBF_MAX_BYTES)
 		return SBF_E_TOO_LARGE;
@@ -204,11 +223,25 @@ sbf_win_validate(const uint8_t *buf, size_t len, SbfWinView *v)
 	st = check_segments(v);
 	if (st != SBF_OK)
 		return st;
-	ages = buf + v->pairs_offset + (size_t) v->npairs * 8;
+	return sbf_win_check_pairs(v);
+}
+
+/*
+ * Checks the pairs of a parsed view: hashes strictly ascending, ages below B.
+ * O(pairs): every reader that decodes the pairs (sbf_win_load, sbf_info, the
+ * aggregate's states) runs it, since what they index by age is B entries.
+ */
+SbfStatus
+sbf_win_check_pairs(const SbfWinView *v)
+{
+	const uint8_t *hashes = v->buf + v->pairs_offset;
+	const uint8_t *ages = hashes + (size_t) v->npairs * 8;
+	uint32_t	i;
+
 	for (i = 0; i < v->npairs; i++)
 	{
-		if (i > 0 && sbf_load64(buf + v->pairs_offset + (size_t) i * 8) <=
-			sbf_load64(buf + v->pairs_offset + (size_t) (i - 1) * 8))
+		if (i > 0 && sbf_load64(hashes + (size_t) i * 8) <=
+			sbf_load64(hashes + (size_t) (i - 1) * 8))
 			return SBF_E_WINDOW;
 		if (sbf_load16(ages + (size_t) i * 2) >= v->buckets)
 			return SBF_E_WINDOW;
@@ -224,10 +257,10 @@ sbf_win_max_age(const SbfWinView *v, int64_t since)
 		return (int64_t) v->buckets - 1;
 	if (since > v->newest)
 		return -1;
-	/* newest - since cannot overflow usefully past B: clamp */
-	if (since < v->newest - (int64_t) v->buckets)
+	/* newest - since in unsigned arithmetic (it may exceed INT64_MAX) */
+	if (sbf_win_age_of(v->newest, since) >= v->buckets)
 		return (int64_t) v->buckets - 1;
-	return v->newest - since;
+	return (int64_t) sbf_win_age_of(v->newest, since);
 }
 
 /* Whether pair hash h is present with an age <= max_age (binary search). */

@@ -75,6 +75,15 @@ extern SbfStatus sbf_win_params_check(const SbfWinParams *p);
 extern int64_t sbf_win_bucket_of(int64_t unix_us, int64_t width);
 
 /*
+ * Whether bucket t's start and end, t * width and (t + 1) * width, fit in an
+ * int64 of microseconds: the buckets a value may have as its newest.
+ */
+extern bool sbf_win_bucket_in_range(int64_t t, int64_t width);
+
+/* newest - b for b <= newest, exact in unsigned arithmetic (never wraps). */
+extern uint64_t sbf_win_age_of(int64_t newest, int64_t b);
+
+/*
  * The validator's windowed branch (sbf_validate dispatches version 3 here):
  * everything "WINDOWED FORM" lists, in time linear in len.
  */
@@ -82,9 +91,17 @@ extern SbfStatus sbf_win_validate(const uint8_t *buf, size_t len, SbfWinView *v)
 
 /*
  * Header and directory only (O(segments)): enough for every later read to
- * stay inside the value.  For values validated when they were stored.
+ * stay inside the value, and the directory's ages in range and ascending,
+ * which lookups rely on.  For values validated when they were stored;
+ * readers that decode the pairs also run sbf_win_check_pairs.
  */
 extern SbfStatus sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v);
+
+/*
+ * The pairs of a parsed view: hashes ascending, ages below B (O(pairs)).
+ * sbf_win_validate runs it; so does every reader that decodes the pairs.
+ */
+extern SbfStatus sbf_win_check_pairs(const SbfWinView *v);
 
 /* Directory entry j, with its bits; off is the running words offset (start at v->bits_offset). */
 extern void sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off,
@@ -189,6 +206,12 @@ typedef struct SbfWindow
 	uint32_t	paircap;
 	uint64_t   *hash;			/* ascending */
 	uint16_t   *age;
+	/*
+	 * Live adds: the pair count below which the newest bucket is not tried
+	 * again after its pairs did not fit in a segment (0: try at
+	 * SBF_WIN_OPEN_MAX); a slide or union resets it.
+	 */
+	uint32_t	open_retry;
 	const SbfAllocator *a;
 } SbfWindow;
 
@@ -198,10 +221,17 @@ extern void sbf_win_init(SbfWindow *w, const SbfWinParams *p, const SbfAllocator
 /* Decodes a view; segment bits stay borrowed from v->buf (keep it alive). */
 extern SbfStatus sbf_win_load(SbfWindow *w, const SbfWinView *v, const SbfAllocator *a);
 
-/* Slides the window so that bucket b is the newest (no-op if b <= t). */
+/*
+ * Slides the window so that bucket b is the newest (no-op if b <= t).
+ * SBF_E_PARAM, the window unchanged, unless sbf_win_bucket_in_range(b).
+ */
 extern SbfStatus sbf_win_slide(SbfWindow *w, int64_t b);
 
-/* Adds hash h at bucket b (WRITES). */
+/*
+ * Adds hash h at bucket b (WRITES).  SBF_E_PARAM, the window unchanged,
+ * unless sbf_win_bucket_in_range(b); a b older than the window changes
+ * nothing (SBF_OK).
+ */
 extern SbfStatus sbf_win_add(SbfWindow *w, int64_t b, uint64_t h);
 
 /* w := w UNION src; SBF_E_INCOMPATIBLE or SBF_E_OVER_BUDGET leave w unusable. */
@@ -237,7 +267,9 @@ typedef struct SbfWinPair
 
 /*
  * Sorts pairs by hash and keeps, for each hash, the newest bucket; drops
- * pairs older than newest - B + 1.  Returns the new count.
+ * pairs older than newest - B + 1 or newer than newest (ages computed
+ * without overflow, so a newest near INT64_MIN keeps its pairs).  Returns
+ * the new count.
  */
 extern size_t sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newest,
 									  uint32_t buckets);
@@ -245,6 +277,8 @@ extern size_t sbf_win_pairs_normalize(SbfWinPair *pairs, size_t n, int64_t newes
 /*
  * A window whose newest bucket is newest holding the normalized pairs
  * (every bucket >= newest - B + 1), as pairs only; then compact as wanted.
+ * SBF_E_PARAM when newest is out of range (sbf_win_bucket_in_range),
+ * SBF_E_WINDOW when a pair is outside the window.
  */
 extern SbfStatus sbf_win_from_pairs(SbfWindow *w, const SbfWinParams *p,
 									int64_t newest, const SbfWinPair *pairs,

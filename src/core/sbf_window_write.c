@@ -122,6 +122,9 @@ sbf_win_load(SbfWindow *w, const SbfWinView *v, const SbfAllocator *a)
 	uint32_t	i;
 
 	sbf_win_init(w, &p, a);
+	/* compaction counts pairs by age in B slots: parse does not check them */
+	if ((st = sbf_win_check_pairs(v)) != SBF_OK)
+		return st;
 	w->flags = v->flags;
 	w->newest = v->newest;
 	if ((st = reserve_segs(w, v->nsegments)) != SBF_OK ||
@@ -209,18 +212,28 @@ sort_segments(SbfWindow *w)
 	qsort(w->segs, w->nsegs, sizeof(SbfWinSeg), seg_qsort_cmp);
 }
 
+/* The shift from bucket "from" to bucket "to" >= from, capped at B. */
+static uint32_t
+capped_shift(const SbfWindow *w, int64_t to, int64_t from)
+{
+	uint64_t	d = sbf_win_age_of(to, from);
+
+	return d >= w->p.buckets ? w->p.buckets : (uint32_t) d;
+}
+
 /*
- * Ages every pair and segment by shift buckets and drops what reaches B;
- * no compaction (slide and union compact afterwards).
+ * Ages every pair and segment by shift (0..B) buckets and drops what reaches
+ * B; no compaction (slide and union compact afterwards).
  */
 static void
-shift_ages(SbfWindow *w, int64_t shift)
+shift_ages(SbfWindow *w, uint32_t shift)
 {
 	uint32_t	i;
 	uint32_t	n = 0;
 
+	w->open_retry = 0;			/* a new newest bucket */
 	for (i = 0; i < w->npairs; i++)
-		if ((int64_t) w->age[i] + shift < (int64_t) w->p.buckets)
+		if ((uint32_t) w->age[i] + shift < w->p.buckets)
 		{
 			w->hash[n] = w->hash[i];
 			w->age[n++] = (uint16_t) (w->age[i] + shift);
@@ -229,7 +242,7 @@ shift_ages(SbfWindow *w, int64_t shift)
 	n = 0;
 	for (i = 0; i < w->nsegs; i++)
 	{
-		if ((int64_t) w->segs[i].age + shift < (int64_t) w->p.buckets)
+		if ((uint32_t) w->segs[i].age + shift < w->p.buckets)
 		{
 			w->segs[n] = w->segs[i];
 			w->segs[n++].age = (uint16_t) (w->segs[i].age + shift);
@@ -352,7 +365,11 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 	bool		any = false;
 
 	for (i = 0; i < w->npairs; i++)
+	{
+		if (w->age[i] >= w->p.buckets)
+			return SBF_E_WINDOW;	/* cannot happen: loads and writes keep ages < B */
 		counts[w->age[i]]++;
+	}
 	for (a = newest_too ? 0 : 1; a < w->p.buckets; a++)
 	{
 		bool		done;
@@ -360,6 +377,7 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 
 		if (counts[a] == 0)
 			continue;
+		sbf_check_interrupt(w->a);
 		st = convert_age(w, a, counts[a], false, &done);
 		if (st != SBF_OK)
 			return st;
@@ -374,6 +392,8 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 SbfStatus
 sbf_win_slide(SbfWindow *w, int64_t b)
 {
+	if (!sbf_win_bucket_in_range(b, w->p.width))
+		return SBF_E_PARAM;		/* the validator would refuse it as newest */
 	if (!(w->flags & SBF_WIN_FLAG_STARTED))
 	{
 		w->flags |= SBF_WIN_FLAG_STARTED;
@@ -382,8 +402,7 @@ sbf_win_slide(SbfWindow *w, int64_t b)
 	}
 	if (b <= w->newest)
 		return SBF_OK;
-	shift_ages(w, b - w->newest >= (int64_t) w->p.buckets ?
-			   (int64_t) w->p.buckets : b - w->newest);
+	shift_ages(w, capped_shift(w, b, w->newest));
 	w->newest = b;
 	return sbf_win_compact(w, false);
 }
@@ -444,7 +463,12 @@ segments_hold(SbfWindow *w, uint64_t h, uint32_t a)
 	return false;
 }
 
-/* Converts the newest bucket's pairs once there are SBF_WIN_OPEN_MAX of them. */
+/*
+ * Converts the newest bucket's pairs once there are SBF_WIN_OPEN_MAX of them.
+ * When they do not fit in what the bucket's budget has left, the next try
+ * waits for SBF_WIN_OPEN_MAX more pairs: without that, every further add
+ * into a full bucket would count the pairs and build a segment again.
+ */
 static SbfStatus
 maybe_close_open(SbfWindow *w)
 {
@@ -453,15 +477,18 @@ maybe_close_open(SbfWindow *w)
 	bool		done;
 	SbfStatus	st;
 
-	if (w->npairs < SBF_WIN_OPEN_MAX)
+	if (w->npairs < SBF_WIN_OPEN_MAX || w->npairs < w->open_retry)
 		return SBF_OK;
 	for (i = 0; i < w->npairs; i++)
 		c += w->age[i] == 0;
 	if (c < SBF_WIN_OPEN_MAX)
 		return SBF_OK;
+	sbf_check_interrupt(w->a);
 	st = convert_age(w, 0, c, true, &done);
 	if (st == SBF_OK && done)
 		sort_segments(w);
+	else if (st == SBF_OK)
+		w->open_retry = w->npairs + SBF_WIN_OPEN_MAX;
 	return st;
 }
 
@@ -475,9 +502,10 @@ sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
 
 	if ((st = sbf_win_slide(w, b)) != SBF_OK)
 		return st;
-	if (b < w->newest - ((int64_t) w->p.buckets - 1))
+	/* b <= newest now; the age in unsigned arithmetic cannot wrap */
+	if (sbf_win_age_of(w->newest, b) >= w->p.buckets)
 		return SBF_OK;			/* older than the window: nothing changes */
-	a = (uint16_t) (w->newest - b);
+	a = (uint16_t) sbf_win_age_of(w->newest, b);
 	pos = pair_search(w, h);
 	if (pos < w->npairs && w->hash[pos] == h)
 	{
@@ -506,7 +534,7 @@ sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
  * *from gets, for each merged pair, FROM_W, FROM_SRC or both (allocated).
  */
 static SbfStatus
-merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift, uint8_t **from)
+merge_pairs(SbfWindow *w, const SbfWinView *src, uint32_t shift, uint8_t **from)
 {
 	const uint8_t *hs = src->buf + src->pairs_offset;
 	const uint8_t *as = hs + (size_t) src->npairs * 8;
@@ -533,7 +561,7 @@ merge_pairs(SbfWindow *w, const SbfWinView *src, int64_t shift, uint8_t **from)
 	while (i < w->npairs || j < src->npairs)
 	{
 		uint64_t	sh = j < src->npairs ? sbf_load64(hs + (size_t) j * 8) : 0;
-		int64_t		sa = j < src->npairs ? sbf_load16(as + (size_t) j * 2) + shift : 0;
+		int64_t		sa = j < src->npairs ? (int64_t) sbf_load16(as + (size_t) j * 2) + shift : 0;
 
 		if (j < src->npairs && sa >= (int64_t) w->p.buckets)
 		{
@@ -657,7 +685,7 @@ SbfStatus
 sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double *need)
 {
 	int64_t		target;
-	int64_t		shift;
+	uint32_t	shift;
 	size_t		off = src->bits_offset;
 	SbfStatus	st;
 	uint8_t    *from = NULL;
@@ -667,8 +695,11 @@ sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double 
 	if (w->p.width != src->width || w->p.buckets != src->buckets ||
 		(budget == 0.0 && w->p.error_rate != src->error_rate))
 		return SBF_E_INCOMPATIBLE;
+	if ((st = sbf_win_check_pairs(src)) != SBF_OK)
+		return st;				/* merge_pairs relies on their order */
 	if (budget != 0.0)
 		w->p.error_rate = budget;
+	w->open_retry = 0;
 	if (!(src->flags & SBF_WIN_FLAG_STARTED))
 		return check_budgets(w, need);
 	if (!(w->flags & SBF_WIN_FLAG_STARTED))
@@ -677,12 +708,11 @@ sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double 
 		w->newest = src->newest;
 	}
 	target = w->newest > src->newest ? w->newest : src->newest;
+	/* both newest are in range, so target is; the shifts never wrap */
 	if (target > w->newest)
-		shift_ages(w, target - w->newest >= (int64_t) w->p.buckets ?
-				   (int64_t) w->p.buckets : target - w->newest);
+		shift_ages(w, capped_shift(w, target, w->newest));
 	w->newest = target;
-	shift = target - src->newest >= (int64_t) w->p.buckets ?
-		(int64_t) w->p.buckets : target - src->newest;
+	shift = capped_shift(w, target, src->newest);
 	if ((st = merge_pairs(w, src, shift, &from)) != SBF_OK)
 		return st;
 	if ((st = reserve_segs(w, (size_t) w->nsegs + src->nsegments)) != SBF_OK)
@@ -696,7 +726,7 @@ sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double 
 		SbfWinSeg	seg;
 
 		sbf_win_read_segment(src, j, &off, &seg);
-		if ((int64_t) seg.age + shift >= (int64_t) w->p.buckets)
+		if ((uint32_t) seg.age + shift >= w->p.buckets)
 			continue;
 		seg.age = (uint16_t) (seg.age + shift);
 		seg.fpr = sbf_win_segment_fpr(&seg);
@@ -761,27 +791,5 @@ sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix)
 	out->base = base;
 	out->len = (size_t) total;
 	out->cap = (size_t) total;
-	return SBF_OK;
-}
-
-/* A window holding normalized pairs only. */
-SbfStatus
-sbf_win_from_pairs(SbfWindow *w, const SbfWinParams *p, int64_t newest,
-				   const SbfWinPair *pairs, size_t n, const SbfAllocator *a)
-{
-	SbfStatus	st;
-	size_t		i;
-
-	sbf_win_init(w, p, a);
-	w->flags = SBF_WIN_FLAG_STARTED;
-	w->newest = newest;
-	if ((st = reserve_pairs(w, n)) != SBF_OK)
-		return st;
-	for (i = 0; i < n; i++)
-	{
-		w->hash[i] = pairs[i].hash;
-		w->age[i] = (uint16_t) (newest - pairs[i].bucket);
-	}
-	w->npairs = (uint32_t) n;
 	return SBF_OK;
 }

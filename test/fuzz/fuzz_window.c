@@ -5,14 +5,89 @@
  *	  snapshot) on a window whose parameters come from the first bytes.
  *	  After each step the encoding validates, and every hash added within the
  *	  window is found with since at its bucket (no false negatives).
+ *
+ *	  Times reach the ends of the int64 line (issue 25): jumps of the clock,
+ *	  adds, slides and unions with a second window at crafted buckets near
+ *	  INT64_MIN and INT64_MAX for 1-microsecond buckets (and the last bucket
+ *	  whose end fits for wider ones), so bucket differences overflow an int64
+ *	  and newest buckets the validator refuses are asked for (SBF_E_PARAM).
  */
 #include <string.h>
 
 #include "fuzz_common.h"
 
 #define MAX_ADDS	512
+#define NEXTREME	12
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Bucket i of the crafted ones near the ends of time for width w. */
+static int64_t
+extreme_bucket(uint8_t i, int64_t w, uint32_t buckets)
+{
+	int64_t		top = INT64_MAX / w;	/* its end does not fit */
+	int64_t		bottom = INT64_MIN / w;
+
+	switch (i % NEXTREME)
+	{
+		case 0:
+			return top;
+		case 1:
+			return top - 1;
+		case 2:
+			return top - (int64_t) buckets;
+		case 3:
+			return bottom;
+		case 4:
+			return bottom + 1;
+		case 5:
+			return bottom + (int64_t) buckets - 1;
+		case 6:
+			return bottom > INT64_MIN ? bottom - 1 : INT64_MAX / 2;
+		case 7:
+			return 0;
+		case 8:
+			return -1;
+		case 9:
+			return INT64_MAX;
+		case 10:
+			return INT64_MIN;
+		default:
+			return top / 2;
+	}
+}
+
+/* Whether a status is one an operation may return on these inputs. */
+static bool
+allowed(SbfStatus st)
+{
+	return st == SBF_OK || st == SBF_E_TOO_LARGE || st == SBF_E_NOMEM ||
+		st == SBF_E_TOO_MANY_SEGMENTS || st == SBF_E_PARAM;
+}
+
+/* Unites w with a small window whose newest bucket is b (either way round). */
+static SbfStatus
+unite_far(SbfWindow *w, const SbfWinParams *p, int64_t b, uint8_t arg)
+{
+	SbfWindow	o;
+	SbfFilter	f;
+	SbfWinView	v;
+	SbfStatus	st = SBF_OK;
+	int			j;
+
+	sbf_win_init(&o, p, &fuzz_allocator);
+	for (j = 0; j < 1 + arg % 5 && st == SBF_OK; j++)
+		st = sbf_win_add(&o, b < INT64_MIN + 5 ? b : b - j,
+						 sbf_hash_int64(-1 - (int64_t) j - arg));
+	if (st == SBF_OK && sbf_win_encode(&o, &f, 0) == SBF_OK)
+	{
+		FUZZ_ASSERT(sbf_win_validate(SBF_PAYLOAD(&f), f.len, &v) == SBF_OK);
+		st = sbf_win_union(w, &v);
+		sbf_filter_free(&f);
+	}
+	sbf_win_free(&o);
+	return st == SBF_E_PARAM ? SBF_OK : st;
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,7 +103,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	p.width = 1 + data[0] % 7;
+	/* 1-microsecond buckets half the time */
+	p.width = data[0] & 1 ? 1 : 1 + (data[0] >> 1) % 7;
 	p.buckets = 1 + data[1] % 40;
 	p.error_rate = 0.001 + (data[2] % 100) * 0.004;
 	sbf_win_init(&w, &p, &fuzz_allocator);
@@ -38,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t		arg = data[i + 1];
 		SbfStatus	st = SBF_OK;
 
-		switch (op % 8)
+		switch (op % 12)
 		{
 			case 0:
 			case 1:
@@ -46,7 +122,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			case 3:
 				{
 					/* a burst of adds at a bucket near the clock */
-					int64_t		b = clock - (op >> 3) % 4;
+					int64_t		b;
+
+					if (__builtin_sub_overflow(clock, (int64_t) ((op >> 3) % 4), &b))
+						b = clock;
 					int			n = 1 + (arg % 4 == 0 ? arg * 20 : arg % 8);
 					int			j;
 
@@ -64,7 +143,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					break;
 				}
 			case 4:
-				clock += 1 + arg % 10;
+				if (__builtin_add_overflow(clock, (int64_t) (1 + arg % 10), &clock))
+					clock = INT64_MAX;
 				st = sbf_win_slide(&w, clock);
 				break;
 			case 5:
@@ -73,6 +153,36 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			case 6:
 				sbf_filter_free(&snap);
 				st = sbf_win_encode(&w, &snap, 0);
+				break;
+			case 8:
+				/* the clock jumps to a crafted bucket (maybe out of range) */
+				clock = extreme_bucket(arg, p.width, p.buckets);
+				st = sbf_win_slide(&w, clock);
+				break;
+			case 9:
+				{
+					/* one add at a crafted bucket */
+					int64_t		b = extreme_bucket(arg, p.width, p.buckets);
+					uint64_t	h = sbf_hash_int64((int64_t) i * 7919);
+
+					st = sbf_win_add(&w, b, h);
+					if (st == SBF_OK && nadds < MAX_ADDS)
+					{
+						hashes[nadds] = h;
+						buckets[nadds++] = b;
+					}
+					break;
+				}
+			case 10:
+			case 11:
+				st = unite_far(&w, &p, extreme_bucket(arg, p.width, p.buckets), arg);
+				if (st == SBF_E_OVER_BUDGET)
+				{
+					sbf_win_free(&w);
+					sbf_win_init(&w, &p, &fuzz_allocator);
+					nadds = 0;
+					st = SBF_OK;
+				}
 				break;
 			case 7:
 				if (snap.base != NULL)
@@ -92,8 +202,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 				break;
 		}
-		FUZZ_ASSERT(st == SBF_OK || st == SBF_E_TOO_LARGE || st == SBF_E_NOMEM ||
-					st == SBF_E_TOO_MANY_SEGMENTS);
+		FUZZ_ASSERT(allowed(st));
+		if (st == SBF_E_PARAM)
+			continue;			/* refused, the window unchanged */
 		if (st != SBF_OK)
 			break;
 	}
@@ -108,7 +219,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(sbf_win_validate(SBF_PAYLOAD(&f), f.len, &v) == SBF_OK);
 			fuzz_check_window(SBF_PAYLOAD(&f), f.len);
 			for (j = 0; j < nadds; j++)
-				if (buckets[j] > v.newest - (int64_t) p.buckets)
+				if (buckets[j] <= v.newest &&
+					sbf_win_age_of(v.newest, buckets[j]) < p.buckets)
 					FUZZ_ASSERT(sbf_win_contains(&v, hashes[j],
 												 sbf_win_max_age(&v, buckets[j])));
 			sbf_filter_free(&f);
