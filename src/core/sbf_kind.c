@@ -18,8 +18,10 @@
 
 /* The one table: a new kind is one new file and one row here. */
 static const SbfKindOps *const kind_table[] = {
+	&sbf_kind_bloom_ops,
 	&sbf_kind_blocked_ops,
 	&sbf_kind_fused_ops,
+	&sbf_kind_wbloom_ops,
 };
 
 /* The row of a kind, NULL if unknown. */

@@ -24,9 +24,10 @@
 
 #include "sbf_core.h"
 
-#define SBF_KIND_BLOOM			1	/* formats 1-3's segment (its own row: later) */
+#define SBF_KIND_BLOOM			1	/* formats 1-2's segment: double hashing */
 #define SBF_KIND_BLOCKED		2	/* an element's probes in one 512-bit line */
 #define SBF_KIND_FUSED			3	/* binary fuse filter of a complete set */
+#define SBF_KIND_WBLOOM			4	/* format 3's segment: windowed positions */
 
 #define SBF_KIND_DESC_BYTES		16
 
@@ -65,7 +66,7 @@ typedef struct SbfKindGeom
 typedef struct SbfKindOps
 {
 	uint8_t		kind;
-	const char *name;			/* sbf_info's "kind": "blocked", "fused" */
+	const char *name;			/* sbf_info's "kind": "bloom", "blocked", "fused" */
 
 	/* geometry ranges: SBF_OK or SBF_E_SEGMENT */
 	SbfStatus	(*check_geom) (const SbfKindGeom *g);
@@ -116,6 +117,8 @@ typedef struct SbfKindOps
 	double		(*rate_of) (const SbfKindGeom *g, const uint8_t *data);
 } SbfKindOps;
 
+extern const SbfKindOps sbf_kind_bloom_ops;
+extern const SbfKindOps sbf_kind_wbloom_ops;
 extern const SbfKindOps sbf_kind_blocked_ops;
 extern const SbfKindOps sbf_kind_fused_ops;
 
