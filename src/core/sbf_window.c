@@ -119,14 +119,14 @@ sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *se
 
 	sbf_dir_start(&it, v->buf, v->nsegments, *off);
 	it.i = j;
-	(void) sbf_dir_next(&it, &e);
+	sbf_dir_decode(&it, &e);
 	seg->age = e.age;
 	seg->k = e.g.width;
 	seg->count = (uint32_t) e.count;
 	seg->nbits = e.g.size;
 	seg->bits = v->buf + e.data;
 	seg->owned = false;
-	*off = it.off;
+	*off += (size_t) sbf_words_bytes(e.g.size);
 }
 
 /* False-positive rate of a segment: (ones / m)^k. */
