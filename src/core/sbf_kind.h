@@ -159,6 +159,16 @@ extern size_t sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad)
 extern SbfStatus sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g,
 								 uint64_t *bytes);
 
+/*
+ * build() of a kind that inserts hash by hash: SBF_E_PARAM unless h[0..n)
+ * ascends strictly; else bytes of data zeroed, each hash inserted.
+ */
+extern SbfStatus sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data,
+										  uint64_t bytes, const uint64_t *h,
+										  size_t n, const SbfAllocator *a,
+										  bool (*insert) (const SbfKindGeom *,
+														  uint8_t *, uint64_t));
+
 /* ---- blocked internals shared with tests and benchmarks ---- */
 
 /* Putze et al.'s rate of a blocked filter with lambda elements a line, k probes. */

@@ -97,28 +97,34 @@ wbloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 	return true;
 }
 
+/*
+ * How many of h[0..n) are found, hash by hash (the plain reader's batched,
+ * prefetching loop over every segment is sbf_count_contained's).
+ */
 static size_t
-bloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-			size_t n)
+count_with(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+		   size_t n, bool (*contains) (const SbfKindGeom *, const uint8_t *, uint64_t))
 {
 	size_t		found = 0;
 	size_t		i;
 
 	for (i = 0; i < n; i++)
-		found += bloom_contains(g, data, h[i]) ? 1 : 0;
+		found += contains(g, data, h[i]) ? 1 : 0;
 	return found;
+}
+
+static size_t
+bloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			size_t n)
+{
+	return count_with(g, data, h, n, bloom_contains);
 }
 
 static size_t
 wbloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 			 size_t n)
 {
-	size_t		found = 0;
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		found += wbloom_contains(g, data, h[i]) ? 1 : 0;
-	return found;
+	return count_with(g, data, h, n, wbloom_contains);
 }
 
 static bool
@@ -144,39 +150,20 @@ wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 	return clear != 0;
 }
 
-/* Fills data from strictly ascending hashes with one insert each. */
-static SbfStatus
-build_with(const SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
-		   const SbfAllocator *a,
-		   bool (*insert) (const SbfKindGeom *, uint8_t *, uint64_t))
-{
-	size_t		i;
-
-	for (i = 1; i < n; i++)
-		if (h[i - 1] >= h[i])
-			return SBF_E_PARAM;
-	memset(data, 0, (size_t) sbf_words_bytes(g->size));
-	for (i = 0; i < n; i++)
-	{
-		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 && a != NULL)
-			sbf_check_interrupt(a);
-		(void) insert(g, data, h[i]);
-	}
-	return SBF_OK;
-}
-
 static SbfStatus
 bloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 			const SbfAllocator *a)
 {
-	return build_with(g, data, h, n, a, bloom_insert);
+	return sbf_kind_build_by_insert(g, data, sbf_words_bytes(g->size), h, n, a,
+									bloom_insert);
 }
 
 static SbfStatus
 wbloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 			 const SbfAllocator *a)
 {
-	return build_with(g, data, h, n, a, wbloom_insert);
+	return sbf_kind_build_by_insert(g, data, sbf_words_bytes(g->size), h, n, a,
+									wbloom_insert);
 }
 
 /* dst |= src, word by word (byte order does not matter to an OR). */
