@@ -62,9 +62,9 @@ bloom_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
 	return SBF_OK;
 }
 
-/* SIZING: m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2). */
+/* SIZING: m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2), of a bloom kind. */
 static SbfStatus
-bloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+plan_kind(uint8_t kind, uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
 	uint64_t	m;
 	uint32_t	k;
@@ -74,10 +74,23 @@ bloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 	if (!sbf_segment_geometry(n, share, SBF_MAX_SEGMENT_BITS, &m, &k))
 		return SBF_E_TOO_LARGE;
 	memset(g, 0, sizeof(*g));
+	g->kind = kind;
 	g->size = m;
 	g->width = (uint8_t) k;
 	*bytes = sbf_words_bytes(m);
 	return SBF_OK;
+}
+
+static SbfStatus
+bloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	return plan_kind(SBF_KIND_BLOOM, n, share, g, bytes);
+}
+
+static SbfStatus
+wbloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	return plan_kind(SBF_KIND_WBLOOM, n, share, g, bytes);
 }
 
 static bool
@@ -225,7 +238,7 @@ const SbfKindOps sbf_kind_wbloom_ops = {
 	.bytes = bloom_bytes,
 	.check_data = bloom_check_data,
 	.check_entry = bloom_check_entry,
-	.plan = bloom_plan,
+	.plan = wbloom_plan,
 	.contains = wbloom_contains,
 	.count = wbloom_count,
 	.insert = wbloom_insert,

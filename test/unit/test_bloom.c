@@ -21,7 +21,9 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_dir.h"
 #include "sbf_internal.h"
+#include "sbf_kind.h"
 #include "sbf_window.h"
 
 #include "unit_check.h"
@@ -429,10 +431,327 @@ test_bytes_unchanged(void)
 	}
 }
 
+
+/* Sorted distinct copies of h[0..n); returns the distinct count. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t
+sorted_distinct(const uint64_t *h, size_t n, uint64_t *out)
+{
+	size_t		i;
+	size_t		d = 0;
+
+	memcpy(out, h, n * sizeof(uint64_t));
+	qsort(out, n, sizeof(uint64_t), cmp_u64);
+	for (i = 0; i < n; i++)
+		if (d == 0 || out[d - 1] != out[i])
+			out[d++] = out[i];
+	return d;
+}
+
+/*
+ * The bloom row against the old paths on random sets: a segmented value
+ * right-sized for n (sbf_create_segments, then sbf_add_hashes, the writer
+ * of 1.2) has exactly the bits the row's build makes from the sorted set;
+ * the row's plan is that segment's geometry; contains, count, rate_of and
+ * rate_at answer as sbf_contains_hash, sbf_count_contained,
+ * sbf_current_fpr and the COUNTS model; insert says what the add counted.
+ */
+static void
+test_bloom_row_matches_filter(void)
+{
+	const SbfKindOps *ops = sbf_kind_ops(SBF_KIND_BLOOM);
+	uint64_t	seed = 4242;
+	int			t;
+
+	CHECK(ops == &sbf_kind_bloom_ops);
+	for (t = 0; t < 30; t++)
+	{
+		size_t		n = 1 + (size_t) (rnd(&seed) % (t < 24 ? 3000 : 30000));
+		double		p = t % 3 == 0 ? 0.01 : t % 3 == 1 ? 1e-4 : 0.2;
+		SbfParams	pr = params(n, 0.3, 0.5, 2, 9);
+		uint64_t   *h = malloc(n * sizeof(uint64_t));
+		uint64_t   *sh = malloc(n * sizeof(uint64_t));
+		uint64_t	probe[500];
+		SbfFilter	f;
+		SbfView		v;
+		SbfSegment	seg;
+		SbfKindGeom g;
+		uint64_t	bytes;
+		uint8_t    *data;
+		uint8_t    *data2;
+		size_t		i;
+		size_t		d;
+		size_t		found = 0;
+
+		for (i = 0; i < n; i++)
+			h[i] = rnd(&seed) >> (i % 5 == 0 ? 52 : 0);	/* repeats */
+		d = sorted_distinct(h, n, sh);
+		CHECK(sbf_create_segments(&f, &pr, n, p, 0, 0, &g_alloc) == SBF_OK);
+		CHECK(sbf_add_hashes(&f, h, n) == SBF_OK);
+		sbf_filter_view(&f, &v);
+		CHECK(v.nsegments == 1);
+		sbf_get_segment(&v, 0, &seg);
+		CHECK(ops->plan(n, p, &g, &bytes) == SBF_OK);
+		CHECK(g.size == seg.nbits && g.width == seg.k && g.kind == SBF_KIND_BLOOM);
+		CHECK(bytes == sbf_words_bytes(seg.nbits));
+		data = calloc(1, (size_t) bytes);
+		data2 = calloc(1, (size_t) bytes);
+		CHECK(ops->build(&g, data, sh, d, &g_alloc) == SBF_OK);
+		CHECK(memcmp(data, v.buf + seg.words_offset, (size_t) bytes) == 0);
+		CHECK(ops->check_data(&g, data) == SBF_OK);
+		CHECK(ops->check_entry(&g, seg.capacity, seg.count, seg.error) == SBF_OK);
+		/* insert one by one in row order: the adds' count */
+		{
+			uint64_t	counted = 0;
+
+			for (i = 0; i < n; i++)
+				counted += ops->insert(&g, data2, h[i]) ? 1 : 0;
+			CHECK(counted == seg.count);
+			CHECK(memcmp(data, data2, (size_t) bytes) == 0);
+		}
+		for (i = 0; i < 500; i++)
+		{
+			probe[i] = i < 100 ? h[i % n] : rnd(&seed);
+			CHECK(ops->contains(&g, data, probe[i]) == sbf_contains_hash(&v, probe[i]));
+			found += ops->contains(&g, data, probe[i]);
+		}
+		CHECK(ops->count(&g, data, probe, 500) == found);
+		CHECK(sbf_count_contained(&v, probe, 500) == found);
+		CHECK(1.0 - (1.0 - ops->rate_of(&g, data)) == sbf_current_fpr(&v));
+		CHECK(fabs(ops->rate_at(&g, n) - p) < p * 0.3);
+		/* merge is OR: a split set merges into the whole */
+		CHECK(ops->build(&g, data2, sh, d / 2, NULL) == SBF_OK);
+		{
+			uint8_t    *rest = calloc(1, (size_t) bytes);
+
+			CHECK(ops->build(&g, rest, sh + d / 2, d - d / 2, NULL) == SBF_OK);
+			ops->merge(&g, data2, rest);
+			CHECK(memcmp(data, data2, (size_t) bytes) == 0);
+			free(rest);
+		}
+		if (d > 1)
+		{
+			uint64_t	swap[2] = {sh[1], sh[0]};
+
+			CHECK(ops->build(&g, data2, swap, 2, NULL) == SBF_E_PARAM);
+		}
+		free(data);
+		free(data2);
+		free(h);
+		free(sh);
+		sbf_filter_free(&f);
+	}
+}
+
+/* Geometry, entry and data checks of the bloom rows: the version-2 ranges. */
+static void
+test_bloom_row_checks(void)
+{
+	const SbfKindOps *rows[2] = {&sbf_kind_bloom_ops, &sbf_kind_wbloom_ops};
+	int			r;
+
+	for (r = 0; r < 2; r++)
+	{
+		const SbfKindOps *ops = rows[r];
+		SbfKindGeom g = {.size = 100, .kind = ops->kind, .width = 3};
+		uint8_t		data[16] = {0};
+		uint64_t	bytes;
+
+		CHECK(strcmp(ops->name, "bloom") == 0);
+		CHECK(ops->check_geom(&g) == SBF_OK);
+		CHECK(ops->bytes(&g, &bytes) && bytes == 16);
+		CHECK(ops->check_data(&g, data) == SBF_OK);
+		data[12] = 0x10;		/* bit 100: past m */
+		CHECK(ops->check_data(&g, data) == SBF_E_BITS);
+		data[12] = 0x08;		/* bit 99: the last one */
+		CHECK(ops->check_data(&g, data) == SBF_OK);
+		g.width = 0;
+		CHECK(ops->check_geom(&g) == SBF_E_SEGMENT);
+		g.width = SBF_MAX_K + 1;
+		CHECK(ops->check_geom(&g) == SBF_E_SEGMENT);
+		g.width = SBF_MAX_K;
+		g.size = 0;
+		CHECK(ops->check_geom(&g) == SBF_E_SEGMENT);
+		g.size = SBF_MAX_SEGMENT_BITS + 1;
+		CHECK(ops->check_geom(&g) == SBF_E_SEGMENT);
+		g.size = SBF_MAX_SEGMENT_BITS;
+		CHECK(ops->check_geom(&g) == SBF_OK);
+		g.arity = 3;
+		CHECK(ops->check_geom(&g) == SBF_E_SEGMENT);
+		g.arity = 0;
+		CHECK(ops->check_entry(&g, 10, 10, 0.01) == SBF_OK);
+		CHECK(ops->check_entry(&g, 10, 11, 0.01) == SBF_E_SEGMENT);
+		CHECK(ops->check_entry(&g, 0, 0, 0.01) == SBF_E_SEGMENT);
+		CHECK(ops->check_entry(&g, 10, 1, 0.5) == SBF_E_SEGMENT);
+		CHECK(ops->check_entry(&g, 10, 1, NAN) == SBF_E_SEGMENT);
+		CHECK(ops->plan(0, 0.01, &g, &bytes) == SBF_E_PARAM);
+		CHECK(ops->plan(10, 0.5, &g, &bytes) == SBF_E_PARAM);
+		CHECK(ops->plan(UINT64_MAX / 2, 1e-300, &g, &bytes) == SBF_E_TOO_LARGE);
+	}
+}
+
+/*
+ * The windowed row against format 3's segments: every segment of windows
+ * built by adds and compaction is found by the row exactly where
+ * sbf_win_segment_has finds it, has the rate sbf_win_segment_fpr gives, and
+ * rebuilding it from the hashes it holds sets no bit it lacks.
+ */
+static void
+test_wbloom_row_matches_window(void)
+{
+	const SbfKindOps *ops = sbf_kind_ops(SBF_KIND_WBLOOM);
+	SbfWinParams p = {.width = 100, .buckets = 6, .error_rate = 0.01};
+	SbfWindow	w;
+	SbfFilter	out;
+	SbfWinView	v;
+	SbfDirIter	it;
+	SbfDirEntry e;
+	uint64_t	seed = 99;
+	uint64_t	hs[20000];
+	size_t		off;
+	int			j;
+	uint32_t	nseg = 0;
+
+	CHECK(ops == &sbf_kind_wbloom_ops);
+	sbf_win_init(&w, &p, &g_alloc);
+	for (j = 0; j < 20000; j++)
+	{
+		hs[j] = rnd(&seed);
+		CHECK(sbf_win_add(&w, j / 4000, hs[j]) == SBF_OK);
+	}
+	CHECK(sbf_win_compact(&w, true) == SBF_OK);
+	CHECK(sbf_win_encode(&w, &out, 0) == SBF_OK);
+	CHECK(sbf_win_validate(out.base, out.len, &v) == SBF_OK);
+	CHECK(v.nsegments >= 4);
+	off = v.bits_offset;
+	sbf_dir_start(&it, v.buf, v.nsegments, v.bits_offset);
+	while (sbf_dir_next(&it, &e))
+	{
+		SbfWinSeg	seg;
+		uint8_t    *data = calloc(1, (size_t) sbf_words_bytes(e.g.size));
+		int			i;
+
+		sbf_win_read_segment(&v, e.index, &off, &seg);
+		CHECK(e.ops == ops && e.g.kind == SBF_KIND_WBLOOM);
+		CHECK(e.age == seg.age && e.g.size == seg.nbits && e.g.width == seg.k &&
+			  e.count == seg.count && v.buf + e.data == seg.bits);
+		CHECK(ops->check_geom(&e.g) == SBF_OK);
+		CHECK(ops->rate_of(&e.g, seg.bits) == sbf_win_segment_fpr(&seg));
+		for (i = 0; i < 20000; i += 7)
+			CHECK(sbf_dir_has(v.buf, &e, hs[i]) == sbf_win_segment_has(&seg, hs[i]));
+		/* the bucket's hashes, inserted again, are all found already */
+		for (i = 0; i < 20000; i++)
+			if (sbf_win_segment_has(&seg, hs[i]))
+				(void) ops->insert(&e.g, data, hs[i]);
+		for (i = 0; i < 20000; i += 13)
+			CHECK(!ops->contains(&e.g, data, hs[i]) || sbf_win_segment_has(&seg, hs[i]));
+		free(data);
+		nseg++;
+	}
+	CHECK(nseg == v.nsegments && off == v.pairs_offset);
+	sbf_filter_free(&out);
+	sbf_win_free(&w);
+}
+
+/* The iterator walks what sbf_get_segment reads, entry by entry. */
+static void
+test_iterator_matches_directory(void)
+{
+	int			pi;
+
+	for (pi = 0; pi < NPARAMS; pi++)
+	{
+		SbfFilter	f;
+		SbfView		v;
+		SbfDirIter	it;
+		SbfDirEntry e;
+		uint32_t	n = 0;
+
+		make_filter(&f, pi, 20000, 31, true, false);
+		CHECK(sbf_validate(f.base, f.len, &v) == SBF_OK);
+		sbf_dir_view(&it, &v);
+		while (sbf_dir_next(&it, &e))
+		{
+			SbfSegment	a;
+			SbfSegment	b;
+			SbfSegment	raw;
+
+			sbf_get_segment(&v, e.index, &a);
+			sbf_dir_segment(&e, &b);
+			sbf_read_segment(v.buf, e.index, &raw);
+			CHECK(e.index == n);
+			CHECK(a.capacity == b.capacity && a.count == b.count &&
+				  a.nbits == b.nbits && a.k == b.k && a.kind == b.kind &&
+				  a.words_offset == b.words_offset);
+			CHECK(memcmp(&a.error, &raw.error, sizeof(double)) == 0 &&
+				  raw.nbits == a.nbits && raw.kind == SBF_KIND_BLOOM);
+			CHECK(strcmp(sbf_segment_kind_name(&a), "bloom") == 0);
+			n++;
+		}
+		CHECK(n == v.nsegments && it.off == v.hll_offset);
+		sbf_filter_free(&f);
+	}
+}
+
+/* The version table: what each version byte allows. */
+static void
+test_version_table(void)
+{
+	const SbfVersion *v1 = sbf_version(1);
+	const SbfVersion *v2 = sbf_version(2);
+	const SbfVersion *v3 = sbf_version(3);
+
+	CHECK(v1 != NULL && v2 != NULL && v3 != NULL);
+	CHECK(sbf_version(0) == NULL && sbf_version(4) == NULL && sbf_version(255) == NULL);
+	CHECK(v1->flags == SBF_FLAG_HLL_DENSE && !v1->exact && !v1->directory_counts &&
+		  !v1->written && !v1->windowed);
+	CHECK((v2->flags & SBF_FLAG_EXACT) && v2->exact && v2->directory_counts &&
+		  v2->written && !v2->windowed);
+	CHECK(v3->windowed && v3->flags == SBF_WIN_FLAG_STARTED &&
+		  v3->header_bytes == SBF_WIN_HEADER_BYTES &&
+		  v3->entry_bytes == SBF_WIN_SEGDIR_BYTES);
+	CHECK(v1->segment_ops == &sbf_kind_bloom_ops &&
+		  v2->segment_ops == &sbf_kind_bloom_ops &&
+		  v3->segment_ops == &sbf_kind_wbloom_ops);
+	CHECK(sbf_versions_unite(1, 2) && sbf_versions_unite(2, 1) &&
+		  sbf_versions_unite(2, 2) && sbf_versions_unite(3, 3));
+	CHECK(!sbf_versions_unite(2, 3) && !sbf_versions_unite(1, 3) &&
+		  !sbf_versions_unite(2, 9));
+	/* a version-1 value with a flag only version 2 has is refused */
+	{
+		SbfFilter	f;
+		SbfView		v;
+
+		make_filter(&f, 0, 3000, 8, true, false);
+		CHECK(sbf_validate(f.base, f.len, &v) == SBF_OK);
+		f.base[0] = 1;
+		CHECK(sbf_validate(f.base, f.len, &v) == SBF_OK);
+		CHECK(strcmp(sbf_count_source(&v), "hll") == 0);
+		f.base[1] |= SBF_FLAG_OVERLAP;
+		CHECK(sbf_validate(f.base, f.len, &v) == SBF_E_FLAGS);
+		f.base[0] = 5;
+		CHECK(sbf_validate(f.base, f.len, &v) == SBF_E_VERSION);
+		sbf_filter_free(&f);
+	}
+}
+
 int
 main(void)
 {
 	RUN(test_bytes_unchanged);
+	RUN(test_bloom_row_matches_filter);
+	RUN(test_bloom_row_checks);
+	RUN(test_wbloom_row_matches_window);
+	RUN(test_iterator_matches_directory);
+	RUN(test_version_table);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
 }
