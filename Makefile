@@ -15,8 +15,9 @@ CORE_SRCS = $(wildcard src/core/*.c)
 GLUE_SRCS = $(wildcard src/*.c)
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-# regress files: sql/<name>.sql against expected/<name>.out
-REGRESS = $(sort $(patsubst sql/%.sql,%,$(filter-out sql/sbf--%,$(wildcard sql/*.sql))))
+# regress files: sql/<name>.sql against expected/<name>.out; sbf_setup runs
+# first and creates the helpers the others share (schema sbf_regress)
+REGRESS = sbf_setup $(sort $(patsubst sql/%.sql,%,$(filter-out sql/sbf--% sql/sbf_setup.sql,$(wildcard sql/*.sql))))
 REGRESS_OPTS = --load-extension=sbf
 
 # make installcheck runs the regress files against the running server of the

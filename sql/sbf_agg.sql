@@ -1,18 +1,5 @@
 -- sbf_agg: the aggregates sbf_agg and sbf_union_agg
 
--- error helper: runs a statement and shows SQLSTATE, message, detail, hint
-CREATE FUNCTION pg_temp.try(stmt text, OUT code text, OUT message text,
-							OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	code := '00000';
-	message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END $$;
-
 -- the one-by-one path: sbf_add row after row, starting from NULL (a default filter)
 CREATE AGGREGATE pg_temp.add_one_by_one(text) (SFUNC = sbf_add, STYPE = scalablebloom);
 
@@ -198,21 +185,21 @@ SELECT (SELECT sbf_union_agg(f)::bytea
 		FROM (VALUES (sbf_empty() || 'b'), (sbf_empty() || 'a')) v(f)) AS same_without_nulls;
 
 -- errors: error_rate must be in (0, 0.5)
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::text, 'NaN') FROM generate_series(1, 3) x$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::text, 0) FROM generate_series(1, 3) x$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(x, 0.5) FROM generate_series(1, 3) x$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::text::bytea, -1) FROM generate_series(1, 3) x$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_agg(x::text, 'NaN') FROM generate_series(1, 3) x$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_agg(x::text, 0) FROM generate_series(1, 3) x$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_agg(x, 0.5) FROM generate_series(1, 3) x$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_agg(x::text::bytea, -1) FROM generate_series(1, 3) x$$);
 
 -- errors: the error_rate must be the same in every row
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(x, 0.01 * x) FROM generate_series(1, 3) x$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_agg(x, 0.01 * x) FROM generate_series(1, 3) x$$);
 
 -- errors: sbf_union_agg of filters with different parameters
-SELECT * FROM pg_temp.try($$
+SELECT * FROM sbf_regress.try($$
 	SELECT sbf_union_agg(f) FROM (
 		SELECT sbf_agg(x::text, 0.01) FROM generate_series(1, 10) x
 		UNION ALL
 		SELECT sbf_agg(x::text, 0.001) FROM generate_series(1, 10) x) s(f)$$);
-SELECT * FROM pg_temp.try($$
+SELECT * FROM sbf_regress.try($$
 	SELECT sbf_union_agg(f) FROM (VALUES (sbf_empty()), (sbf_empty(growth => 4))) v(f)$$);
 
 -- a forced parallel plan: 200,000 rows, two workers

@@ -5,27 +5,15 @@
 -- values just past it, which are refused before anything is allocated;
 -- test/t/007_text_limit.pl creates the largest value and dumps it.
 
-CREATE FUNCTION pg_temp.try(stmt text, OUT code text, OUT message text,
-							OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	code := '00000';
-	message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END $$;
-
 \x on
 
 -- 1.0 created this one (838,692,692 bytes), but its text form would exceed
 -- 1 GB: now refused
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(700000000, 0.01, 2, 1.0)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(700000000, 0.01, 2, 1.0)$$);
 
 -- the largest first segment at the default parameters holds 447,652,205
 -- elements (804,519,924 bytes, see the unit test); one more is refused
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(447652206)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(447652206)$$);
 
 -- a growing filter stops at the limit too.  A format-1 value (error_rate
 -- 0.4, growth 16, no tightening) whose one tiny segment claims to be full
@@ -33,8 +21,8 @@ SELECT * FROM pg_temp.try($$SELECT sbf_empty(447652206)$$);
 -- would take 953 MB, which 1.0 allowed; refused, and the value is unchanged
 CREATE TEMP TABLE full_segment AS SELECT
 	'\x0100010910000100000000009a9999999999d93f000000000000f03f80b2e60e0000000080b2e60e0000000080b2e60e0000000002000000000000009a9999999999d93f01000000000000000000000000000000'::bytea::scalablebloom AS f;
-SELECT * FROM pg_temp.try($$UPDATE full_segment SET f = f || 'one more'$$);
-SELECT * FROM pg_temp.try($$UPDATE full_segment SET f = f || ARRAY['one', 'more']$$);
+SELECT * FROM sbf_regress.try($$UPDATE full_segment SET f = f || 'one more'$$);
+SELECT * FROM sbf_regress.try($$UPDATE full_segment SET f = f || ARRAY['one', 'more']$$);
 \x off
 SELECT md5(f::bytea) = md5('\x0100010910000100000000009a9999999999d93f000000000000f03f80b2e60e0000000080b2e60e0000000080b2e60e0000000002000000000000009a9999999999d93f01000000000000000000000000000000'::bytea) AS unchanged
 FROM full_segment;
@@ -43,26 +31,26 @@ FROM full_segment;
 \x off
 -- error rates: the smallest double is a parameter error, not "too large"
 \x on
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(1, 5e-324)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(1, 5e-324)$$);
 
 -- with the default tightening 0.9 the right-sized segment's rate e^1.04
 -- decides: 1e-300 underflows
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(1, 1e-300)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(1, 1e-300)$$);
 
 -- without tightening every segment gets e itself: 1e-300 is fine
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(1, 1e-300, 2, 1.0)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(1, 1e-300, 2, 1.0)$$);
 
 -- ... down to the smallest normal double, and not below
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(1, 2.2250738585072014e-308, 2, 1.0)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(1, 2.2250738585072e-308, 2, 1.0)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(1, 2.2250738585072014e-308, 2, 1.0)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(1, 2.2250738585072e-308, 2, 1.0)$$);
 
 -- the hint's error_rate is accepted, and the next smaller double is not
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(1, 1.5140453243167942e-296)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_empty(1, 1.514045324316794e-296)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(1, 1.5140453243167942e-296)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_empty(1, 1.514045324316794e-296)$$);
 
 -- the aggregates check the same way
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(x, 5e-324) FROM (VALUES ('a')) v(x)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_agg(x::bigint, 1e-300) FROM generate_series(1, 3) x$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_agg(x, 5e-324) FROM (VALUES ('a')) v(x)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_agg(x::bigint, 1e-300) FROM generate_series(1, 3) x$$);
 
 \x off
 
@@ -86,5 +74,5 @@ CREATE TEMP TABLE chain_end AS SELECT
 	'\x0100010901000400000000007b14ae47e17a843f30058ee42eff2b2b01000000000000000100000000000000010000000000000040000000000000007b14ae47e17a843f01000000000000000100000000000000010000000000000040000000000000003d55984affeac12a01000000000000000100000000000000010000000000000040000000000000006ca32796545aff150100000000000000010000000000000001000000000000004000000000000000345686223d6e3b0101000000000000000000000000000000000000000000000000000000000000000000000000000000'::bytea::scalablebloom AS f;
 SELECT jsonb_array_length(sbf_info(f) -> 'segments') AS segments FROM chain_end;
 \x on
-SELECT * FROM pg_temp.try($$SELECT f || 'one more' FROM chain_end$$);
+SELECT * FROM sbf_regress.try($$SELECT f || 'one more' FROM chain_end$$);
 \x off

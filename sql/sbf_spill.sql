@@ -2,17 +2,6 @@
 -- hashes to temporary files; the result is the bytes of the in-memory build.
 -- sbf.spill_threshold (hashes, for tests) forces spilling at a tiny size.
 
--- error helper: runs a statement and shows SQLSTATE and message
-CREATE FUNCTION pg_temp.try(stmt text, OUT code text, OUT message text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	code := '00000';
-	message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-END $$;
-
 -- temporary blocks the top plan node wrote (EXPLAIN's BUFFERS count the
 -- BufFile writes of the aggregate's spill)
 CREATE FUNCTION pg_temp.temp_written(query text) RETURNS bigint
@@ -115,7 +104,7 @@ COMMIT;
 -- and the files are gone afterwards
 SET temp_file_limit = '64kB';
 SELECT code, message ~ 'temp_file_limit' AS names_the_limit
-FROM pg_temp.try($$SELECT sbf_agg(id) FROM spill_rows$$);
+FROM sbf_regress.try($$SELECT sbf_agg(id) FROM spill_rows$$);
 RESET temp_file_limit;
 SELECT pg_temp.temp_files() AS files_left_after_limit;
 

@@ -1,18 +1,5 @@
 -- sbf_type: the scalablebloom type, its text and binary forms, and casts
 
--- error helper: runs a statement and shows SQLSTATE, message, detail, hint
-CREATE FUNCTION pg_temp.try(stmt text, OUT code text, OUT message text,
-							OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	code := '00000';
-	message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END $$;
-
 -- text form of a payload, built by hand: 'sbf1:' + base64 without newlines
 CREATE FUNCTION pg_temp.t(b bytea) RETURNS text
 LANGUAGE sql AS $$ SELECT 'sbf1:' || translate(encode(b, 'base64'), E'\n', '') $$;
@@ -124,100 +111,100 @@ FROM stored s, samples t WHERE t.id = 3;
 \x on
 
 -- malformed text: missing prefix
-SELECT * FROM pg_temp.try($$SELECT 'AQABCQ=='::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT 'AQABCQ=='::scalablebloom$$);
 
 -- malformed text: empty string
-SELECT * FROM pg_temp.try($$SELECT ''::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT ''::scalablebloom$$);
 
 -- malformed text: prefix of another version
-SELECT * FROM pg_temp.try($$SELECT 'sbf2:AAAA'::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT 'sbf2:AAAA'::scalablebloom$$);
 
 -- malformed text: prefix only (no payload)
-SELECT * FROM pg_temp.try($$SELECT 'sbf1:'::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT 'sbf1:'::scalablebloom$$);
 
 -- malformed text: character outside the base64 alphabet
-SELECT * FROM pg_temp.try($$SELECT 'sbf1:AQAB*Q=='::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT 'sbf1:AQAB*Q=='::scalablebloom$$);
 
 -- malformed text: length not a multiple of 4
-SELECT * FROM pg_temp.try($$SELECT 'sbf1:AQABCQ'::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT 'sbf1:AQABCQ'::scalablebloom$$);
 
 -- malformed text: padding in the middle
-SELECT * FROM pg_temp.try($$SELECT 'sbf1:AQ==AQAB'::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT 'sbf1:AQ==AQAB'::scalablebloom$$);
 
 -- malformed text: nonzero bits under the padding
-SELECT * FROM pg_temp.try($$SELECT 'sbf1:AR=='::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT 'sbf1:AR=='::scalablebloom$$);
 
 -- malformed text: surrounding whitespace is not accepted
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	' ' || sbf_empty(1)::text));
 
 -- malformed text: wrong version byte
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_empty1(), 0, 4))));
 
 -- malformed text: unknown flag bit
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_empty1(), 1, 4))));
 
 -- malformed text: unknown hash function
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_empty1(), 2, 7))));
 
 -- malformed text: HyperLogLog precision out of range
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_empty1(), 3, 20))));
 
 -- malformed text: truncated (last byte missing)
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(substr(pg_temp.v1_empty1(), 1, octet_length(pg_temp.v1_empty1()) - 1))));
 
 -- malformed text: truncated inside the header
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(substr(pg_temp.v1_empty1(), 1, 20))));
 
 -- malformed text: a trailing byte
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(pg_temp.v1_empty1() || '\x00'::bytea)));
 
 -- malformed text: zero segments
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_empty1(), 6, 0))));
 
 -- malformed text: error_rate 0.5 in the header (outside (0, 0.5))
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(overlay(sbf_empty(1, 0.1)::bytea PLACING '\x000000000000e03f'::bytea FROM 13 FOR 8))));
 
 -- malformed text: segment count above its capacity
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_empty1(), 44, 2))));
 
 -- malformed text: nonzero reserved field of a segment
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_empty1(), 72, 1))));
 
 -- malformed text: a bit set past the end of a segment (m = 5 bits, set bit 7)
-SELECT * FROM pg_temp.try(format('SELECT %L::scalablebloom',
+SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 	pg_temp.t(set_byte(pg_temp.v1_smallest(), 76, 128))));
 
 -- malformed bytea: empty
-SELECT * FROM pg_temp.try($$SELECT ''::bytea::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT ''::bytea::scalablebloom$$);
 
 -- malformed bytea: one byte
-SELECT * FROM pg_temp.try($$SELECT '\x01'::bytea::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT '\x01'::bytea::scalablebloom$$);
 
 -- malformed bytea: wrong version byte
-SELECT * FROM pg_temp.try($$SELECT set_byte(pg_temp.v1_empty1(), 0, 0)::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT set_byte(pg_temp.v1_empty1(), 0, 0)::scalablebloom$$);
 
 -- malformed bytea: truncated
-SELECT * FROM pg_temp.try($$SELECT substr(pg_temp.v1_empty1(), 1, 60)::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT substr(pg_temp.v1_empty1(), 1, 60)::scalablebloom$$);
 
 -- malformed bytea: trailing bytes
-SELECT * FROM pg_temp.try($$SELECT (pg_temp.v1_empty1() || '\x0000'::bytea)::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT (pg_temp.v1_empty1() || '\x0000'::bytea)::scalablebloom$$);
 
 -- malformed bytea: a bit set past the end of a segment
-SELECT * FROM pg_temp.try($$SELECT set_byte(pg_temp.v1_smallest(), 76, 128)::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT set_byte(pg_temp.v1_smallest(), 76, 128)::scalablebloom$$);
 
 -- malformed bytea: random bytes
-SELECT * FROM pg_temp.try($$SELECT decode(repeat('deadbeef', 40), 'hex')::scalablebloom$$);
+SELECT * FROM sbf_regress.try($$SELECT decode(repeat('deadbeef', 40), 'hex')::scalablebloom$$);
 
 \x off

@@ -2,19 +2,6 @@
 -- tightening 1), canonical bytes in any argument or row order, serial or
 -- parallel, and no false negatives after any union
 
--- error helper: runs a statement and shows SQLSTATE, message, detail, hint
-CREATE FUNCTION pg_temp.try(stmt text, OUT code text, OUT message text,
-							OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	code := '00000';
-	message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END $$;
-
 -- a filter of the elements prefix1 .. prefixN, built by adds
 CREATE FUNCTION pg_temp.filled(f scalablebloom, prefix text, n int) RETURNS scalablebloom
 LANGUAGE sql AS $$
@@ -79,22 +66,22 @@ FROM pairs;
 
 -- refuse: two right-sized aggregates each spend e^1.04 = 0.0083 of 0.01
 \x on
-SELECT * FROM pg_temp.try($$SELECT c2000 || d2000 FROM pairs$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, d2000) FROM pairs$$);
+SELECT * FROM sbf_regress.try($$SELECT c2000 || d2000 FROM pairs$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, d2000) FROM pairs$$);
 -- an explicit budget below the filter's own bound is refused too
-SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, NULL, 0.005) FROM pairs$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, NULL, 0.005) FROM pairs$$);
 -- no error_rate below 0.5 fits 61 such filters (400 elements each: segmented,
 -- not exact)
-SELECT * FROM pg_temp.try($$
+SELECT * FROM sbf_regress.try($$
 	SELECT sbf_union_agg(f, 0.4)
 	FROM (SELECT sbf_agg(i::text || ':' || g) AS f
 		  FROM generate_series(1, 61) g, generate_series(1, 400) i GROUP BY g) s$$);
 -- filters of different error_rate need an explicit budget
-SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, e2000_05) FROM pairs$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, e2000_05) FROM pairs$$);
 -- growth, tightening and hash must match even then
-SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, sbf_empty(growth => 4), 0.3) FROM pairs$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, sbf_empty(growth => 4), 0.3) FROM pairs$$);
 -- the explicit error_rate is checked like any other
-SELECT * FROM pg_temp.try($$SELECT sbf_union(c2000, d2000, 0.5) FROM pairs$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, d2000, 0.5) FROM pairs$$);
 \x off
 
 -- explicit budget: the hint's error_rate fits, and the result carries it
@@ -138,7 +125,7 @@ CREATE TABLE days AS
 SELECT d AS day, sbf_agg('day' || d || ':' || i) AS f
 FROM generate_series(1, 30) d, generate_series(1, 200) i GROUP BY d;
 \x on
-SELECT * FROM pg_temp.try($$SELECT sbf_union_agg(f) FROM days$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union_agg(f) FROM days$$);
 \x off
 SELECT (pg_temp.shape(sbf_union_agg(f, 0.25))).* FROM days;
 SELECT count(*) AS checked, count(*) FILTER (WHERE NOT u @> ('day' || d || ':' || i)) AS missing
@@ -180,8 +167,8 @@ FROM pairs;
 
 -- the error_rate of sbf_union_agg must be the same in every row
 \x on
-SELECT * FROM pg_temp.try($$SELECT sbf_union_agg(f, 0.2 + g / 1000.0) FROM small$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_union_agg(f) FROM (SELECT c2000 FROM pairs UNION ALL SELECT e2000_05 FROM pairs) s(f)$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union_agg(f, 0.2 + g / 1000.0) FROM small$$);
+SELECT * FROM sbf_regress.try($$SELECT sbf_union_agg(f) FROM (SELECT c2000 FROM pairs UNION ALL SELECT e2000_05 FROM pairs) s(f)$$);
 \x off
 
 -- a window aggregate calls the final function more than once

@@ -4,18 +4,6 @@
 
 SET TimeZone = 'UTC';
 
--- SQLSTATE, message and hint of a statement ('00000' when it succeeds)
-CREATE FUNCTION pg_temp.try(stmt text, OUT code text, OUT message text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	code := '00000';
-	message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-		hint = PG_EXCEPTION_HINT;
-END $$;
-
 -- the workload: 3 bursty users over 45 days ending 2026-02-14.  Most days
 -- 0-50 interactions, gaps of weeks, some days thousands; items repeat.
 CREATE TEMP TABLE rows AS
@@ -222,22 +210,22 @@ SELECT sbf_add(sbf_window_empty(), 42::bigint, timestamptz '2026-01-01') @> 42::
 
 -- 8. errors: 22023 with a hint
 \x on
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty('1 month')$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty('0 days')$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty('-1 hour')$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty('1 day', 0)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty('1 day', 1001)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty('1 day', 30, 0.5)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_agg('a', now(), '2 months') FROM generate_series(1, 2)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty() || sbf_empty()$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_union(sbf_empty(), sbf_window_empty())$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_union_agg(f) FROM (VALUES (sbf_window_empty()), (sbf_empty())) v(f)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_window_empty('1 day', 30) || sbf_window_empty('1 day', 7)$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_add(sbf_window_empty(), 'a')$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_delta(sbf_window_empty())$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_add(sbf_window_empty(), 'a', 'infinity')$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('1 month')$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('0 days')$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('-1 hour')$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('1 day', 0)$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('1 day', 1001)$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('1 day', 30, 0.5)$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_agg('a', now(), '2 months') FROM generate_series(1, 2)$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty() || sbf_empty()$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_union(sbf_empty(), sbf_window_empty())$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_union_agg(f) FROM (VALUES (sbf_window_empty()), (sbf_empty())) v(f)$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('1 day', 30) || sbf_window_empty('1 day', 7)$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_add(sbf_window_empty(), 'a')$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_delta(sbf_window_empty())$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_add(sbf_window_empty(), 'a', 'infinity')$$);
 -- two windows right-sized for different elements in the same bucket
-SELECT * FROM pg_temp.try($$SELECT (SELECT sbf_window_agg('a' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)
+SELECT code, message, hint FROM sbf_regress.try($$SELECT (SELECT sbf_window_agg('a' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)
 	|| (SELECT sbf_window_agg('b' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)$$);
 \x off
 
@@ -257,9 +245,9 @@ SELECT (sbf_info(u)->>'error_rate')::float8 AS error_rate,
 	   sbf_info(sbf_union(a, NULL, 0.02))->>'error_rate' AS alone
 FROM (SELECT a, b, c, sbf_union(a, b, 0.015) AS u FROM heavy) h;
 \x on
-SELECT * FROM pg_temp.try($$SELECT sbf_union(a, b, 0.012) FROM heavy$$);
-SELECT * FROM pg_temp.try($$SELECT a || c FROM heavy$$);
-SELECT * FROM pg_temp.try($$SELECT sbf_union(a, NULL, 0.001) FROM heavy$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_union(a, b, 0.012) FROM heavy$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT a || c FROM heavy$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_union(a, NULL, 0.001) FROM heavy$$);
 \x off
 
 -- 9. malformed windowed values: 22P03 (bytea cast, binary) and 22P02 (text),

@@ -42,7 +42,11 @@
 #include "utils/memutils.h"
 
 #include "sbf.h"
+#include "sbf_agg_support.h"
+#include "sbf_elem.h"
+#include "sbf_errors.h"
 #include "sbf_hashset_glue.h"
+#include "sbf_params.h"
 #include "sbf_spill.h"
 
 PG_FUNCTION_INFO_V1(sbf_agg_trans_text);

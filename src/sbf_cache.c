@@ -59,6 +59,8 @@
 
 #include "sbf.h"
 #include "sbf_cache_int.h"
+#include "sbf_errors.h"
+#include "sbf_probe.h"
 
 /* Values a call site keeps, and the bytes of private copies beyond the newest. */
 #define SBF_SITE_ENTRIES		4

@@ -65,6 +65,8 @@
 
 #include "sbf.h"
 #include "sbf_cache_int.h"
+#include "sbf_errors.h"
+#include "sbf_probe.h"
 #include "sbf_spill.h"
 
 /* Values read once in this session that enter the cache when read again. */
@@ -87,8 +89,6 @@ static SbfValueKey sbf_session_seen[SBF_SESSION_SEEN];
 /* Relcache invalidations processed by this backend (see sbf_relcache_cb). */
 static uint64 sbf_inval_epoch = 0;
 static bool sbf_inval_registered = false;
-
-void		_PG_init(void);
 
 /* ---- keys and tags ---- */
 
@@ -353,9 +353,9 @@ sbf_session_touch(SbfSessionEntry *e)
 	dlist_move_head(&sbf_session_lru, &e->lru);
 }
 
-/* Module load: defines sbf.cache_size and sbf.spill_threshold. */
+/* Defines sbf.cache_size (from _PG_init in sbf.c). */
 void
-_PG_init(void)
+sbf_cache_define_gucs(void)
 {
 	DefineCustomIntVariable("sbf.cache_size",
 							"Memory each session may use to keep stored scalablebloom values detoasted across queries.",
@@ -364,7 +364,5 @@ _PG_init(void)
 							32768, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
-	sbf_spill_define_gucs();
-	MarkGUCPrefixReserved("sbf");
 }
 

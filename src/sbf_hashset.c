@@ -14,7 +14,11 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "sbf_agg_support.h"
+#include "sbf_elem.h"
+#include "sbf_errors.h"
 #include "sbf_hashset_glue.h"
+#include "sbf_params.h"
 #include "sbf_spill.h"
 
 PG_FUNCTION_INFO_V1(sbf_hashset_in);
@@ -498,20 +502,14 @@ sbf_hashset_in(PG_FUNCTION_ARGS)
 
 	if (len < SBF_HS_TEXT_PREFIX_LEN ||
 		memcmp(str, SBF_HS_TEXT_PREFIX, SBF_HS_TEXT_PREFIX_LEN) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type sbf_hashset"),
-				 errdetail("An sbf_hashset text value starts with \"%s\".",
-						   SBF_HS_TEXT_PREFIX)));
+		sbf_report_text_syntax("sbf_hashset", "An sbf_hashset",
+							   SBF_HS_TEXT_PREFIX, false);
 	/* a cstring is below 1 GB, so the decoded bytes fit one palloc */
 	result = palloc(VARHDRSZ + (len - SBF_HS_TEXT_PREFIX_LEN) / 4 * 3);
 	if (!sbf_base64_decode(str + SBF_HS_TEXT_PREFIX_LEN, len - SBF_HS_TEXT_PREFIX_LEN,
 						   (uint8 *) VARDATA(result), &plen))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type sbf_hashset"),
-				 errdetail("The text after \"%s\" is not valid padded base64.",
-						   SBF_HS_TEXT_PREFIX)));
+		sbf_report_text_syntax("sbf_hashset", "An sbf_hashset",
+							   SBF_HS_TEXT_PREFIX, true);
 	hs_check((const uint8 *) VARDATA(result), plen, &v,
 			 ERRCODE_INVALID_TEXT_REPRESENTATION);
 	SET_VARSIZE(result, VARHDRSZ + plen);

@@ -23,6 +23,7 @@
 #include "utils/expandeddatum.h"
 
 #include "sbf.h"
+#include "sbf_agg_support.h"
 #include "sbf_hashset.h"
 
 /*

@@ -15,8 +15,7 @@
 #include "utils/memutils.h"
 
 #include "sbf.h"
-
-PG_MODULE_MAGIC;
+#include "sbf_errors.h"
 
 PG_FUNCTION_INFO_V1(sbf_in);
 PG_FUNCTION_INFO_V1(sbf_out);
@@ -38,11 +37,8 @@ sbf_in(PG_FUNCTION_ARGS)
 
 	if (len < SBF_TEXT_PREFIX_LEN ||
 		memcmp(str, SBF_TEXT_PREFIX, SBF_TEXT_PREFIX_LEN) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type scalablebloom"),
-				 errdetail("A scalablebloom text value starts with \"%s\".",
-						   SBF_TEXT_PREFIX)));
+		sbf_report_text_syntax("scalablebloom", "A scalablebloom",
+							   SBF_TEXT_PREFIX, false);
 
 	/* the text form of an SBF_MAX_BYTES payload has SBF_MAX_TEXT_CHARS at most */
 	if (len > SBF_MAX_TEXT_CHARS)
@@ -56,11 +52,8 @@ sbf_in(PG_FUNCTION_ARGS)
 
 	result = (ScalableBloom *) palloc(VARHDRSZ + maxlen);
 	if (!sbf_text_decode(str, len, result->data, &plen))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type scalablebloom"),
-				 errdetail("The text after \"%s\" is not valid padded base64.",
-						   SBF_TEXT_PREFIX)));
+		sbf_report_text_syntax("scalablebloom", "A scalablebloom",
+							   SBF_TEXT_PREFIX, true);
 
 	sbf_check_payload_code(result->data, plen, &v,
 						   ERRCODE_INVALID_TEXT_REPRESENTATION);

@@ -28,28 +28,8 @@ Datum
 sbf_delta_pg(PG_FUNCTION_ARGS)
 {
 	SbfFilter	nf;
-	SbfStatus	st;
 
-	if (PG_ARGISNULL(0))
-	{
-		SbfParams	p;
-
-		sbf_default_params(&p);
-		st = sbf_create(&nf, &p, VARHDRSZ, &sbf_palloc_allocator);
-	}
-	else
-	{
-		ScalableBloom *f = PG_GETARG_SCALABLEBLOOM_P(0);
-		SbfView		v;
-
-		sbf_view_of(f, &v);
-		if (sbf_view_is_window(&v))
-			sbf_window_refuse("sbf_delta",
-							  "A windowed filter forgets by itself: keep one per user and add to it, or use sbf_expire.");
-		st = sbf_delta(&nf, &v, VARHDRSZ, &sbf_palloc_allocator);
-		PG_FREE_IF_COPY(f, 0);
-	}
-	if (st != SBF_OK)
-		sbf_report_status(st);
+	sbf_start_result(fcinfo, &nf, 0, true, "sbf_delta",
+					 "A windowed filter forgets by itself: keep one per user and add to it, or use sbf_expire.");
 	PG_RETURN_SCALABLEBLOOM_P(sbf_filter_finish(&nf));
 }

@@ -31,6 +31,11 @@
 
 #include "sbf.h"
 #include "sbf_app.h"
+#include "sbf_elem.h"
+#include "sbf_errors.h"
+#include "sbf_params.h"
+#include "sbf_probe.h"
+#include "sbf_window_glue.h"
 
 /*
  * Extra room given to a copy that receives one element: enough for the
@@ -73,7 +78,7 @@ PG_FUNCTION_INFO_V1(sbf_info);
 
 /* A new empty filter with the default parameters. */
 static ScalableBloom *
-sbf_new_default(void)
+new_default(void)
 {
 	SbfParams	p;
 	SbfFilter	nf;
@@ -116,11 +121,14 @@ sbf_empty(PG_FUNCTION_ARGS)
 }
 
 /*
- * Starts the result of an add: a copy of argument 0 with extra bytes of
- * room, or a new default filter when argument 0 is NULL.
+ * Starts the result of a write from filter argument 0: a new default filter
+ * when it is NULL (NULL || x starts one), else over the argument's view
+ * sbf_delta (delta) or a copy with extra bytes of room.  A windowed argument
+ * is refused with fn and hint, as by sbf_window_refuse.
  */
-static void
-sbf_start_result(FunctionCallInfo fcinfo, size_t extra, SbfFilter *nf)
+void
+sbf_start_result(FunctionCallInfo fcinfo, SbfFilter *nf, size_t extra,
+				 bool delta, const char *fn, const char *hint)
 {
 	SbfStatus	st;
 
@@ -138,13 +146,21 @@ sbf_start_result(FunctionCallInfo fcinfo, size_t extra, SbfFilter *nf)
 
 		sbf_view_of(f, &v);
 		if (sbf_view_is_window(&v))
-			sbf_window_refuse("an add without a time",
-							  "Pass the time of the interaction: sbf_add(filter, element, at).");
-		st = sbf_copy(nf, &v, VARHDRSZ, extra, &sbf_palloc_allocator);
+			sbf_window_refuse(fn, hint);
+		st = delta ? sbf_delta(nf, &v, VARHDRSZ, &sbf_palloc_allocator) :
+			sbf_copy(nf, &v, VARHDRSZ, extra, &sbf_palloc_allocator);
 		PG_FREE_IF_COPY(f, 0);
 	}
 	if (st != SBF_OK)
 		sbf_report_status(st);
+}
+
+/* Starts the result of an add without a time (see sbf_start_result). */
+static void
+start_add(FunctionCallInfo fcinfo, SbfFilter *nf)
+{
+	sbf_start_result(fcinfo, nf, SBF_ADD_EXTRA, false, "an add without a time",
+					 "Pass the time of the interaction: sbf_add(filter, element, at).");
 }
 
 /*
@@ -152,21 +168,21 @@ sbf_start_result(FunctionCallInfo fcinfo, size_t extra, SbfFilter *nf)
  * empty default filter if that is NULL too (a filter is never lost to NULL).
  */
 static Datum
-sbf_add_null(FunctionCallInfo fcinfo)
+add_null(FunctionCallInfo fcinfo)
 {
 	if (PG_ARGISNULL(0))
-		PG_RETURN_SCALABLEBLOOM_P(sbf_new_default());
+		PG_RETURN_SCALABLEBLOOM_P(new_default());
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
 /* Adds one element hash to a copy of argument 0. */
 static Datum
-sbf_add_one(FunctionCallInfo fcinfo, uint64 h)
+add_one(FunctionCallInfo fcinfo, uint64 h)
 {
 	SbfFilter	nf;
 	SbfStatus	st;
 
-	sbf_start_result(fcinfo, SBF_ADD_EXTRA, &nf);
+	start_add(fcinfo, &nf);
 	st = sbf_add_hash(&nf, h, NULL);
 	if (st != SBF_OK)
 		sbf_report_status(st);
@@ -221,16 +237,16 @@ elem_array_next(ElemArray *a, uint64 *h)
 
 /* Adds every non-NULL element of array argument 1 to argument 0. */
 static Datum
-sbf_add_array(FunctionCallInfo fcinfo, const SbfElemType *et)
+add_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
 	ElemArray	a;
 	SbfFilter	nf;
 	uint64		h;
 
 	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
+		return add_null(fcinfo);
 	elem_array_start(fcinfo, 1, et, &a);
-	sbf_start_result(fcinfo, SBF_ADD_EXTRA, &nf);
+	start_add(fcinfo, &nf);
 	while (elem_array_next(&a, &h))
 	{
 		SbfStatus	st = sbf_add_hash(&nf, h, NULL);
@@ -247,21 +263,21 @@ sbf_add_array(FunctionCallInfo fcinfo, const SbfElemType *et)
  * directly.
  */
 static pg_attribute_always_inline Datum
-sbf_add_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
+add_elem(FunctionCallInfo fcinfo, SbfElemKind kind)
 {
 	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
+		return add_null(fcinfo);
+	return add_one(fcinfo, sbf_elem_hash(kind, PG_GETARG_DATUM(1)));
 }
 
 /* sbf_add(scalablebloom, text | bigint | bytea) */
-SBF_ENTRY_POINT(sbf_add_text, sbf_add_elem(fcinfo, SBF_ELEM_BYTES));
-SBF_ENTRY_POINT(sbf_add_int8, sbf_add_elem(fcinfo, SBF_ELEM_INT8));
-SBF_ENTRY_POINT(sbf_add_bytea, sbf_add_elem(fcinfo, SBF_ELEM_BYTES));
+SBF_ENTRY_POINT(sbf_add_text, add_elem(fcinfo, SBF_ELEM_BYTES));
+SBF_ENTRY_POINT(sbf_add_int8, add_elem(fcinfo, SBF_ELEM_INT8));
+SBF_ENTRY_POINT(sbf_add_bytea, add_elem(fcinfo, SBF_ELEM_BYTES));
 
 /* sbf_add(scalablebloom, text[] | bigint[]): NULL elements are skipped. */
-SBF_ENTRY_POINT(sbf_add_text_array, sbf_add_array(fcinfo, sbf_elem_type(TEXTOID)));
-SBF_ENTRY_POINT(sbf_add_int8_array, sbf_add_array(fcinfo, sbf_elem_type(INT8OID)));
+SBF_ENTRY_POINT(sbf_add_text_array, add_array(fcinfo, sbf_elem_type(TEXTOID)));
+SBF_ENTRY_POINT(sbf_add_int8_array, add_array(fcinfo, sbf_elem_type(INT8OID)));
 
 /* ---- union ---- */
 
@@ -270,7 +286,7 @@ SBF_ENTRY_POINT(sbf_add_int8_array, sbf_add_array(fcinfo, sbf_elem_type(INT8OID)
  * filters' own): see "Merging" in the README and sbf_union.c.
  */
 static ScalableBloom *
-sbf_union_views(const SbfView *va, const SbfView *vb, double error_rate)
+union_views(const SbfView *va, const SbfView *vb, double error_rate)
 {
 	SbfUnionSpec spec = {error_rate, true, true};
 	SbfView		in[2];
@@ -296,7 +312,7 @@ sbf_union_views(const SbfView *va, const SbfView *vb, double error_rate)
  * yields the other one, two NULLs yield NULL.
  */
 static Datum
-sbf_union_args(FunctionCallInfo fcinfo)
+union_args(FunctionCallInfo fcinfo)
 {
 	SbfView		va;
 	SbfView		vb;
@@ -312,14 +328,14 @@ sbf_union_args(FunctionCallInfo fcinfo)
 	sbf_view_of(PG_GETARG_SCALABLEBLOOM_P(1), &vb);
 	if (sbf_view_is_window(&va) || sbf_view_is_window(&vb))
 		PG_RETURN_SCALABLEBLOOM_P(sbf_window_union_views(&va, &vb, 0.0));
-	PG_RETURN_SCALABLEBLOOM_P(sbf_union_views(&va, &vb, 0.0));
+	PG_RETURN_SCALABLEBLOOM_P(union_views(&va, &vb, 0.0));
 }
 
 /* sbf_union(scalablebloom, scalablebloom) */
 Datum
 sbf_union_pg(PG_FUNCTION_ARGS)
 {
-	return sbf_union_args(fcinfo);
+	return union_args(fcinfo);
 }
 
 /*
@@ -357,13 +373,13 @@ sbf_union_budget_pg(PG_FUNCTION_ARGS)
 		}
 	if (n == 1 && error_rate == 0.0)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(PG_ARGISNULL(0) ? 1 : 0));
-	PG_RETURN_SCALABLEBLOOM_P(sbf_union_views(&v[0], n == 2 ? &v[1] : NULL,
-											  error_rate));
+	PG_RETURN_SCALABLEBLOOM_P(union_views(&v[0], n == 2 ? &v[1] : NULL,
+										  error_rate));
 }
 
 /* Resolves what sbf_concat_any does with a right-hand type (see SbfAnyCache). */
 static void
-sbf_any_resolve(Oid sbftype, Oid argtype, SbfAnyCache *c)
+any_resolve(Oid sbftype, Oid argtype, SbfAnyCache *c)
 {
 	/* domains are looked through, once per call site (the result is cached) */
 	Oid			types[2] = {argtype, getBaseType(argtype)};
@@ -421,16 +437,16 @@ sbf_concat_any(PG_FUNCTION_ARGS)
 	{
 		/* invalid until resolved: an error leaves no stale resolution */
 		cache->argtype = InvalidOid;
-		sbf_any_resolve(get_fn_expr_argtype(fcinfo->flinfo, 0), argtype, cache);
+		any_resolve(get_fn_expr_argtype(fcinfo->flinfo, 0), argtype, cache);
 	}
 
 	if (cache->elem == NULL)
-		return sbf_union_args(fcinfo);
+		return union_args(fcinfo);
 	if (cache->array)
-		return sbf_add_array(fcinfo, cache->elem);
+		return add_array(fcinfo, cache->elem);
 	if (PG_ARGISNULL(1))
-		return sbf_add_null(fcinfo);
-	return sbf_add_one(fcinfo, sbf_elem_hash(cache->elem->kind, PG_GETARG_DATUM(1)));
+		return add_null(fcinfo);
+	return add_one(fcinfo, sbf_elem_hash(cache->elem->kind, PG_GETARG_DATUM(1)));
 }
 
 /* ---- lookups ---- */
@@ -442,7 +458,7 @@ sbf_concat_any(PG_FUNCTION_ARGS)
  * a large value.
  */
 static pg_attribute_always_inline bool
-sbf_contains_elem(FunctionCallInfo fcinfo, int fpos, SbfElemKind kind)
+contains_elem(FunctionCallInfo fcinfo, int fpos, SbfElemKind kind)
 {
 	uint64		h = sbf_elem_hash(kind, PG_GETARG_DATUM(1 - fpos));
 	SbfProbe	p;
@@ -455,14 +471,14 @@ sbf_contains_elem(FunctionCallInfo fcinfo, int fpos, SbfElemKind kind)
 }
 
 /* sbf_contains(scalablebloom, text | bigint | bytea) */
-SBF_ENTRY_POINT(sbf_contains_text, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
-SBF_ENTRY_POINT(sbf_contains_int8, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_INT8)));
-SBF_ENTRY_POINT(sbf_contains_bytea, BoolGetDatum(sbf_contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contains_text, BoolGetDatum(contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contains_int8, BoolGetDatum(contains_elem(fcinfo, 0, SBF_ELEM_INT8)));
+SBF_ENTRY_POINT(sbf_contains_bytea, BoolGetDatum(contains_elem(fcinfo, 0, SBF_ELEM_BYTES)));
 
 /* text | bigint | bytea <@ scalablebloom: sbf_contains, arguments swapped */
-SBF_ENTRY_POINT(sbf_contained_text, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
-SBF_ENTRY_POINT(sbf_contained_int8, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_INT8)));
-SBF_ENTRY_POINT(sbf_contained_bytea, BoolGetDatum(sbf_contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contained_text, BoolGetDatum(contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
+SBF_ENTRY_POINT(sbf_contained_int8, BoolGetDatum(contains_elem(fcinfo, 1, SBF_ELEM_INT8)));
+SBF_ENTRY_POINT(sbf_contained_bytea, BoolGetDatum(contains_elem(fcinfo, 1, SBF_ELEM_BYTES)));
 
 /*
  * Counts the non-NULL elements of argument 1 that are probably in filter
@@ -474,7 +490,7 @@ SBF_ENTRY_POINT(sbf_contained_bytea, BoolGetDatum(sbf_contains_elem(fcinfo, 1, S
 #define SBF_MATCH_BATCH 16
 
 static int32
-sbf_matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
+matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
 	ElemArray	a;
 	SbfProbe	p;
@@ -502,12 +518,12 @@ sbf_matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 }
 
 /* sbf_matches(scalablebloom, text[] | bigint[]) */
-SBF_ENTRY_POINT(sbf_matches_text, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(TEXTOID))));
-SBF_ENTRY_POINT(sbf_matches_int8, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(INT8OID))));
+SBF_ENTRY_POINT(sbf_matches_text, Int32GetDatum(matches_array(fcinfo, sbf_elem_type(TEXTOID))));
+SBF_ENTRY_POINT(sbf_matches_int8, Int32GetDatum(matches_array(fcinfo, sbf_elem_type(INT8OID))));
 
 /* A count estimate rounded to a bigint (the core's, shared with clients). */
 static inline int64
-sbf_round_count(double est)
+round_count(double est)
 {
 	return sbf_count_round(est);
 }
@@ -517,11 +533,11 @@ sbf_round_count(double est)
  * rounded to a bigint; fetches the HyperLogLog area only if it is used.
  */
 static int64
-sbf_cardinality_rounded(SbfPrefixRead *r)
+cardinality_rounded(SbfPrefixRead *r)
 {
-	return sbf_round_count(sbf_cardinality_parts(&r->view,
-												 sbf_cardinality_needs_hll(&r->view) ?
-												 sbf_prefix_hll(r) : NULL));
+	return round_count(sbf_cardinality_parts(&r->view,
+											 sbf_cardinality_needs_hll(&r->view) ?
+											 sbf_prefix_hll(r) : NULL));
 }
 
 /*
@@ -537,7 +553,7 @@ sbf_cardinality_pg(PG_FUNCTION_ARGS)
 
 	sbf_prefix_open(PG_GETARG_DATUM(0), &r);
 	result = sbf_view_is_window(&r.view) ? sbf_window_cardinality(&r.view) :
-		sbf_cardinality_rounded(&r);
+		cardinality_rounded(&r);
 	sbf_prefix_close(&r);
 	PG_RETURN_INT64(result);
 }
@@ -621,7 +637,7 @@ sbf_info(PG_FUNCTION_ARGS)
 		appendStringInfoString(&buf, ", \"continues_chain\": true");
 	appendStringInfo(&buf, ", \"count_source\": \"%s\"", sbf_count_source(&v));
 	appendStringInfo(&buf, ", \"cardinality\": " INT64_FORMAT,
-					 sbf_round_count(sbf_cardinality_parts(&v, hll)));
+					 round_count(sbf_cardinality_parts(&v, hll)));
 	appendStringInfoString(&buf, ", \"fpr_bound\": ");
 	sbf_append_json_float(&buf, sbf_fpr_bound(&v));
 	appendStringInfoString(&buf, ", \"fpr_estimate\": ");

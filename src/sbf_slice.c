@@ -19,6 +19,8 @@
 #include "access/heaptoast.h"
 
 #include "sbf.h"
+#include "sbf_errors.h"
+#include "sbf_probe.h"
 
 /*
  * Slice reads pay off only when they fetch far fewer chunks than the value
@@ -65,7 +67,7 @@ sbf_slices_may_pay(Size len, uint32 nelems)
 
 /* Fetches payload bytes [off, off + len) of an out-of-line value. */
 static struct varlena *
-sbf_fetch_slice(struct varlena *raw, Size off, Size len)
+fetch_slice(struct varlena *raw, Size off, Size len)
 {
 	struct varlena *s = detoast_attr_slice(raw, (int32) off, (int32) len);
 
@@ -84,24 +86,24 @@ sbf_fetch_slice(struct varlena *raw, Size off, Size len)
  * longer) and parses them into *v.
  */
 static struct varlena *
-sbf_fetch_prefix(struct varlena *raw, Size len, SbfView *v)
+fetch_prefix(struct varlena *raw, Size len, SbfView *v)
 {
 	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
-	struct varlena *prefix = sbf_fetch_slice(raw, 0, avail);
+	struct varlena *prefix = fetch_slice(raw, 0, avail);
 
 	/* a windowed value is read whole (sbf_view_of_prefix) */
 	if (sbf_is_window((const uint8 *) VARDATA(prefix), avail) && avail < len)
 	{
 		pfree(prefix);
 		avail = len;
-		prefix = sbf_fetch_slice(raw, 0, avail);
+		prefix = fetch_slice(raw, 0, avail);
 	}
 	while (!sbf_view_of_prefix((const uint8 *) VARDATA(prefix), avail, len, v))
 	{
 		/* the directory goes beyond the first chunk: read all of it */
 		avail = Min(sbf_prefix_size(v->nsegments), len);
 		pfree(prefix);
-		prefix = sbf_fetch_slice(raw, 0, avail);
+		prefix = fetch_slice(raw, 0, avail);
 	}
 	return prefix;
 }
@@ -120,7 +122,7 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 	uint64		fetches = 0;
 	uint32		i;
 
-	prefix = sbf_fetch_prefix(raw, len, &s->view);
+	prefix = fetch_prefix(raw, len, &s->view);
 
 	/* the exact form is a sorted list: read it whole (it is small); a
 	 * windowed value is looked up by sbf_window.c from a whole copy */
@@ -158,7 +160,7 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 
 /* The fetched chunk holding payload byte off, or NULL if not fetched yet. */
 static inline const uint8 *
-sbf_sliced_peek(const SbfSliced *s, Size off)
+sliced_peek(const SbfSliced *s, Size off)
 {
 	int64		chunkno = (int64) (off / TOAST_MAX_CHUNK_SIZE);
 	int			i;
@@ -174,9 +176,9 @@ sbf_sliced_peek(const SbfSliced *s, Size off)
 
 /* Payload byte off, fetching its chunk if needed. */
 static uint8
-sbf_sliced_byte(SbfSliced *s, Size off)
+sliced_byte(SbfSliced *s, Size off)
 {
-	const uint8 *p = sbf_sliced_peek(s, off);
+	const uint8 *p = sliced_peek(s, off);
 	int64		chunkno;
 	Size		start;
 	int			slot;
@@ -199,8 +201,8 @@ sbf_sliced_byte(SbfSliced *s, Size off)
 		pfree(s->chunk[slot]);
 	else
 		s->nkept++;
-	s->chunk[slot] = sbf_fetch_slice(s->raw, start,
-									 Min((Size) TOAST_MAX_CHUNK_SIZE, s->len - start));
+	s->chunk[slot] = fetch_slice(s->raw, start,
+								 Min((Size) TOAST_MAX_CHUNK_SIZE, s->len - start));
 	s->chunkno[slot] = chunkno;
 	return *((const uint8 *) VARDATA(s->chunk[slot]) + (off - start));
 }
@@ -226,13 +228,13 @@ sbf_sliced_contains(SbfSliced *s, uint64 h)
 		sbf_segment_probes(seg, h, bits);
 		for (j = 0; j < seg->k && !absent; j++)
 		{
-			const uint8 *p = sbf_sliced_peek(s, bits[j].byte);
+			const uint8 *p = sliced_peek(s, bits[j].byte);
 
 			if (p != NULL && !(*p & bits[j].mask))
 				absent = true;
 		}
 		for (j = 0; j < seg->k && !absent; j++)
-			if (!(sbf_sliced_byte(s, bits[j].byte) & bits[j].mask))
+			if (!(sliced_byte(s, bits[j].byte) & bits[j].mask))
 				absent = true;
 		if (!absent)
 			return true;
@@ -261,7 +263,7 @@ sbf_prefix_open(Datum d, SbfPrefixRead *r)
 		if (!VARATT_EXTERNAL_IS_COMPRESSED(ext))
 		{
 			r->len = (Size) VARATT_EXTERNAL_GET_EXTSIZE(ext);
-			r->tofree = sbf_fetch_prefix(raw, r->len, &r->view);
+			r->tofree = fetch_prefix(raw, r->len, &r->view);
 			r->raw = raw;
 			return;
 		}
@@ -292,7 +294,7 @@ sbf_prefix_hll(SbfPrefixRead *r)
 
 	if (r->raw == NULL || r->view.hll_bytes == 0)
 		return r->view.buf + (r->raw == NULL ? r->view.hll_offset : 0);
-	area = sbf_fetch_slice(r->raw, r->view.hll_offset, r->view.hll_bytes);
+	area = fetch_slice(r->raw, r->view.hll_offset, r->view.hll_bytes);
 	r->hll_tofree = area;
 	return (const uint8 *) VARDATA(area);
 }

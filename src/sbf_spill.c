@@ -15,6 +15,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+#include "sbf_errors.h"
 #include "sbf_spill.h"
 
 /* Hashes handed to a merge's consumer at a time (an interrupt check between). */

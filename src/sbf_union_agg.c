@@ -40,6 +40,10 @@
 #include "utils/memutils.h"
 
 #include "sbf.h"
+#include "sbf_agg_support.h"
+#include "sbf_errors.h"
+#include "sbf_params.h"
+#include "sbf_window_glue.h"
 
 PG_FUNCTION_INFO_V1(sbf_union_agg_step);
 PG_FUNCTION_INFO_V1(sbf_union_agg_step_budget);
@@ -205,6 +209,13 @@ union_agg_rw(Datum d)
 
 static ScalableBloom *union_agg_segments_of(const SbfView *v);
 
+/* Pushes a checked input f (view v): an exact one as its segments. */
+static void
+union_agg_take(UnionAggState *st, const ScalableBloom *f, const SbfView *v)
+{
+	union_agg_push(st, sbf_is_exact(v) ? union_agg_segments_of(v) : f);
+}
+
 /*
  * The state argument argno as an expanded state in aggcxt: ours, or a new
  * one holding a flat state (from a worker, or copied by PostgreSQL).  Our
@@ -224,9 +235,7 @@ union_agg_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
 	f = filter_arg(fcinfo, argno, &v);
 	/* a flat state carries the result's error_rate: later inputs match it */
 	st = union_agg_new(aggcxt, &v, true);
-	if (sbf_is_exact(&v))
-		f = union_agg_segments_of(&v);
-	union_agg_push(st, f);
+	union_agg_take(st, f, &v);
 	return st;
 }
 
@@ -339,9 +348,7 @@ union_agg_step(FunctionCallInfo fcinfo, double error_rate)
 					 errhint("Pass a constant error_rate.")));
 	}
 	sbf_check_union_compatible(&st->shape, &v, own_rate && st->own_rate);
-	if (sbf_is_exact(&v))
-		f = union_agg_segments_of(&v);
-	union_agg_push(st, f);
+	union_agg_take(st, f, &v);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
 }
 
@@ -403,9 +410,7 @@ sbf_union_agg_merge(PG_FUNCTION_ARGS)
 	/* both states carry the result's error_rate: it must agree */
 	sbf_check_union_compatible(&st->shape, &v, true);
 	/* never from our aggregate (see union_agg_state), converted as a row */
-	if (sbf_is_exact(&v))
-		f = union_agg_segments_of(&v);
-	union_agg_push(st, f);
+	union_agg_take(st, f, &v);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
 }
 

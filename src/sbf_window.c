@@ -38,6 +38,11 @@
 
 #include "sbf.h"
 #include "sbf_app.h"
+#include "sbf_elem.h"
+#include "sbf_errors.h"
+#include "sbf_params.h"
+#include "sbf_probe.h"
+#include "sbf_window_glue.h"
 
 /* microseconds from 1970-01-01 to 2000-01-01 */
 #define SBF_UNIX_OFFSET \
@@ -148,7 +153,7 @@ since_us(TimestampTz since)
 	return us;
 }
 
-/* ---- shared with the other glue files (sbf.h) ---- */
+/* ---- shared with the other glue files (sbf_window_glue.h) ---- */
 
 void
 sbf_window_refuse(const char *fn, const char *hint)

@@ -27,7 +27,11 @@
 #include "utils/timestamp.h"
 
 #include "sbf.h"
+#include "sbf_agg_support.h"
 #include "sbf_app.h"
+#include "sbf_elem.h"
+#include "sbf_errors.h"
+#include "sbf_window_glue.h"
 
 PG_FUNCTION_INFO_V1(sbf_window_agg_trans_text);
 PG_FUNCTION_INFO_V1(sbf_window_agg_trans_int8);

@@ -8,7 +8,7 @@
 #
 # Opt-in, because it needs about 4 GB of memory and minutes (7 on a busy
 # 2-core machine): run with SBF_BIG_TESTS=1.  Without it, the boundary is still
-# tested by arithmetic (test/unit/test_core.c: limit_arithmetic,
+# tested by arithmetic (test/unit/test_limits.c: limit_arithmetic,
 # limit_create_boundary) and by the values just past it in
 # sql/sbf_limits.sql, which are refused before anything is allocated.
 

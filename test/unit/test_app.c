@@ -8,29 +8,7 @@
 
 #include "sbf_app.h"
 #include "unit_check.h"
-
-static void *
-t_alloc(size_t n, void *ctx)
-{
-	(void) ctx;
-	return malloc(n ? n : 1);
-}
-
-static void *
-t_realloc(void *p, size_t n, void *ctx)
-{
-	(void) ctx;
-	return realloc(p, n ? n : 1);
-}
-
-static void
-t_free(void *p, void *ctx)
-{
-	(void) ctx;
-	free(p);
-}
-
-static const SbfAllocator g_alloc = {t_alloc, t_realloc, t_free, NULL, NULL};
+#include "unit_alloc.h"
 
 /* Half away from zero; NaN and negatives 0; the top clamps to INT64_MAX. */
 static void

@@ -27,29 +27,8 @@
 #include "sbf_window.h"
 
 #include "unit_check.h"
-
-static void *
-t_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-t_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-t_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	free(ptr);
-}
-
-static const SbfAllocator g_alloc = {t_alloc, t_realloc, t_free, NULL, NULL};
+#include "unit_alloc.h"
+#include "unit_core.h"
 
 /* splitmix64: deterministic element hashes */
 static uint64_t
@@ -136,19 +115,6 @@ fold_plain(Digest *g, const uint8_t *buf, size_t len, uint64_t seed)
 	}
 }
 
-static SbfParams
-params(uint64_t cap, double e, double r, uint16_t s, uint8_t p)
-{
-	SbfParams	x;
-
-	x.capacity = cap;
-	x.error_rate = e;
-	x.tightening = r;
-	x.growth = s;
-	x.hll_p = p;
-	return x;
-}
-
 #define NPARAMS 5
 static const struct
 {
@@ -169,8 +135,8 @@ static const struct
 static void
 make_filter(SbfFilter *f, int pi, size_t n, uint64_t seed, bool batch, bool sized)
 {
-	SbfParams	p = params(g_params[pi].cap, g_params[pi].e, g_params[pi].r,
-						   g_params[pi].s, g_params[pi].p);
+	SbfParams	p = params(g_params[pi].cap, g_params[pi].e, g_params[pi].s,
+						   g_params[pi].r, g_params[pi].p);
 	uint64_t   *h = malloc(sizeof(uint64_t) * (n + 1));
 	size_t		i;
 
@@ -476,7 +442,7 @@ test_bloom_row_matches_filter(void)
 	{
 		size_t		n = 1 + (size_t) (rnd(&seed) % (t < 24 ? 3000 : 30000));
 		double		p = t % 3 == 0 ? 0.01 : t % 3 == 1 ? 1e-4 : 0.2;
-		SbfParams	pr = params(n, 0.3, 0.5, 2, 9);
+		SbfParams	pr = params(n, 0.3, 2, 0.5, 9);
 		uint64_t   *h = malloc(n * sizeof(uint64_t));
 		uint64_t   *sh = malloc(n * sizeof(uint64_t));
 		uint64_t	probe[500];
@@ -752,6 +718,7 @@ main(void)
 	RUN(test_wbloom_row_matches_window);
 	RUN(test_iterator_matches_directory);
 	RUN(test_version_table);
+	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 /*
  * test_kinds.c
  *	  Unit tests of the segment kinds of format 4 (sbf_kind*.c), built with
- *	  AddressSanitizer and UndefinedBehaviorSanitizer like test_core.c.
+ *	  AddressSanitizer and UndefinedBehaviorSanitizer like the others.
  *	  Prints "ok - name" / "not ok - name" and a final count; deterministic
  *	  (every hash comes from a fixed splitmix64 sequence).
  */
@@ -15,43 +15,7 @@
 #include "sbf_kind.h"
 
 #include "unit_check.h"
-
-static long g_live;
-static long g_fail_after = -1;	/* allocations left before one fails; -1 never */
-
-static void *
-t_alloc(size_t size, void *ctx)
-{
-	void	   *p;
-
-	(void) ctx;
-	if (g_fail_after == 0)
-		return NULL;
-	if (g_fail_after > 0)
-		g_fail_after--;
-	p = malloc(size);
-	if (p)
-		g_live++;
-	return p;
-}
-
-static void *
-t_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-t_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	if (ptr)
-		g_live--;
-	free(ptr);
-}
-
-static const SbfAllocator g_alloc = {t_alloc, t_realloc, t_free, NULL, NULL};
+#include "unit_alloc.h"
 
 /* splitmix64: deterministic element hashes */
 static uint64_t

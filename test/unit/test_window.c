@@ -1,7 +1,7 @@
 /*
  * test_window.c
  *	  Unit tests of windowed filters (sbf_window.c, sbf_window_write.c), built
- *	  with AddressSanitizer and UndefinedBehaviorSanitizer like test_core.c.
+ *	  with AddressSanitizer and UndefinedBehaviorSanitizer like the others.
  *	  Prints "ok - name" / "not ok - name" and a final count; deterministic.
  */
 #include <math.h>
@@ -14,37 +14,7 @@
 #include "sbf_window.h"
 
 #include "unit_check.h"
-
-static long g_live;
-
-static void *
-t_alloc(size_t size, void *ctx)
-{
-	void	   *p = malloc(size);
-
-	(void) ctx;
-	if (p)
-		g_live++;
-	return p;
-}
-
-static void *
-t_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-t_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	if (ptr)
-		g_live--;
-	free(ptr);
-}
-
-static const SbfAllocator g_alloc = {t_alloc, t_realloc, t_free, NULL, NULL};
+#include "unit_alloc.h"
 
 #define DAY		((int64_t) 86400 * 1000000)
 
@@ -800,12 +770,6 @@ unstarted_with_fields(void)
 	CHECK(sbf_win_validate(buf, sizeof(buf), &v) == SBF_OK);
 	sbf_store64(buf + 24, 5);
 	CHECK(sbf_win_validate(buf, sizeof(buf), &v) == SBF_E_FLAGS);
-}
-
-static void
-no_leaks(void)
-{
-	CHECK(g_live == 0);
 }
 
 int

@@ -1,69 +1,23 @@
 /*
- * sbf_util.c
- *	  Helpers shared by the scalablebloom glue: the palloc allocator handed to
- *	  the core, the validation wrappers, parameter checks, status reporting,
- *	  the element types, and aggregate support.
+ * sbf_errors.c
+ *	  The errors the glue raises for what the core reports: a malformed or
+ *	  corrupted value (the validator's status, with a detail naming the
+ *	  defect), a malformed text form, a failed write, and a refused union.  The views over stored
+ *	  values live here too, since opening one is where corruption is found.
  */
 #include "postgres.h"
 
 #include <math.h>
 
-#include "catalog/pg_type_d.h"
 #include "lib/stringinfo.h"
-#include "miscadmin.h"
 #include "utils/float.h"
-#include "utils/memutils.h"
 
 #include "sbf.h"
-
-/* Allocates size bytes in ctx (or CurrentMemoryContext); NULL on failure. */
-static void *
-sbf_palloc(size_t size, void *ctx)
-{
-	MemoryContext mcxt = ctx ? (MemoryContext) ctx : CurrentMemoryContext;
-
-	if (!AllocSizeIsValid(size))
-		return NULL;
-	return MemoryContextAllocExtended(mcxt, size, MCXT_ALLOC_NO_OOM);
-}
-
-/* Resizes a chunk from sbf_palloc; NULL if the size is beyond palloc's limit. */
-static void *
-sbf_repalloc(void *ptr, size_t size, void *ctx)
-{
-	if (ptr == NULL)
-		return sbf_palloc(size, ctx);
-	if (!AllocSizeIsValid(size))
-		return NULL;
-	/* PostgreSQL 15 has no no-OOM repalloc: out of memory raises 53200 */
-	return repalloc(ptr, size);
-}
-
-/* Frees a chunk from sbf_palloc. */
-static void
-sbf_pfree(void *ptr, void *ctx)
-{
-	if (ptr != NULL)
-		pfree(ptr);
-}
-
-/* The core's interrupt callback: a cancel or timeout leaves by longjmp. */
-static void
-sbf_interrupt(void *ctx)
-{
-	CHECK_FOR_INTERRUPTS();
-}
-
-const SbfAllocator sbf_palloc_allocator = {
-	sbf_palloc,
-	sbf_repalloc,
-	sbf_pfree,
-	NULL,
-	sbf_interrupt
-};
+#include "sbf_errors.h"
+#include "sbf_window.h"
 
 /* Formats a float8 the way float8out does, for messages. */
-static char *
+char *
 sbf_fmt_float(double d)
 {
 	return float8out_internal(d);
@@ -71,7 +25,7 @@ sbf_fmt_float(double d)
 
 /* A full-sentence errdetail for a validator status on buf. */
 static int
-sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
+status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
 {
 	if (st == SBF_E_VERSION && len > 0)
 		return errdetail("The value has format version %u, but this build reads only versions %d, %d and %d.",
@@ -101,11 +55,11 @@ sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v, int sqlerrcode)
 		ereport(ERROR,
 				(errcode(sqlerrcode),
 				 errmsg("invalid input syntax for type scalablebloom"),
-				 sbf_status_errdetail(st, buf, len)));
+				 status_errdetail(st, buf, len)));
 	ereport(ERROR,
 			(errcode(sqlerrcode),
 			 errmsg("invalid binary data for type scalablebloom"),
-			 sbf_status_errdetail(st, buf, len)));
+			 status_errdetail(st, buf, len)));
 }
 
 /* Validates bytes from recv, the bytea cast or deserialize (22P03). */
@@ -158,7 +112,7 @@ sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("scalablebloom value is corrupted"),
-			 sbf_status_errdetail(st, buf, avail)));
+			 status_errdetail(st, buf, avail)));
 	pg_unreachable();
 }
 
@@ -223,124 +177,6 @@ sbf_report_status(SbfStatus st)
 			break;
 	}
 	pg_unreachable();
-}
-
-/* Raises 22023 for an error_rate outside (0, 0.5). */
-void
-sbf_check_error_rate(double error_rate)
-{
-	/* written so that NaN fails */
-	if (!(error_rate > 0.0 && error_rate < 0.5))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid scalablebloom error_rate: %s",
-						sbf_fmt_float(error_rate)),
-				 errdetail("The error rate must be greater than 0 and less than 0.5."),
-				 errhint("Typical values are 0.01 or 0.001.")));
-}
-
-/* Raises 22023 for a tightening ratio outside (0, 1]. */
-static void
-sbf_check_tightening(double tightening)
-{
-	if (!(tightening > 0.0 && tightening <= 1.0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid scalablebloom tightening: %s",
-						sbf_fmt_float(tightening)),
-				 errdetail("The tightening ratio must be greater than 0 and at most 1."),
-				 errhint("Use %s (the default); 1 keeps every segment at the requested error_rate.",
-						 sbf_fmt_float(SBF_DEFAULT_TIGHTENING))));
-}
-
-/* Raises 22023 for a growth factor outside 1..SBF_MAX_GROWTH. */
-static void
-sbf_check_growth(int64 growth)
-{
-	if (growth < 1 || growth > SBF_MAX_GROWTH)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid scalablebloom growth: " INT64_FORMAT, growth),
-				 errdetail("The growth factor must be between 1 and %d.",
-						   SBF_MAX_GROWTH),
-				 errhint("Use %d (the default) to make each new segment %d times larger, or 1 for equal segments.",
-						 SBF_DEFAULT_GROWTH, SBF_DEFAULT_GROWTH)));
-}
-
-/* Raises 22023 for a capacity below 1. */
-static void
-sbf_check_capacity(int64 capacity)
-{
-	if (capacity < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid scalablebloom capacity: " INT64_FORMAT, capacity),
-				 errdetail("The capacity must be at least 1."),
-				 errhint("Pass the number of elements the first segment should hold; the filter grows beyond it by itself.")));
-}
-
-/*
- * Raises 22023 for an error_rate so small that the first segment's rate
- * would underflow (sbf_params_check_create); the range checks passed.
- */
-static void
-sbf_check_error_underflow(const SbfParams *p)
-{
-	if (sbf_params_check_create(p) == SBF_OK)
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("scalablebloom error_rate %s is too small",
-					sbf_fmt_float(p->error_rate)),
-			 errdetail("With tightening %s the first segment's false-positive rate would be below %s, the smallest normal double.",
-					   sbf_fmt_float(p->tightening),
-					   sbf_fmt_float(SBF_MIN_SEGMENT_ERROR)),
-			 errhint("Use an error_rate of at least %s.",
-					 sbf_fmt_float(sbf_min_error_rate(p->tightening)))));
-}
-
-/* Checks user-supplied parameters, raising 22023 with a hint on failure. */
-void
-sbf_check_params(const SbfParams *p)
-{
-	if (p->capacity < 1)
-		sbf_check_capacity(0);
-	sbf_check_error_rate(p->error_rate);
-	sbf_check_growth(p->growth);
-	sbf_check_tightening(p->tightening);
-	if (sbf_params_check(p) != SBF_OK)
-		sbf_report_status(SBF_E_PARAM);
-	sbf_check_error_underflow(p);
-}
-
-/* Checks SQL-level parameters and fills *p. */
-void
-sbf_params_from_sql(int64 capacity, float8 error_rate, int32 growth,
-					float8 tightening, SbfParams *p)
-{
-	/* range checks first: narrowing must not turn a bad value into a good one */
-	sbf_check_capacity(capacity);
-	sbf_check_error_rate(error_rate);
-	sbf_check_growth(growth);
-	sbf_check_tightening(tightening);
-
-	p->capacity = (uint64) capacity;
-	p->error_rate = error_rate;
-	p->growth = (uint16) growth;
-	p->tightening = tightening;
-	p->hll_p = SBF_HLL_P_DEFAULT;
-	sbf_check_params(p);
-}
-
-/* Default parameters (used when a NULL filter starts a new one). */
-void
-sbf_default_params(SbfParams *p)
-{
-	p->capacity = SBF_DEFAULT_CAPACITY;
-	p->error_rate = SBF_DEFAULT_ERROR_RATE;
-	p->growth = SBF_DEFAULT_GROWTH;
-	p->tightening = SBF_DEFAULT_TIGHTENING;
-	p->hll_p = SBF_HLL_P_DEFAULT;
 }
 
 /*
@@ -457,73 +293,20 @@ sbf_report_union(SbfStatus st, double bound, double error_rate)
 	pg_unreachable();
 }
 
-/* Wraps a mutable core filter (created with prefix VARHDRSZ) as a varlena. */
-ScalableBloom *
-sbf_filter_finish(SbfFilter *f)
+/* Raises 22P02 for a malformed text form of type typname (see sbf_errors.h). */
+void
+sbf_report_text_syntax(const char *typname, const char *what,
+					   const char *prefix, bool bad_base64)
 {
-	if (f->prefix != VARHDRSZ)
-		elog(ERROR, "scalablebloom filter built with prefix %zu", f->prefix);
-	/* the core keeps len <= SBF_MAX_BYTES, so the total fits a varlena */
-	SET_VARSIZE(f->base, VARHDRSZ + f->len);
-	return (ScalableBloom *) f->base;
-}
-
-/*
- * The element types (see SbfElemType).  bytea[] is not a collection of
- * elements for || (1.0 never took it); varchar[] shares text[]'s layout.
- */
-static const SbfElemType sbf_elem_types[] = {
-	{TEXTOID, TEXTARRAYOID, SBF_ELEM_BYTES, -1, false, TYPALIGN_INT},
-	{VARCHAROID, VARCHARARRAYOID, SBF_ELEM_BYTES, -1, false, TYPALIGN_INT},
-	{INT8OID, INT8ARRAYOID, SBF_ELEM_INT8, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE},
-	{INT4OID, INT4ARRAYOID, SBF_ELEM_INT4, sizeof(int32), true, TYPALIGN_INT},
-	{INT2OID, INT2ARRAYOID, SBF_ELEM_INT2, sizeof(int16), true, TYPALIGN_SHORT},
-	{BYTEAOID, InvalidOid, SBF_ELEM_BYTES, -1, false, TYPALIGN_INT},
-};
-
-/* The row of an element type, or NULL if typid is not one. */
-const SbfElemType *
-sbf_elem_type(Oid typid)
-{
-	size_t		i;
-
-	for (i = 0; i < lengthof(sbf_elem_types); i++)
-		if (sbf_elem_types[i].typid == typid)
-			return &sbf_elem_types[i];
-	return NULL;
-}
-
-/* The row whose arrays have type arraytypid, or NULL. */
-const SbfElemType *
-sbf_elem_array_type(Oid arraytypid)
-{
-	size_t		i;
-
-	if (!OidIsValid(arraytypid))
-		return NULL;
-	for (i = 0; i < lengthof(sbf_elem_types); i++)
-		if (sbf_elem_types[i].arraytypid == arraytypid)
-			return &sbf_elem_types[i];
-	return NULL;
-}
-
-/* Hash of a compressed or out-of-line varlena element (detoasts a copy). */
-uint64
-sbf_hash_toasted(struct varlena *p)
-{
-	struct varlena *flat = pg_detoast_datum_packed(p);
-	uint64		h = sbf_hash(VARDATA_ANY(flat), VARSIZE_ANY_EXHDR(flat));
-
-	if (flat != p)
-		pfree(flat);
-	return h;
-}
-
-/* The state argument unchanged, for a NULL second argument. */
-Datum
-sbf_agg_keep_state(FunctionCallInfo fcinfo)
-{
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	if (bad_base64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s", typname),
+				 errdetail("The text after \"%s\" is not valid padded base64.",
+						   prefix)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type %s", typname),
+			 errdetail("%s text value starts with \"%s\".", what, prefix)));
+	pg_unreachable();
 }

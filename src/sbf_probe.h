@@ -1,0 +1,108 @@
+/*
+ * sbf_probe.h
+ *	  Reading stored filters for lookups: by slices of an out-of-line value
+ *	  (sbf_slice.c), through the session cache or the call site's memo
+ *	  (sbf_cache.c, sbf_cache_session.c), and the one probe entry point that
+ *	  dispatches a lookup to a plain view, a windowed view or a sliced
+ *	  reader.
+ */
+#ifndef SBF_PROBE_H
+#define SBF_PROBE_H
+
+#include "sbf.h"
+#include "sbf_window_glue.h"
+
+/* ---- sbf_slice.c: reading a stored value by slices ---- */
+
+/* A large out-of-line value read by slices (opaque). */
+typedef struct SbfSliced SbfSliced;
+
+/* Whether about nelems lookups in a stored len-byte value should read slices. */
+extern bool sbf_slices_may_pay(Size len, uint32 nelems);
+
+/*
+ * Opens an uncompressed out-of-line value of len payload bytes for nelems
+ * lookups by slices; NULL when that would likely fetch more than a detoast.
+ */
+extern SbfSliced *sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems);
+extern bool sbf_sliced_contains(SbfSliced *s, uint64 h);
+extern void sbf_sliced_close(SbfSliced *s);
+
+/*
+ * A filter opened for its header and directory only (sbf_cardinality,
+ * sbf_info): view.buf covers at least header and directory; len is the
+ * payload length.  sbf_prefix_hll() fetches the HyperLogLog area when the
+ * caller needs it.
+ */
+typedef struct SbfPrefixRead
+{
+	SbfView		view;
+	Size		len;
+	struct varlena *raw;		/* out-of-line value read by slices, or NULL */
+	void	   *tofree;
+	void	   *hll_tofree;
+} SbfPrefixRead;
+
+extern void sbf_prefix_open(Datum d, SbfPrefixRead *r);
+extern const uint8 *sbf_prefix_hll(SbfPrefixRead *r);
+extern void sbf_prefix_close(SbfPrefixRead *r);
+
+/* ---- sbf_cache.c and sbf_cache_session.c: opening a filter for probes ---- */
+
+/*
+ * A filter argument opened for lookups: a view over the whole value (from
+ * the session cache or the call site's memo in fn_extra, both valid for the
+ * current command only unless validated again; or read in place), or a
+ * reader that fetches only the TOAST chunks its probes touch.  The view is
+ * valid until sbf_probe_close.
+ */
+typedef struct SbfProbe
+{
+	const SbfView *view;		/* NULL when sliced */
+	SbfSliced  *sliced;
+	SbfView		local;			/* the view when it is not cached */
+	void	   *tofree;			/* a per-call copy */
+} SbfProbe;
+
+/*
+ * Opens filter argument argno for about nelems lookups.  Uses fn_extra of
+ * the call's FmgrInfo: a function that calls it must not use fn_extra
+ * otherwise.
+ */
+extern void sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems,
+						   SbfProbe *p);
+extern void sbf_probe_close(SbfProbe *p);
+
+/* Defines sbf.cache_size (from _PG_init). */
+extern void sbf_cache_define_gucs(void);
+
+/* ---- the probe dispatch ---- */
+
+/* How many of n hashes are probably in an opened filter. */
+static inline int
+sbf_probe_count(SbfProbe *p, const uint64 *h, int n)
+{
+	int			hits = 0;
+	int			i;
+
+	if (likely(p->view != NULL) && unlikely(sbf_view_is_window(p->view)))
+		return sbf_window_count(p->view, h, n, SBF_WIN_ALL);
+	if (likely(p->view != NULL))
+		return (int) sbf_count_contained(p->view, h, (size_t) n);
+	for (i = 0; i < n; i++)
+		hits += sbf_sliced_contains(p->sliced, h[i]);
+	return hits;
+}
+
+/* Membership by hash in an opened filter: false = definitely absent. */
+static inline bool
+sbf_probe_contains(SbfProbe *p, uint64 h)
+{
+	if (likely(p->view != NULL) && unlikely(sbf_view_is_window(p->view)))
+		return sbf_window_count(p->view, &h, 1, SBF_WIN_ALL) > 0;
+	if (likely(p->view != NULL))
+		return sbf_contains_hash(p->view, h);
+	return sbf_sliced_contains(p->sliced, h);
+}
+
+#endif							/* SBF_PROBE_H */

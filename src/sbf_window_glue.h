@@ -1,0 +1,37 @@
+/*
+ * sbf_window_glue.h
+ *	  What the glue of windowed filters (format version 3: sbf_window.c,
+ *	  sbf_window_agg.c) offers the rest of the glue.  The core's window API is
+ *	  src/core/sbf_window.h.
+ */
+#ifndef SBF_WINDOW_GLUE_H
+#define SBF_WINDOW_GLUE_H
+
+#include "sbf.h"
+#include "sbf_window.h"
+
+/*
+ * How many of n hashes a windowed view (version 3, from sbf_view_of) holds
+ * in the buckets that end after bucket since (SBF_WIN_ALL: every bucket).
+ */
+extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since);
+
+/* Raises 22023 naming what a windowed filter cannot do (fn), with a hint. */
+pg_noreturn extern void sbf_window_refuse(const char *fn, const char *hint);
+
+/* The union of two views of which at least one is windowed (else 22023). */
+extern ScalableBloom *sbf_window_union_views(const SbfView *a, const SbfView *b,
+											 double error_rate);
+
+/* # and sbf_info of a windowed view. */
+extern int64 sbf_window_cardinality(const SbfView *v);
+extern Datum sbf_window_info(const SbfView *v);
+
+/* Whether a view (from sbf_view_of) is of a windowed value. */
+static inline bool
+sbf_view_is_window(const SbfView *v)
+{
+	return v->version == SBF_WIN_VERSION;
+}
+
+#endif							/* SBF_WINDOW_GLUE_H */
