@@ -79,7 +79,9 @@ typedef struct SbfKindOps
 	 * The directory fields beside the descriptor: count <= capacity (fused:
 	 * count = capacity, 1..A) and the stored error p a true bound of the
 	 * kind's rate at capacity (p >= rate_at(capacity), within 1e-9 for
-	 * libm rounding), 0 < p < 0.5: SBF_OK or SBF_E_SEGMENT.
+	 * libm rounding), 0 < p < 0.5: SBF_OK or SBF_E_SEGMENT.  The bloom
+	 * kinds check p's range only: formats 1-2 store the rate the segment was
+	 * built for when full, which is its bound as 1.0-1.2 wrote it.
 	 */
 	SbfStatus	(*check_entry) (const SbfKindGeom *g, uint64_t capacity,
 								uint64_t count, double p);
