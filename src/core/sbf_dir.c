@@ -5,8 +5,8 @@
 #include "sbf_dir.h"
 #include "sbf_window.h"
 
-/* What each version byte allows: one row a version. */
-static const SbfVersion version_table[] = {
+/* What each version byte allows: row i is version i + 1. */
+const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 	{
 		.version = SBF_FORMAT_V1,
 		.flags = SBF_FLAG_HLL_DENSE,
@@ -33,18 +33,6 @@ static const SbfVersion version_table[] = {
 		.segment_ops = &sbf_kind_wbloom_ops,
 	},
 };
-
-/* The row of a version byte, NULL if unknown. */
-const SbfVersion *
-sbf_version(uint8_t version)
-{
-	size_t		i;
-
-	for (i = 0; i < sizeof(version_table) / sizeof(version_table[0]); i++)
-		if (version_table[i].version == version)
-			return &version_table[i];
-	return NULL;
-}
 
 /* Plain values unite with plain ones (1.0's with 1.1's), windows with windows. */
 bool

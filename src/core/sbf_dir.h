@@ -29,8 +29,18 @@ typedef struct SbfVersion
 	const SbfKindOps *segment_ops;
 } SbfVersion;
 
-/* The row of a version byte, NULL if unknown. */
-extern const SbfVersion *sbf_version(uint8_t version);
+/* The table, one row a version byte from 1 on (sbf_dir.c). */
+#define SBF_VERSION_ROWS	3
+extern const SbfVersion sbf_version_table[SBF_VERSION_ROWS];
+
+/* The row of a version byte, NULL if unknown (inline: every walk starts here). */
+static inline const SbfVersion *
+sbf_version(uint8_t version)
+{
+	if (version < 1 || version > SBF_VERSION_ROWS)
+		return NULL;
+	return &sbf_version_table[version - 1];
+}
 
 /* Whether values of two known versions may unite (plain with plain, windowed with windowed). */
 extern bool sbf_versions_unite(uint8_t a, uint8_t b);

@@ -676,6 +676,7 @@ test_version_table(void)
 	const SbfVersion *v3 = sbf_version(3);
 
 	CHECK(v1 != NULL && v2 != NULL && v3 != NULL);
+	CHECK(v1->version == 1 && v2->version == 2 && v3->version == 3);
 	CHECK(sbf_version(0) == NULL && sbf_version(4) == NULL && sbf_version(255) == NULL);
 	CHECK(v1->flags == SBF_FLAG_HLL_DENSE && !v1->exact && !v1->directory_counts &&
 		  !v1->written && !v1->windowed);
