@@ -29,6 +29,19 @@ SELECT s->'capacity' AS capacity, s->'count' AS count,
 FROM jsonb_array_elements(sbf_info(sbf_add(sbf_empty(10),
 	ARRAY(SELECT 'x' || i FROM generate_series(1, 100) i)))->'segments') s;
 
+-- sbf_info: "version" is the value's format byte; every segment of formats
+-- 1-3 is of kind "bloom" (a 1.0 value made by relabelling byte 0; the windowed
+-- form lists buckets, not segments, so it shows no "kind")
+WITH f AS (SELECT sbf_add(sbf_empty(10), ARRAY(SELECT 'x' || i FROM generate_series(1, 100) i)) AS v2)
+SELECT sbf_info(v2)->'version' AS v2_version,
+	   (SELECT array_agg(DISTINCT s->>'kind') FROM jsonb_array_elements(sbf_info(v2)->'segments') s) AS v2_kinds,
+	   sbf_info(set_byte(v2::bytea, 0, 1)::scalablebloom)->'version' AS v1_version,
+	   (SELECT array_agg(DISTINCT s->>'kind')
+		FROM jsonb_array_elements(sbf_info(set_byte(v2::bytea, 0, 1)::scalablebloom)->'segments') s) AS v1_kinds,
+	   sbf_info(sbf_add(sbf_window_empty(), ARRAY['a'], timestamptz '2026-01-01'))->'version' AS v3_version,
+	   sbf_info(sbf_add(sbf_window_empty(), ARRAY['a'], timestamptz '2026-01-01'))::text LIKE '%"kind"%' AS v3_has_kind
+FROM f;
+
 -- growth 1, tightening 1: equal segments at the requested error (the seed's design)
 SELECT s->'capacity' AS capacity, s->'count' AS count, s->'bits' AS bits,
 	   s->'hashes' AS hashes, s->'error_rate' AS error_rate

@@ -576,9 +576,9 @@ sbf_append_json_float(StringInfo buf, double d)
 }
 
 /*
- * sbf_info(scalablebloom) -> jsonb: format, parameters, HyperLogLog, form
- * (exact: hashes and first segment), count source, estimates and one object
- * per segment.  Reads header, directory and the
+ * sbf_info(scalablebloom) -> jsonb: format version, parameters, HyperLogLog,
+ * form (exact: hashes and first segment), count source, estimates and one
+ * object per segment, with its kind.  Reads header, directory and the
  * HyperLogLog area only: fill and fpr_estimate are expected values from the
  * directory's counts (sbf_segment_expected_fill), so the cost does not grow
  * with the bit arrays.
@@ -650,9 +650,10 @@ sbf_info(PG_FUNCTION_ARGS)
 
 		sbf_get_segment(&v, i, &seg);
 		appendStringInfo(&buf,
-						 "%s{\"capacity\": " UINT64_FORMAT ", \"count\": " UINT64_FORMAT
+						 "%s{\"kind\": \"%s\", \"capacity\": " UINT64_FORMAT
+						 ", \"count\": " UINT64_FORMAT
 						 ", \"bits\": " UINT64_FORMAT ", \"hashes\": %u, \"fill\": ",
-						 i > 0 ? ", " : "",
+						 i > 0 ? ", " : "", sbf_segment_kind_name(&seg),
 						 (uint64) seg.capacity, (uint64) seg.count,
 						 (uint64) seg.nbits, (unsigned) seg.k);
 		sbf_append_json_float(&buf, sbf_segment_expected_fill(&v, i));

@@ -160,8 +160,12 @@ typedef struct SbfSegment
 	uint64_t	nbits;
 	double		error;			/* false-positive rate when full */
 	uint32_t	k;
+	uint8_t		kind;			/* segment kind (sbf_kind.h): 1, bloom, in formats 1-2 */
 	size_t		words_offset;	/* payload offset of its first word */
 } SbfSegment;
+
+/* sbf_info's "kind" of a segment: "bloom", "blocked" or "fused". */
+extern const char *sbf_segment_kind_name(const SbfSegment *seg);
 
 /*
  * A read-only view of a payload.  Filled by sbf_validate (whole buffer) or

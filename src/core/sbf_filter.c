@@ -10,7 +10,7 @@
  */
 #include <math.h>
 
-#include "sbf_internal.h"
+#include "sbf_dir.h"
 
 /*
  * Makes room for needed payload bytes.  Some slack (up to the largest
@@ -247,15 +247,13 @@ static double
 largest_error(const SbfView *v)
 {
 	double		largest = 0.0;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	for (i = 0; i < v->nsegments; i++)
-	{
-		double		e = sbf_load_double(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_ERROR);
-
-		if (e > largest)
-			largest = e;
-	}
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+		if (e.error > largest)
+			largest = e.error;
 	return largest;
 }
 
@@ -271,20 +269,19 @@ plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
 	uint64_t	geo = v->capacity;
 	double		spent = 0.0;
 	double		smallest = 0.5;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
 	if (v->nsegments >= SBF_MAX_SEGMENTS)
 		return SBF_E_TOO_MANY_SEGMENTS;
-	for (i = 0; i < v->nsegments; i++)
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
 	{
-		SbfSegment	seg;
-
-		sbf_read_segment(v->buf, i, &seg);
-		if (seg.capacity > maxcap)
-			maxcap = seg.capacity;
-		spent += seg.error;
-		if (seg.error < smallest)
-			smallest = seg.error;
+		if (e.capacity > maxcap)
+			maxcap = e.capacity;
+		spent += e.error;
+		if (e.error < smallest)
+			smallest = e.error;
 		geo = geo > UINT64_MAX / v->growth ? UINT64_MAX : geo * v->growth;
 	}
 	spent += sbf_chain_spent(v->flags, v->error_rate, v->tightening,
@@ -388,8 +385,6 @@ add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	size_t		words_offset;
 	uint8_t    *buf;
 	bool		append;
-	SbfPosIter	it;
-	uint32_t	i;
 	SbfStatus	st;
 
 	sbf_filter_view(f, &v);
@@ -423,9 +418,7 @@ add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	buf = SBF_PAYLOAD(f);
 	sbf_read_segment(buf, v.nsegments - 1u, &last);
 	words_offset = v.hll_offset - (size_t) sbf_words_bytes(last.nbits);
-	sbf_pos_start(&it, h, sbf_mix64(h) | 1, last.nbits);
-	for (i = 0; i < last.k; i++)
-		sbf_bit_set(buf + words_offset, sbf_pos_next(&it));
+	(void) sbf_bloom_set(buf + words_offset, last.nbits, last.k, h);
 	sbf_store64(buf + SBF_SEGDIR_OFFSET(v.nsegments - 1u) + SBF_SEG_COUNT,
 				last.count + 1);
 	hll_apply(f, h);
@@ -630,24 +623,7 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	{
 		/* in the caches, or k too large for the batch: hash by hash */
 		for (i = 0; i < n; i++)
-		{
-			SbfPosIter	it;
-			uint8_t		clear = 0;
-			uint32_t	j;
-
-			sbf_pos_start(&it, h[i], sbf_mix64(h[i]) | 1, seg.nbits);
-			for (j = 0; j < seg.k; j++)
-			{
-				uint64_t	q = sbf_pos_next(&it);
-				uint8_t    *byte = words + (q >> 3);
-				uint8_t		bit = (uint8_t) (1u << (q & 7));
-				uint8_t		old = *byte;
-
-				*byte = old | bit;
-				clear |= bit & ~old;
-			}
-			count += clear != 0;
-		}
+			count += sbf_bloom_set(words, seg.nbits, seg.k, h[i]) ? 1 : 0;
 	}
 	sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_COUNT, count);
 	sbf_hll_encode(regs, p, dense, buf + v.hll_offset);
@@ -669,18 +645,16 @@ static uint64_t
 add_cost(const SbfFilter *f)
 {
 	SbfView		v;
-	SbfSegment	seg;
+	SbfDirIter	it;
+	SbfDirEntry e;
 	uint64_t	cost = SBF_MAX_K;
-	uint32_t	i;
 
 	sbf_filter_view(f, &v);
 	if (sbf_is_exact(&v))
 		return cost;
-	for (i = 0; i < v.nsegments; i++)
-	{
-		sbf_read_segment(v.buf, i, &seg);
-		cost += seg.k;
-	}
+	sbf_dir_view(&it, &v);
+	while (sbf_dir_next(&it, &e))
+		cost += e.g.width;
 	return cost;
 }
 

@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "sbf_internal.h"
+#include "sbf_dir.h"
 #include "sbf_window.h"
 
 /* Checks ranges and finiteness; SBF_OK or SBF_E_PARAM. */
@@ -239,19 +239,19 @@ check_exact_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total
 static SbfStatus
 check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 {
+	const SbfVersion *ver;
 	SbfParams	params;
-	uint64_t	bits = 0;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 	SbfStatus	st;
 
 	if (avail < SBF_HEADER_BYTES)
 		return SBF_E_TRUNCATED;
 	read_header(buf, v);
-	if (v->version != SBF_FORMAT_VERSION && v->version != SBF_FORMAT_V1)
+	ver = sbf_version(v->version);
+	if (ver == NULL || ver->windowed)
 		return SBF_E_VERSION;
-	if (v->version == SBF_FORMAT_V1 ? (v->flags & ~SBF_FLAG_HLL_DENSE) != 0 :
-		(v->flags & ~(SBF_FLAG_HLL_DENSE | SBF_FLAG_EXACT | SBF_FLAG_OVERLAP |
-					  SBF_FLAG_CHAIN)) != 0)
+	if ((v->flags & ~ver->flags) != 0)
 		return SBF_E_FLAGS;
 	if (v->hash_id != SBF_HASH_XXH3)
 		return SBF_E_HASH;
@@ -270,34 +270,24 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 	if (avail < sbf_prefix_size(v->nsegments))
 		return SBF_E_TRUNCATED;
 
-	for (i = 0; i < v->nsegments; i++)
+	/* each entry is checked before the next data offset is used */
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
 	{
-		const uint8_t *e = buf + SBF_SEGDIR_OFFSET(i);
-		uint64_t	capacity = sbf_load64(e + SBF_SEG_CAPACITY);
-		uint64_t	count = sbf_load64(e + SBF_SEG_COUNT);
-		uint64_t	nbits = sbf_load64(e + SBF_SEG_NBITS);
-		double		error = sbf_load_double(e + SBF_SEG_ERROR);
-		uint16_t	k = sbf_load16(e + SBF_SEG_K);
-
-		if (sbf_load32(e + SBF_SEG_RESERVED) != 0 ||
-			sbf_load16(e + SBF_SEG_RESERVED16) != 0)
+		if (sbf_load32(e.entry + SBF_SEG_RESERVED) != 0 ||
+			sbf_load16(e.entry + SBF_SEG_RESERVED16) != 0)
 			return SBF_E_FLAGS;
-		/* written this way so that NaN fails too */
-		if (!(error > 0.0 && error < 0.5))
+		if (e.ops->check_entry(&e.g, e.capacity, e.count, e.error) != SBF_OK ||
+			e.ops->check_geom(&e.g) != SBF_OK)
 			return SBF_E_SEGMENT;
-		if (capacity < 1 || count > capacity ||
-			nbits < 1 || nbits > SBF_MAX_SEGMENT_BITS ||
-			k < 1 || k > SBF_MAX_K)
-			return SBF_E_SEGMENT;
-		/* at most 4096 * 2^30 bytes: cannot overflow */
-		bits += sbf_words_bytes(nbits);
 	}
 
 	st = sbf_hll_check_size(v->hll_bytes, (v->flags & SBF_FLAG_HLL_DENSE) != 0,
 							v->hll_p);
 	if (st != SBF_OK)
 		return st;
-	*total = (uint64_t) v->bits_offset + bits + v->hll_bytes;
+	/* at most 4096 * 2^30 bytes: cannot overflow */
+	*total = (uint64_t) it.off + v->hll_bytes;
 	return SBF_OK;
 }
 
@@ -322,7 +312,8 @@ SbfStatus
 sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 {
 	uint64_t	total;
-	size_t		off;
+	SbfDirIter	it;
+	SbfDirEntry e;
 	uint32_t	i;
 	SbfStatus	st;
 
@@ -351,22 +342,11 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 		return SBF_OK;
 	}
 
-	/* no bit may be set at or past m in a segment's last word */
-	off = v->bits_offset;
-	for (i = 0; i < v->nsegments; i++)
-	{
-		uint64_t	nbits = sbf_load64(buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_NBITS);
-		uint64_t	wbytes = sbf_words_bytes(nbits);
-
-		if (nbits % 64 != 0)
-		{
-			uint64_t	last = sbf_load64(buf + off + wbytes - 8);
-
-			if (last >> (nbits % 64) != 0)
-				return SBF_E_BITS;
-		}
-		off += (size_t) wbytes;
-	}
+	/* each kind checks its data (bloom: no bit at or past m) */
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+		if (e.ops->check_data(&e.g, buf + e.data) != SBF_OK)
+			return SBF_E_BITS;
 
 	return sbf_hll_check(buf + v->hll_offset, v->hll_bytes,
 						 (v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
@@ -402,14 +382,13 @@ sbf_parse_prefix(const uint8_t *buf, size_t avail, size_t total_len, SbfView *v)
 void
 sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg)
 {
-	size_t		off = v->bits_offset;
-	uint32_t	j;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	for (j = 0; j < i; j++)
-		off += (size_t) sbf_words_bytes(sbf_load64(v->buf + SBF_SEGDIR_OFFSET(j) +
-												   SBF_SEG_NBITS));
-	sbf_read_segment(v->buf, i, seg);
-	seg->words_offset = off;
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e) && e.index < i)
+		;
+	sbf_dir_segment(&e, seg);
 }
 
 /* Hash i (< nhashes) of an exact view. */
@@ -449,9 +428,8 @@ sbf_exact_search(const SbfView *v, uint64_t h, bool *found)
 bool
 sbf_contains_hash(const SbfView *v, uint64_t h)
 {
-	uint64_t	h2;
-	size_t		off = v->bits_offset;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
 	if (sbf_is_exact(v))
 	{
@@ -460,25 +438,10 @@ sbf_contains_hash(const SbfView *v, uint64_t h)
 		(void) sbf_exact_search(v, h, &found);
 		return found;
 	}
-	h2 = sbf_mix64(h) | 1;
-
-	for (i = 0; i < v->nsegments; i++)
-	{
-		const uint8_t *e = v->buf + SBF_SEGDIR_OFFSET(i);
-		uint64_t	m = sbf_load64(e + SBF_SEG_NBITS);
-		uint32_t	k = sbf_load16(e + SBF_SEG_K);
-		const uint8_t *words = v->buf + off;
-		SbfPosIter	it;
-		uint32_t	j;
-
-		sbf_pos_start(&it, h, h2, m);
-		for (j = 0; j < k; j++)
-			if (!sbf_bit_test(words, sbf_pos_next(&it)))
-				break;
-		if (j == k)
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+		if (sbf_dir_has(v->buf, &e, h))
 			return true;
-		off += (size_t) sbf_words_bytes(m);
-	}
 	return false;
 }
 
@@ -520,17 +483,17 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 		SbfPosIter	it[SBF_LOOKUP_BATCH];
 		uint64_t	first[SBF_LOOKUP_BATCH][2];
 		bool		hit[SBF_LOOKUP_BATCH];
-		size_t		off = v->bits_offset;
+		SbfDirIter	di;
+		SbfDirEntry e;
 		size_t		b;
-		uint32_t	i;
 
 		memset(hit, 0, sizeof(hit));
-		for (i = 0; i < v->nsegments; i++)
+		sbf_dir_view(&di, v);
+		while (sbf_dir_next(&di, &e))
 		{
-			const uint8_t *e = v->buf + SBF_SEGDIR_OFFSET(i);
-			uint64_t	m = sbf_load64(e + SBF_SEG_NBITS);
-			uint32_t	k = sbf_load16(e + SBF_SEG_K);
-			const uint8_t *words = v->buf + off;
+			uint64_t	m = e.g.size;
+			uint32_t	k = e.g.width;
+			const uint8_t *words = v->buf + e.data;
 
 			for (b = 0; b < nb; b++)
 			{
@@ -557,7 +520,6 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 						break;
 				hit[b] = j >= k;
 			}
-			off += (size_t) sbf_words_bytes(m);
 		}
 		for (b = 0; b < nb; b++)
 			found += hit[b];
@@ -631,11 +593,12 @@ double
 sbf_expected_fpr(const SbfView *v)
 {
 	double		pass = 1.0;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	for (i = 0; i < v->nsegments; i++)
-		pass *= 1.0 - pow(sbf_segment_expected_fill(v, i),
-						  (double) sbf_load16(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_K));
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+		pass *= 1.0 - pow(sbf_segment_expected_fill(v, e.index), (double) e.g.width);
 	return 1.0 - pass;
 }
 
@@ -692,17 +655,15 @@ sbf_directory_count(const SbfView *v)
 {
 	double		total = 0.0;
 	double		pass = 1.0;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	for (i = 0; i < v->nsegments; i++)
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
 	{
-		SbfSegment	seg;
-
-		sbf_read_segment(v->buf, i, &seg);
-		total += segment_distinct(seg.count, seg.nbits, seg.k, pass);
+		total += segment_distinct(e.count, e.g.size, e.g.width, pass);
 		/* the model's false-positive rate of this segment at its count */
-		pass *= 1.0 - pow(1.0 - exp(-(double) seg.k * (double) seg.count /
-									(double) seg.nbits), (double) seg.k);
+		pass *= 1.0 - e.ops->rate_at(&e.g, e.count);
 	}
 	return total;
 }
@@ -713,28 +674,10 @@ sbf_count_source(const SbfView *v)
 {
 	if (sbf_is_exact(v))
 		return "exact";
-	if (v->version == SBF_FORMAT_V1 || (v->flags & SBF_FLAG_OVERLAP))
+	if (!sbf_version(v->version)->directory_counts ||
+		(v->flags & SBF_FLAG_OVERLAP))
 		return "hll";
 	return "directory";
-}
-
-/* Fraction of set bits of the m-bit array at payload offset off. */
-static double
-fill_at(const uint8_t *buf, size_t off, uint64_t m)
-{
-	uint64_t	nwords = sbf_words_bytes(m) / 8;
-	uint64_t	ones = 0;
-	uint64_t	w;
-
-	/* popcount does not care about byte order */
-	for (w = 0; w < nwords; w++)
-	{
-		uint64_t	word;
-
-		memcpy(&word, buf + off + w * 8, sizeof(word));
-		ones += (uint64_t) sbf_popcount64(word);
-	}
-	return (double) ones / (double) m;
 }
 
 /* Fraction of set bits of segment i. */
@@ -744,7 +687,7 @@ sbf_segment_fill(const SbfView *v, uint32_t i)
 	SbfSegment	seg;
 
 	sbf_get_segment(v, i, &seg);
-	return fill_at(v->buf, seg.words_offset, seg.nbits);
+	return sbf_bits_fill(v->buf + seg.words_offset, seg.nbits);
 }
 
 /*
@@ -755,18 +698,13 @@ double
 sbf_current_fpr(const SbfView *v)
 {
 	double		pass = 1.0;
-	size_t		off = v->bits_offset;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
 	/* the exact form has no false positives; nsegments is 0 */
-	for (i = 0; i < v->nsegments; i++)
-	{
-		SbfSegment	seg;
-
-		sbf_read_segment(v->buf, i, &seg);
-		pass *= 1.0 - pow(fill_at(v->buf, off, seg.nbits), (double) seg.k);
-		off += (size_t) sbf_words_bytes(seg.nbits);
-	}
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+		pass *= 1.0 - e.ops->rate_of(&e.g, v->buf + e.data);
 	return 1.0 - pass;
 }
 
@@ -775,10 +713,12 @@ double
 sbf_fpr_bound(const SbfView *v)
 {
 	double		sum = 0.0;
-	uint32_t	i;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	for (i = 0; i < v->nsegments; i++)
-		sum += sbf_load_double(v->buf + SBF_SEGDIR_OFFSET(i) + SBF_SEG_ERROR);
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+		sum += e.error;
 	return sum < 1.0 ? sum : 1.0;
 }
 

@@ -263,6 +263,50 @@ sbf_pos_next(SbfPosIter *it)
 	return pos;
 }
 
+/*
+ * Whether all k bits of hash h are set in a formats 1-2 segment of m bits
+ * (HASH: enhanced double hashing), stopping at the first clear one.
+ */
+static inline bool
+sbf_bloom_has(const uint8_t *words, uint64_t m, uint32_t k, uint64_t h)
+{
+	SbfPosIter	it;
+	uint32_t	j;
+
+	sbf_pos_start(&it, h, sbf_mix64(h) | 1, m);
+	for (j = 0; j < k; j++)
+	{
+		uint64_t	q = sbf_pos_next(&it);
+
+		if (!((words[q >> 3] >> (q & 7)) & 1))
+			return false;
+	}
+	return true;
+}
+
+/* Sets the k bits of h in such a segment; true when one of them was clear. */
+static inline bool
+sbf_bloom_set(uint8_t *words, uint64_t m, uint32_t k, uint64_t h)
+{
+	SbfPosIter	it;
+	uint8_t		clear = 0;
+	uint32_t	j;
+
+	sbf_pos_start(&it, h, sbf_mix64(h) | 1, m);
+	for (j = 0; j < k; j++)
+	{
+		uint64_t	q = sbf_pos_next(&it);
+		uint8_t		bit = (uint8_t) (1u << (q & 7));
+
+		clear |= (uint8_t) (bit & ~words[q >> 3]);
+		words[q >> 3] |= bit;
+	}
+	return clear != 0;
+}
+
+/* Fraction of set bits of an m-bit array (ceil(m/64) words). */
+extern double sbf_bits_fill(const uint8_t *words, uint64_t m);
+
 /* Decodes directory entry i of a payload, without its words offset. */
 static inline void
 sbf_read_segment(const uint8_t *buf, uint32_t i, SbfSegment *seg)
@@ -274,6 +318,7 @@ sbf_read_segment(const uint8_t *buf, uint32_t i, SbfSegment *seg)
 	seg->nbits = sbf_load64(e + SBF_SEG_NBITS);
 	seg->error = sbf_load_double(e + SBF_SEG_ERROR);
 	seg->k = sbf_load16(e + SBF_SEG_K);
+	seg->kind = 1;				/* SBF_KIND_BLOOM: every segment of formats 1-2 */
 	seg->words_offset = 0;
 }
 

@@ -18,8 +18,10 @@
 
 /* The one table: a new kind is one new file and one row here. */
 static const SbfKindOps *const kind_table[] = {
+	&sbf_kind_bloom_ops,
 	&sbf_kind_blocked_ops,
 	&sbf_kind_fused_ops,
+	&sbf_kind_wbloom_ops,
 };
 
 /* The row of a kind, NULL if unknown. */
@@ -121,4 +123,29 @@ sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 		return SBF_OK;
 	}
 	return st;
+}
+
+/*
+ * The build of a kind that inserts one hash at a time: checks that h[0..n)
+ * ascends strictly, zeroes the bytes of data and inserts each hash, with an
+ * interrupt check every SBF_WORK_STRIDE hashes.
+ */
+SbfStatus
+sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data, uint64_t bytes,
+						 const uint64_t *h, size_t n, const SbfAllocator *a,
+						 bool (*insert) (const SbfKindGeom *, uint8_t *, uint64_t))
+{
+	size_t		i;
+
+	for (i = 1; i < n; i++)
+		if (h[i - 1] >= h[i])
+			return SBF_E_PARAM;
+	memset(data, 0, (size_t) bytes);
+	for (i = 0; i < n; i++)
+	{
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 && a != NULL)
+			sbf_check_interrupt(a);
+		(void) insert(g, data, h[i]);
+	}
+	return SBF_OK;
 }

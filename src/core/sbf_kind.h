@@ -24,9 +24,10 @@
 
 #include "sbf_core.h"
 
-#define SBF_KIND_BLOOM			1	/* formats 1-3's segment (its own row: later) */
+#define SBF_KIND_BLOOM			1	/* formats 1-2's segment: double hashing */
 #define SBF_KIND_BLOCKED		2	/* an element's probes in one 512-bit line */
 #define SBF_KIND_FUSED			3	/* binary fuse filter of a complete set */
+#define SBF_KIND_WBLOOM			4	/* format 3's segment: windowed positions */
 
 #define SBF_KIND_DESC_BYTES		16
 
@@ -65,7 +66,7 @@ typedef struct SbfKindGeom
 typedef struct SbfKindOps
 {
 	uint8_t		kind;
-	const char *name;			/* sbf_info's "kind": "blocked", "fused" */
+	const char *name;			/* sbf_info's "kind": "bloom", "blocked", "fused" */
 
 	/* geometry ranges: SBF_OK or SBF_E_SEGMENT */
 	SbfStatus	(*check_geom) (const SbfKindGeom *g);
@@ -78,7 +79,9 @@ typedef struct SbfKindOps
 	 * The directory fields beside the descriptor: count <= capacity (fused:
 	 * count = capacity, 1..A) and the stored error p a true bound of the
 	 * kind's rate at capacity (p >= rate_at(capacity), within 1e-9 for
-	 * libm rounding), 0 < p < 0.5: SBF_OK or SBF_E_SEGMENT.
+	 * libm rounding), 0 < p < 0.5: SBF_OK or SBF_E_SEGMENT.  The bloom
+	 * kinds check p's range only: formats 1-2 store the rate the segment was
+	 * built for when full, which is its bound as 1.0-1.2 wrote it.
 	 */
 	SbfStatus	(*check_entry) (const SbfKindGeom *g, uint64_t capacity,
 								uint64_t count, double p);
@@ -116,6 +119,8 @@ typedef struct SbfKindOps
 	double		(*rate_of) (const SbfKindGeom *g, const uint8_t *data);
 } SbfKindOps;
 
+extern const SbfKindOps sbf_kind_bloom_ops;
+extern const SbfKindOps sbf_kind_wbloom_ops;
 extern const SbfKindOps sbf_kind_blocked_ops;
 extern const SbfKindOps sbf_kind_fused_ops;
 
@@ -155,6 +160,16 @@ extern size_t sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad)
  */
 extern SbfStatus sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g,
 								 uint64_t *bytes);
+
+/*
+ * build() of a kind that inserts hash by hash: SBF_E_PARAM unless h[0..n)
+ * ascends strictly; else bytes of data zeroed, each hash inserted.
+ */
+extern SbfStatus sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data,
+										  uint64_t bytes, const uint64_t *h,
+										  size_t n, const SbfAllocator *a,
+										  bool (*insert) (const SbfKindGeom *,
+														  uint8_t *, uint64_t));
 
 /* ---- blocked internals shared with tests and benchmarks ---- */
 

@@ -349,19 +349,8 @@ static SbfStatus
 blocked_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 			  const SbfAllocator *a)
 {
-	size_t		i;
-
-	for (i = 1; i < n; i++)
-		if (h[i - 1] >= h[i])
-			return SBF_E_PARAM;
-	memset(data, 0, (size_t) (g->size * SBF_BLOCKED_LINE_BYTES));
-	for (i = 0; i < n; i++)
-	{
-		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 && a != NULL)
-			sbf_check_interrupt(a);
-		(void) blocked_insert(g, data, h[i]);
-	}
-	return SBF_OK;
+	return sbf_kind_build_by_insert(g, data, g->size * SBF_BLOCKED_LINE_BYTES,
+									h, n, a, blocked_insert);
 }
 
 /* OR of two segments of one geometry: the segment of the union of their sets. */

@@ -50,7 +50,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sbf_internal.h"
+#include "sbf_dir.h"
 
 /*
  * Word-by-word comparisons an item may make with candidate result segments
@@ -133,9 +133,7 @@ sbf_union_mismatch(const SbfView *a, const SbfView *b)
 	uint32_t	diff = 0;
 
 	/* versions 1 and 2 unite (the result is version 2); no other exists */
-	if (a->version != b->version &&
-		(a->version != SBF_FORMAT_V1 || b->version != SBF_FORMAT_VERSION) &&
-		(b->version != SBF_FORMAT_V1 || a->version != SBF_FORMAT_VERSION))
+	if (a->version != b->version && !sbf_versions_unite(a->version, b->version))
 		diff |= SBF_DIFF_VERSION;
 	if (a->hash_id != b->hash_id)
 		diff |= SBF_DIFF_HASH;
@@ -246,7 +244,6 @@ union_collect(UnionPlan *pl, const SbfView *in, uint32_t n, bool own_rate,
 {
 	uint64_t	total = 0;
 	uint32_t	i;
-	uint32_t	j;
 	UnionItem  *it;
 
 	for (i = 0; i < n; i++)
@@ -268,20 +265,18 @@ union_collect(UnionPlan *pl, const SbfView *in, uint32_t n, bool own_rate,
 	it = pl->s.items;
 	for (i = 0; i < n; i++)
 	{
-		size_t		off = in[i].bits_offset;
+		SbfDirIter	di;
+		SbfDirEntry e;
 
-		for (j = 0; j < in[i].nsegments; j++)
+		sbf_dir_view(&di, &in[i]);
+		while (sbf_dir_next(&di, &e))
 		{
-			SbfSegment	seg;
-
-			sbf_read_segment(in[i].buf, j, &seg);
-			it->capacity = seg.capacity;
-			it->count = seg.count;
-			it->nbits = seg.nbits;
-			it->error = seg.error;
-			it->k = seg.k;
-			it->words = in[i].buf + off;
-			off += (size_t) sbf_words_bytes(seg.nbits);
+			it->capacity = e.capacity;
+			it->count = e.count;
+			it->nbits = e.g.size;
+			it->error = e.error;
+			it->k = e.g.width;
+			it->words = in[i].buf + e.data;
 			union_item_scan(it, a);
 			sbf_check_interrupt(a);
 			it++;

@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "sbf_internal.h"
+#include "sbf_dir.h"
 #include "sbf_window.h"
 
 /* Checks window parameters: SBF_OK or SBF_E_PARAM. */
@@ -135,28 +135,28 @@ sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
 void
 sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
 {
-	const uint8_t *e = v->buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN_SEGDIR_BYTES;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	seg->age = sbf_load16(e);
-	seg->k = e[2];
-	seg->count = sbf_load32(e + 4);
-	seg->nbits = sbf_load64(e + 8);
-	seg->bits = v->buf + *off;
+	sbf_dir_start(&it, v->buf, v->nsegments, *off);
+	it.i = j;
+	sbf_dir_decode(&it, &e);
+	seg->age = e.age;
+	seg->k = e.g.width;
+	seg->count = (uint32_t) e.count;
+	seg->nbits = e.g.size;
+	seg->bits = v->buf + e.data;
 	seg->owned = false;
-	*off += (size_t) sbf_words_bytes(seg->nbits);
+	*off += (size_t) sbf_words_bytes(e.g.size);
 }
 
 /* False-positive rate of a segment: (ones / m)^k. */
 double
 sbf_win_segment_fpr(const SbfWinSeg *seg)
 {
-	uint64_t	words = sbf_words_bytes(seg->nbits) / 8;
-	uint64_t	ones = 0;
-	uint64_t	i;
+	SbfKindGeom g = {.size = seg->nbits, .kind = SBF_KIND_WBLOOM, .width = seg->k};
 
-	for (i = 0; i < words; i++)
-		ones += (uint64_t) sbf_popcount64(sbf_load64(seg->bits + i * 8));
-	return pow((double) ones / (double) seg->nbits, (double) seg->k);
+	return sbf_kind_wbloom_ops.rate_of(&g, seg->bits);
 }
 
 /*

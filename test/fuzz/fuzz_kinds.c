@@ -42,7 +42,9 @@ fuzz_segment(const uint8_t *d, size_t n)
 		return;
 	ops = sbf_kind_ops(g.kind);
 	FUZZ_ASSERT(ops != NULL && used <= n - 40);
-	if (ops->check_entry(&g, capacity, count, p) == SBF_OK)
+	/* bloom kinds: the stored p is the bound (1.0-1.2 wrote it), range only */
+	if (ops->check_entry(&g, capacity, count, p) == SBF_OK &&
+		g.kind != SBF_KIND_BLOOM && g.kind != SBF_KIND_WBLOOM)
 	{
 		double		r = ops->rate_at(&g, capacity);
 
@@ -127,8 +129,15 @@ fuzz_build(const uint8_t *d, size_t n)
 
 	if (n < 2)
 		return;
-	ops = (d[1] & 1) ? &sbf_kind_fused_ops : &sbf_kind_blocked_ops;
-	share = shares[(d[1] >> 1) & 7];
+	{
+		static const SbfKindOps *const rows[4] = {
+			&sbf_kind_blocked_ops, &sbf_kind_fused_ops, &sbf_kind_bloom_ops,
+			&sbf_kind_wbloom_ops,
+		};
+
+		ops = rows[d[1] & 3];
+	}
+	share = shares[(d[1] >> 2) & 7];
 	for (i = 2; i + 8 <= n && nh < MAX_HASHES; i += 8)
 		h[nh++] = sbf_load64(d + i);
 	if (nh == 0)

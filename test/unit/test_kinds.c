@@ -529,7 +529,7 @@ test_validator_rejects(void)
 		memcpy(bad, desc, sizeof(bad));
 		bad[8] = 9;
 		CHECK(sbf_kind_check(bad, b.data, b.bytes, &g, &used) == SBF_E_SEGMENT);
-		bad[8] = SBF_KIND_BLOOM;	/* no row in this table yet */
+		bad[8] = SBF_KIND_WBLOOM + 1;	/* the first number without a row */
 		CHECK(sbf_kind_check(bad, b.data, b.bytes, &g, &used) == SBF_E_SEGMENT);
 		memcpy(bad, desc, sizeof(bad));
 		memset(bad, 0, 8);
@@ -838,7 +838,11 @@ test_choose(void)
 	CHECK(sbf_kind_choose(0, 0.01, &g, &bytes) == SBF_E_PARAM);
 	CHECK(sbf_kind_ops(SBF_KIND_BLOCKED) == &sbf_kind_blocked_ops);
 	CHECK(sbf_kind_ops(SBF_KIND_FUSED) == &sbf_kind_fused_ops);
-	CHECK(sbf_kind_ops(0) == NULL && sbf_kind_ops(SBF_KIND_BLOOM) == NULL);
+	CHECK(sbf_kind_ops(SBF_KIND_BLOOM) == &sbf_kind_bloom_ops);
+	CHECK(sbf_kind_ops(SBF_KIND_WBLOOM) == &sbf_kind_wbloom_ops);
+	CHECK(sbf_kind_ops(0) == NULL && sbf_kind_ops(SBF_KIND_WBLOOM + 1) == NULL);
+	CHECK(strcmp(sbf_kind_bloom_ops.name, "bloom") == 0);
+	CHECK(strcmp(sbf_kind_wbloom_ops.name, "bloom") == 0);
 	CHECK(strcmp(sbf_kind_blocked_ops.name, "blocked") == 0);
 	CHECK(strcmp(sbf_kind_fused_ops.name, "fused") == 0);
 }

@@ -129,7 +129,8 @@ plain_segment(const SbfView *v, uint32_t i)
 	if (d == NULL)
 		return NULL;
 	sbf_get_segment(v, i, &seg);
-	if (put(d, "capacity", u64(seg.capacity)) < 0 ||
+	if (put(d, "kind", PyUnicode_FromString(sbf_segment_kind_name(&seg))) < 0 ||
+		put(d, "capacity", u64(seg.capacity)) < 0 ||
 		put(d, "count", u64(seg.count)) < 0 ||
 		put(d, "bits", u64(seg.nbits)) < 0 ||
 		put(d, "hashes", u64(seg.k)) < 0 ||

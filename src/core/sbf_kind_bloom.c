@@ -1,0 +1,249 @@
+/*
+ * sbf_kind_bloom.c
+ *	  The standard Bloom segment kinds: kind 1, the segment of formats 1 and 2
+ *	  (positions by enhanced double hashing, docs/format.md HASH), and kind 4,
+ *	  the segment of format 3 (WINDOWED POSITIONS).  Both store m bits as
+ *	  ceil(m/64) little-endian 64-bit words, bits past m zero; they differ
+ *	  only in where an element's k bits are.  The descriptor: size = m,
+ *	  width = k, every other byte 0 (docs/format4.md, section 3).
+ *
+ *	  These rows give the directory walks of formats 1-3 (sbf_dir.h) the same
+ *	  operations the format-4 kinds have; the bytes are those 1.2 writes.
+ */
+#include <math.h>
+
+#include "sbf_internal.h"
+#include "sbf_kind.h"
+#include "sbf_window.h"
+
+/* Geometry ranges: 1 <= m <= SBF_MAX_SEGMENT_BITS, 1 <= k <= SBF_MAX_K. */
+static SbfStatus
+bloom_check_geom(const SbfKindGeom *g)
+{
+	if (g->size < 1 || g->size > SBF_MAX_SEGMENT_BITS ||
+		g->width < 1 || g->width > SBF_MAX_K ||
+		g->arity != 0 || g->log2_len != 0 || g->attempt != 0)
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
+/* ceil(m / 64) words of 8 bytes. */
+static bool
+bloom_bytes(const SbfKindGeom *g, uint64_t *bytes)
+{
+	*bytes = sbf_words_bytes(g->size);
+	return *bytes <= SBF_MAX_STORED_BYTES;
+}
+
+/* No bit may be set at or past m in the last word. */
+static SbfStatus
+bloom_check_data(const SbfKindGeom *g, const uint8_t *data)
+{
+	uint64_t	wbytes = sbf_words_bytes(g->size);
+
+	if (g->size % 64 != 0 &&
+		sbf_load64(data + wbytes - 8) >> (g->size % 64) != 0)
+		return SBF_E_BITS;
+	return SBF_OK;
+}
+
+/*
+ * Formats 1-2 store the error the segment was built for when full; it is
+ * checked for its range only (1.0 wrote it so), and count <= capacity.
+ */
+static SbfStatus
+bloom_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+				  double p)
+{
+	(void) g;
+	/* written this way so that NaN fails too */
+	if (capacity < 1 || count > capacity || !(p > 0.0 && p < 0.5))
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
+/* SIZING: m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2), of a bloom kind. */
+static SbfStatus
+plan_kind(uint8_t kind, uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	uint64_t	m;
+	uint32_t	k;
+
+	if (n < 1 || !(share > 0.0 && share < 0.5))
+		return SBF_E_PARAM;
+	if (!sbf_segment_geometry(n, share, SBF_MAX_SEGMENT_BITS, &m, &k))
+		return SBF_E_TOO_LARGE;
+	memset(g, 0, sizeof(*g));
+	g->kind = kind;
+	g->size = m;
+	g->width = (uint8_t) k;
+	*bytes = sbf_words_bytes(m);
+	return SBF_OK;
+}
+
+static SbfStatus
+bloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	return plan_kind(SBF_KIND_BLOOM, n, share, g, bytes);
+}
+
+static SbfStatus
+wbloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	return plan_kind(SBF_KIND_WBLOOM, n, share, g, bytes);
+}
+
+static bool
+bloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+{
+	return sbf_bloom_has(data, g->size, g->width, h);
+}
+
+static bool
+wbloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+{
+	uint32_t	j;
+
+	for (j = 0; j < g->width; j++)
+		if (!sbf_bit_test(data, sbf_win_position(h, j, g->size)))
+			return false;
+	return true;
+}
+
+/*
+ * How many of h[0..n) are found, hash by hash (the plain reader's batched,
+ * prefetching loop over every segment is sbf_count_contained's).
+ */
+static size_t
+count_with(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+		   size_t n, bool (*contains) (const SbfKindGeom *, const uint8_t *, uint64_t))
+{
+	size_t		found = 0;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		found += contains(g, data, h[i]) ? 1 : 0;
+	return found;
+}
+
+static size_t
+bloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			size_t n)
+{
+	return count_with(g, data, h, n, bloom_contains);
+}
+
+static size_t
+wbloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			 size_t n)
+{
+	return count_with(g, data, h, n, wbloom_contains);
+}
+
+static bool
+bloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
+{
+	return sbf_bloom_set(data, g->size, g->width, h);
+}
+
+static bool
+wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
+{
+	uint8_t		clear = 0;
+	uint32_t	j;
+
+	for (j = 0; j < g->width; j++)
+	{
+		uint64_t	q = sbf_win_position(h, j, g->size);
+		uint8_t		bit = (uint8_t) (1u << (q & 7));
+
+		clear |= (uint8_t) (bit & ~data[q >> 3]);
+		data[q >> 3] |= bit;
+	}
+	return clear != 0;
+}
+
+static SbfStatus
+bloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+			const SbfAllocator *a)
+{
+	return sbf_kind_build_by_insert(g, data, sbf_words_bytes(g->size), h, n, a,
+									bloom_insert);
+}
+
+static SbfStatus
+wbloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+			 const SbfAllocator *a)
+{
+	return sbf_kind_build_by_insert(g, data, sbf_words_bytes(g->size), h, n, a,
+									wbloom_insert);
+}
+
+/* dst |= src, word by word (byte order does not matter to an OR). */
+static void
+bloom_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
+{
+	uint64_t	n = sbf_words_bytes(g->size) / 8;
+	uint64_t	w;
+
+	for (w = 0; w < n; w++)
+	{
+		uint64_t	x;
+		uint64_t	y;
+
+		memcpy(&x, dst + w * 8, 8);
+		memcpy(&y, src + w * 8, 8);
+		x |= y;
+		memcpy(dst + w * 8, &x, 8);
+	}
+}
+
+/* The fill model of COUNTS: (1 - e^(-kn/m))^k (0 when empty). */
+static double
+bloom_rate_at(const SbfKindGeom *g, uint64_t n)
+{
+	return pow(1.0 - exp(-(double) g->width * (double) n / (double) g->size),
+			   (double) g->width);
+}
+
+/* (ones / m)^k: sbf_current_fpr's and WINDOWED POSITIONS' rate of a segment. */
+static double
+bloom_rate_of(const SbfKindGeom *g, const uint8_t *data)
+{
+	return pow(sbf_bits_fill(data, g->size), (double) g->width);
+}
+
+const SbfKindOps sbf_kind_bloom_ops = {
+	.kind = SBF_KIND_BLOOM,
+	.name = "bloom",
+	.check_geom = bloom_check_geom,
+	.bytes = bloom_bytes,
+	.check_data = bloom_check_data,
+	.check_entry = bloom_check_entry,
+	.plan = bloom_plan,
+	.contains = bloom_contains,
+	.count = bloom_count,
+	.insert = bloom_insert,
+	.build = bloom_build,
+	.merge = bloom_merge,
+	.rate_at = bloom_rate_at,
+	.rate_of = bloom_rate_of,
+};
+
+/* The windowed bloom: the same bits, format 3's positions. */
+const SbfKindOps sbf_kind_wbloom_ops = {
+	.kind = SBF_KIND_WBLOOM,
+	.name = "bloom",
+	.check_geom = bloom_check_geom,
+	.bytes = bloom_bytes,
+	.check_data = bloom_check_data,
+	.check_entry = bloom_check_entry,
+	.plan = wbloom_plan,
+	.contains = wbloom_contains,
+	.count = wbloom_count,
+	.insert = wbloom_insert,
+	.build = wbloom_build,
+	.merge = bloom_merge,
+	.rate_at = bloom_rate_at,
+	.rate_of = bloom_rate_of,
+};
