@@ -107,7 +107,7 @@ extern bool sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len,
 							   SbfView *v);
 
 /* Raises the error matching a non-OK status from a write operation. */
-extern pg_noreturn void sbf_report_status(SbfStatus st);
+pg_noreturn extern void sbf_report_status(SbfStatus st);
 
 /* Checks user-supplied parameters, raising 22023 with a hint on failure. */
 extern void sbf_check_params(const SbfParams *p);
@@ -128,7 +128,7 @@ extern void sbf_check_union_compatible(const SbfView *a, const SbfView *b,
 									   bool own_rate);
 
 /* The one wording of an incompatible union (views may be NULL). */
-extern pg_noreturn void sbf_union_incompatible(const SbfView *a,
+pg_noreturn extern void sbf_union_incompatible(const SbfView *a,
 											  const SbfView *b, uint32 diff);
 
 /*
@@ -138,7 +138,7 @@ extern pg_noreturn void sbf_union_incompatible(const SbfView *a,
  */
 /* Smallest error_rate with two significant digits that is at least bound. */
 extern double sbf_rate_that_fits(double bound);
-extern pg_noreturn void sbf_report_union(SbfStatus st, double bound,
+pg_noreturn extern void sbf_report_union(SbfStatus st, double bound,
 										double error_rate);
 
 /* Raises 22023 with a hint for an error_rate outside (0, 0.5). */
@@ -350,7 +350,7 @@ extern void sbf_probe_close(SbfProbe *p);
 extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since);
 
 /* Raises 22023 naming what a windowed filter cannot do (fn), with a hint. */
-extern pg_noreturn void sbf_window_refuse(const char *fn, const char *hint);
+pg_noreturn extern void sbf_window_refuse(const char *fn, const char *hint);
 
 /* The union of two views of which at least one is windowed (else 22023). */
 extern ScalableBloom *sbf_window_union_views(const SbfView *a, const SbfView *b,
