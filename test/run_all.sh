@@ -148,7 +148,7 @@ major_setup() {
 major_regress() {
 	local log=$logdir/regress$major.log rc pass fail
 	echo "== pg_regress on PostgreSQL $major"
-	on_major bash test/pg_tmp.sh make -s installcheck TAP_TESTS= PG_CONFIG="$pg_config" 2>&1 |
+	on_major env PG_CONFIG="$pg_config" bash test/pg_tmp.sh make -s installcheck TAP_TESTS= PG_CONFIG="$pg_config" 2>&1 |
 		tee "$log" | grep -E '\.\.\. |^(not )?ok [0-9]+|tests (passed|failed)|^ERROR|FATAL'
 	rc=${PIPESTATUS[0]}
 	# pg_regress prints "test x ... ok" up to 15 and TAP lines
