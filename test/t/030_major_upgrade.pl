@@ -152,7 +152,7 @@ $restored->append_conf('postgresql.conf', "log_statement = none\n");
 $restored->start;
 command_ok(
 	[ 'pg_restore', '--create', '--exit-on-error', '-d', $restored->connstr('postgres'), $dump ],
-	"$to's pg_restore of the 15 dump");
+	"${to}'s pg_restore of the 15 dump");
 is($restored->safe_psql($db, $answers_sql), $before,
 	'after dump/restore every value is byte-identical and answers as on 15');
 is($restored->safe_psql($db, $index_sql), $index_before,
