@@ -92,8 +92,8 @@ pg_config_of() {
 	esac
 }
 
-# The Citus release for a major (13.2.2 with its patch for 15, 14.0.1 for
-# 16-18); sets CITUS_SRC and CITUS_PATCH, or unsets them.
+# The Citus release for a major (13.2.2 for 15 with its patch and for 17,
+# 14.0.1 for 16-18); sets CITUS_SRC and CITUS_PATCH, or unsets them.
 citus_for() {
 	unset CITUS_SRC CITUS_PATCH
 	[ -n "$vendor" ] || return 0
@@ -101,6 +101,8 @@ citus_for() {
 	15) [ -f "$vendor/citus-13.2.2.tar.gz" ] || return 0
 		export CITUS_SRC=$vendor/citus-13.2.2.tar.gz
 		export CITUS_PATCH=$vendor/citus-13.2.2-pg15.14.patch ;;
+	17) [ -f "$vendor/citus-13.2.2.tar.gz" ] || return 0
+		export CITUS_SRC=$vendor/citus-13.2.2.tar.gz ;;
 	18) [ -f "$vendor/citus-14.0.1.tar.gz" ] || return 0
 		export CITUS_SRC=$vendor/citus-14.0.1.tar.gz ;;
 	esac
@@ -122,7 +124,8 @@ on_major() {
 major_setup() {
 	local log=$logdir/setup$major.log
 	if in_root "$major"; then
-		bash test/root_build.sh "$major" > "$log" 2>&1 || { cat "$log"; return 1; }
+		bash test/root_build.sh "$major" > "$log" 2>&1 ||
+			{ cat "$logdir/root$major.log" "$log" 2>/dev/null; return 1; }
 		pg_config=$(pg_config_of "$major")
 		cp -a Makefile sbf.control src sql expected test "$work"/
 		rm -rf "$work/test/log"
@@ -134,7 +137,16 @@ major_setup() {
 		local rc=$?
 		grep -E '^setup: ' "$log"
 		[ "$rc" -eq 0 ] || { tail -30 "$log"; return 1; }
-		return 0
+		# Citus, built inside the root (cached there) from the vendored
+		# source, which the root sees at /vendor
+		citus_for "$major"
+		[ -n "${CITUS_SRC:-}" ] || return 0
+		SBF_ROOT_BIND="$vendor:/vendor" on_major env PG_CONFIG="$pg_config" \
+			CITUS_SRC="/vendor/${CITUS_SRC##*/}" CITUS_PATCH="${CITUS_PATCH:+/vendor/${CITUS_PATCH##*/}}" \
+			bash test/citus_setup.sh >> "$log" 2>&1
+		rc=$?
+		grep -E '^citus_setup: ' "$log"
+		return "$rc"
 	fi
 	pg_config=$(pg_config_of "$major")
 	[ -n "$pg_config" ] || return 2
@@ -210,6 +222,18 @@ if ! SBF_PACKAGES_ONLY=1 bash test/setup.sh; then
 	exit 1
 fi
 
+# The Debian roots of 17 and 19 (test/root_build.sh) are made or found in
+# the background while the suites before them run: mostly downloads and
+# unpacking, little CPU.  A major's setup waits for its root (flock).
+. test/packages.sh
+root_jobs=()
+for m in $majors; do
+	in_root "$m" || continue
+	need_packages run_all debootstrap patchelf || break
+	bash test/root_build.sh "$m" > "$logdir/root$m.log" 2>&1 &
+	root_jobs+=($!)
+done
+
 if ! skip unit "unit (core)"; then
 	echo "== core unit tests (ASan + UBSan; pure C, the same on every major)"
 	make -s -C test/unit check 2>&1 | tee "$logdir/unit.log"
@@ -259,6 +283,7 @@ for major in $majors; do
 	rm -rf "$work"
 done
 
+[ ${#root_jobs[@]} -eq 0 ] || wait "${root_jobs[@]}"
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
