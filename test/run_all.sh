@@ -266,6 +266,7 @@ fi
 
 for major in $majors; do
 	echo "== PostgreSQL $major"
+	major_start=$SECONDS
 	work=$(mktemp -d /tmp/sbf-pg$major.XXXXXX)
 	major_setup
 	rc=$?
@@ -281,6 +282,7 @@ for major in $majors; do
 		skip tap "tap pg$major" || major_tap
 	fi
 	rm -rf "$work"
+	echo "== PostgreSQL $major: $((SECONDS - major_start)) s (set-up included)"
 done
 
 [ ${#root_jobs[@]} -eq 0 ] || wait "${root_jobs[@]}"
