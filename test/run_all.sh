@@ -93,7 +93,7 @@ pg_config_of() {
 }
 
 # The Citus release for a major (13.2.2 for 15 with its patch and for 17,
-# 14.0.1 for 16-18); sets CITUS_SRC and CITUS_PATCH, or unsets them.
+# 14.0.1 for 18; none for 19); sets CITUS_SRC and CITUS_PATCH, or unsets them.
 citus_for() {
 	unset CITUS_SRC CITUS_PATCH
 	[ -n "$vendor" ] || return 0
