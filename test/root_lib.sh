@@ -1,4 +1,5 @@
-# Sourced by test/root_build.sh and test/root_suite.sh: what a Debian root
+# shellcheck shell=bash
+# Sourced by test/root_build.sh, test/root_run.sh and test/run_all.sh: what a Debian root
 # for one PostgreSQL major is, where it is cached, and how it is entered.
 #   SBF_CACHE  cache directory (default /var/cache/sbf); roots live in roots/
 
