@@ -114,12 +114,12 @@ SELECT sbf_contains(f, 'a') AS c_text, sbf_contains(f, 1::bigint) AS c_int8,
 	   f @> 'z' AS absent_text, f @> 2 AS absent_int, f @> '\x02'::bytea AS absent_bytea
 FROM (SELECT sbf_empty() || 'a' || 1 || '\x01'::bytea AS f) s;
 
--- the operators: <@ is the commutator of @>
+-- the operators: <@ is the commutator of @>; = and <> (1.3) compare bytes
 SELECT o.oprname, o.oprleft::regtype, o.oprright::regtype, o.oprcode,
 	   c.oprname AS commutator, o.oprrest, o.oprjoin
 FROM pg_operator o LEFT JOIN pg_operator c ON c.oid = o.oprcom
 WHERE o.oprleft = 'scalablebloom'::regtype OR o.oprright = 'scalablebloom'::regtype
-ORDER BY 1, 2::text, 3::text;
+ORDER BY 1, o.oprleft::regtype::text, o.oprright::regtype::text;
 
 -- sbf_matches: NULL elements are skipped, duplicates count each time
 SELECT sbf_matches(f, ARRAY['a', 'b', NULL, 'a', 'zz']) AS text_hits,

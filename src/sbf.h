@@ -1,8 +1,8 @@
 /*
  * sbf.h
  *	  PostgreSQL glue for the scalablebloom type: the varlena that carries a
- *	  payload of format version 1 or 2 (see src/core/sbf_core.h for the byte
- *	  layout), fmgr macros, and helpers shared by the glue files.
+ *	  payload of format version 1, 2 or 3 (the byte layouts are in
+ *	  docs/format.md), fmgr macros, and helpers shared by the glue files.
  *
  * On disk and in memory a scalablebloom is a plain varlena: a 4-byte length
  * word followed by the payload.  Because the payload's first field group is 4

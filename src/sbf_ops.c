@@ -30,6 +30,7 @@
 #include "utils/lsyscache.h"
 
 #include "sbf.h"
+#include "sbf_app.h"
 
 /*
  * Extra room given to a copy that receives one element: enough for the
@@ -504,15 +505,11 @@ sbf_matches_array(FunctionCallInfo fcinfo, const SbfElemType *et)
 SBF_ENTRY_POINT(sbf_matches_text, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(TEXTOID))));
 SBF_ENTRY_POINT(sbf_matches_int8, Int32GetDatum(sbf_matches_array(fcinfo, sbf_elem_type(INT8OID))));
 
-/* A count estimate rounded to a bigint. */
-static int64
+/* A count estimate rounded to a bigint (the core's, shared with clients). */
+static inline int64
 sbf_round_count(double est)
 {
-	if (!(est >= 0.0))
-		return 0;
-	if (est >= (double) PG_INT64_MAX)
-		return PG_INT64_MAX;
-	return (int64) llround(est);
+	return sbf_count_round(est);
 }
 
 /*

@@ -37,6 +37,7 @@
 #include "utils/timestamp.h"
 
 #include "sbf.h"
+#include "sbf_app.h"
 
 /* microseconds from 1970-01-01 to 2000-01-01 */
 #define SBF_UNIX_OFFSET \
@@ -177,8 +178,7 @@ sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since)
 	int64		bucket;
 
 	window_view(v, &wv);
-	bucket = since == SBF_WIN_ALL ? SBF_WIN_ALL :
-		since == PG_INT64_MAX ? PG_INT64_MAX : sbf_win_bucket_of(since, wv.width);
+	bucket = sbf_win_since_bucket(since, wv.width);
 	return (int) sbf_win_count_contained(&wv, h, (size_t) n,
 										 sbf_win_max_age(&wv, bucket));
 }

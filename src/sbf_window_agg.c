@@ -27,6 +27,7 @@
 #include "utils/timestamp.h"
 
 #include "sbf.h"
+#include "sbf_app.h"
 
 PG_FUNCTION_INFO_V1(sbf_window_agg_trans_text);
 PG_FUNCTION_INFO_V1(sbf_window_agg_trans_int8);
@@ -390,9 +391,7 @@ sbf_window_agg_final(PG_FUNCTION_ARGS)
 		if (s != SBF_OK)
 			sbf_report_status(s);
 	}
-	s = sbf_win_compact(&w, true);
-	if (s == SBF_OK)
-		s = sbf_win_encode(&w, &nf, VARHDRSZ);
+	s = sbf_win_agg_finish(&w, &nf, VARHDRSZ);
 	sbf_win_free(&w);
 	if (s != SBF_OK)
 		sbf_report_status(s);

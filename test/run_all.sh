@@ -14,7 +14,7 @@
 # anything failed.
 #   SBF_PG             majors to run the server suites on (default "15 17 18 19")
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
-#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap
+#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap docs python
 #   SBF_VENDOR         the vendored sources (default ../shared/vendor next to the
 #                      clone, else /work/shared/vendor); without them, 18 and
 #                      the Citus test are skipped
@@ -79,13 +79,12 @@ tally_log() {
 # on this Debian 12 machine: 17 (Debian 13) and 19 (unstable + experimental).
 in_root() { case $1 in 17|19) return 0 ;; esac; return 1; }
 
-# The pg_config of a major (inside its root for 17 and 19): Debian's for 15,
-# a build from the vendored source for 18.  Prints nothing when the major
-# cannot be had here.
+# The pg_config of a major on this machine: Debian's for 15, a build from
+# the vendored source for 18.  Prints nothing when the major cannot be had
+# here (17 and 19 run only inside their roots, see major_setup).
 pg_config_of() {
 	case $1 in
 	15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-	17|19) echo "/usr/lib/postgresql/$1/bin/pg_config" ;;
 	18)
 		[ -n "$vendor" ] && [ -f "$vendor/postgresql-18_18.6.orig.tar.bz2" ] || return 0
 		PG_SRC=$vendor/postgresql-18_18.6.orig.tar.bz2 bash test/pg_build.sh ;;
@@ -126,7 +125,7 @@ major_setup() {
 	if in_root "$major"; then
 		bash test/root_build.sh "$major" > "$log" 2>&1 ||
 			{ cat "$logdir/root$major.log" "$log" 2>/dev/null; return 1; }
-		pg_config=$(pg_config_of "$major")
+		pg_config=/usr/lib/postgresql/$major/bin/pg_config
 		cp -a Makefile sbf.control src sql expected test "$work"/
 		rm -rf "$work/test/log"
 		on_major sh -c "make -s clean PG_CONFIG=$pg_config >/dev/null &&
@@ -284,6 +283,56 @@ for major in $majors; do
 	rm -rf "$work"
 	echo "== PostgreSQL $major: $((SECONDS - major_start)) s (set-up included)"
 done
+
+# The documentation's SQL examples (test/doc_check.sh), once, on the first
+# major set up above (sbf is installed there); SBF_SKIP=docs skips them.
+if ! skip docs "docs"; then
+	doc_pg=
+	for major in $majors; do
+		doc_pg=$(pg_config_of "$major")
+		[ -n "$doc_pg" ] && [ -x "$("$doc_pg" --bindir)/psql" ] && break
+		doc_pg=
+	done
+	if [ -z "$doc_pg" ]; then
+		echo "== docs: skipped (no PostgreSQL set up in this run)"
+		tally "docs" 0 0 1
+	else
+		echo "== documentation examples (README.md, docs/*.md) on $("$doc_pg" --version)"
+		PG_CONFIG=$doc_pg bash test/doc_check.sh > "$logdir/docs.log" 2>&1
+		rc=$?
+		grep -E '^(ok|FAIL|skip) ' "$logdir/docs.log"
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logdir/docs.log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r dpass _ dfail _ dskip _ <<< "$line"
+			tally "docs" "$dpass" "$(failed_at_least "$rc" "$dfail")" "$dskip"
+		else
+			tally "docs" 0 1
+		fi
+	fi
+fi
+
+# The Python package (clients/python): its pytest suites against a throwaway
+# cluster of the first major in SBF_PG, and the malformed-input campaign
+# under ASan (test/python_check.sh, whose last line is "python: N passed, N
+# failed, N skipped").  It takes no lock of its own: a run on 15 holds
+# /var/lock/sbf-pg15.lock already.
+if ! skip python; then
+	pymajor=${majors%% *}
+	echo "== python (pg$pymajor)"
+	pycfg=$(pg_config_of "$pymajor")
+	if [ -z "$pycfg" ]; then
+		echo "python: no PostgreSQL $pymajor here"
+		tally "python" 0 0 1
+	else
+		SBF_PY_PG_CONFIG=$pycfg SBF_PY_LOCK=0 bash test/python_check.sh > "$logdir/python.log" 2>&1
+		pyrc=$?
+		grep -E '^(pytest|python)' "$logdir/python.log"
+		pyline=$(sed -nE 's/^python: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+			"$logdir/python.log" | tail -n 1)
+		read -r pypass pyfail pyskip <<<"${pyline:-0 1 0}"
+		tally "python" "$pypass" "$(failed_at_least "$pyrc" "$pyfail")" "$pyskip"
+	fi
+fi
 
 [ ${#root_jobs[@]} -eq 0 ] || wait "${root_jobs[@]}"
 echo "== summary"

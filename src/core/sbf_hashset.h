@@ -7,49 +7,9 @@
  *-------------------------------------------------------------------------
  * SBF_HASHSET FORMAT, VERSION 1
  *
- * An sbf_hashset is a byte string (inside PostgreSQL it follows the 4-byte
- * varlena header).  It holds a set of distinct 64-bit element hashes (the
- * hashes of sbf_core.h's HASH section) in ascending order, gap-coded with a
- * Golomb-Rice code.  Multi-byte fields are little-endian; the double is IEEE
- * 754 binary64.
- *
- *	offset	size	field
- *	0		1		version			1
- *	1		1		flags			bit 0: an error_rate field follows the count;
- *									bit 1: the body is a filter (see below);
- *									bits 2-7 must be 0
- *	2		1		rice k			0..63 (0 when the body is a filter)
- *	3		5		reserved		must be 0
- *	8		8		count n			number of hashes, <= SBF_HS_MAX_COUNT
- *									(0 when the body is a filter)
- *	16		8		error_rate		only with flag bit 0: 0 < e < 0.5
- *	16|24	...		body
- *
- * Body of a hash set (flag bit 1 clear): the gaps g_0 = h_0 and
- * g_i = h_i - h_(i-1) for i >= 1, each written as q = g >> k zero bits, a
- * one bit, then the k low bits of g (least significant first).  The bit
- * stream fills each byte from its least significant bit; the last byte is
- * padded with zero bits.  Every g_i with i >= 1 must be >= 1 (no repeats)
- * and the running sum must stay below 2^64 (ascending, no wrap-around).
- * The encoder tries k = floor(log2(largest hash / n)) - 1 .. + 1 and keeps
- * the one that gives the fewest bytes (the first on a tie), so the bytes
- * depend only on the set; a reader accepts any k.  About log2(2^64 / n) +
- * 1.5 bits per hash: 6.8 bytes at n = 2,000, 5.7 at n = 1,000,000.
- *
- * error_rate (flag bit 0) is how sbf_agg's partial states carry the
- * aggregate's error_rate between processes (parallel workers, Citus
- * worker_partial_agg).  Functions on sbf_hashset values ignore it and never
- * return it.  Flag bit 1 is set only on such a partial state whose group
- * passed the streaming threshold: its body is a scalablebloom payload (see
- * sbf_core.h) with the same error_rate, and flag bit 0 must be set.
- *
- * A reader must reject: a short buffer, an unknown version, unknown flag
- * bits, flag bit 1 without flag bit 0, k > 63, nonzero reserved bytes, a
- * count above SBF_HS_MAX_COUNT or above what the body can hold, an
- * error_rate outside (0, 0.5), a repeated hash (a zero gap), a gap that
- * passes 2^64 - 1, a truncated body, nonzero padding bits, trailing bytes,
- * and (flag bit 1) any filter that sbf_validate rejects or whose error_rate
- * differs.
+ * The byte layout (sorted hashes, Golomb-Rice gap code, the error_rate and
+ * filter-body flags of aggregate states) and what a reader must reject are
+ * documented once, in docs/format.md ("sbf_hashset, version 1").
  *-------------------------------------------------------------------------
  */
 #ifndef SBF_HASHSET_H

@@ -1,7 +1,7 @@
 /*
  * sbf_window.h
  *	  Pure-C core of windowed filters (format version 3; the byte layout is
- *	  "WINDOWED FORM" in sbf_core.h): reading, the validator's windowed
+ *	  "The windowed form" in docs/format.md): reading, the validator's windowed
  *	  branch, lookups since a bucket, and the mutable form that adds, slides,
  *	  unites and compacts.  No PostgreSQL headers.
  */

@@ -14,6 +14,8 @@
 #include "sbf_core.h"
 #include "sbf_window.h"
 #include "sbf_hashset.h"
+#include "sbf_internal.h"
+#include "sbf_kind.h"
 
 static void *
 gen_alloc(size_t size, void *ctx)
@@ -196,6 +198,68 @@ emit_hashset(const char *root, const char *name, uint64_t n, uint64_t threshold,
 	sbf_hs_free(&s);
 }
 
+static int
+cmp_hash(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * fuzz_kinds seeds: a built blocked and fused segment in the crafted form
+ * (mode byte 0, descriptor, capacity, count, error, data) and a set to build.
+ */
+static void
+emit_kinds(const char *root)
+{
+	static const double shares[] = {0.0096, 0.001};
+	char		dir[512];
+	uint64_t	h[300];
+	uint8_t		buf[1 + 40 + 4096];
+	int			i;
+	int			k;
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_kinds", root);
+	mkdir(dir, 0777);
+	for (i = 0; i < 300; i++)
+		h[i] = sbf_hash_int64(i);
+	qsort(h, 300, sizeof(uint64_t), cmp_hash);
+	for (k = 0; k < 2; k++)
+	{
+		const SbfKindOps *ops = k ? &sbf_kind_fused_ops : &sbf_kind_blocked_ops;
+		SbfKindGeom g;
+		uint64_t	bytes;
+		double		p;
+		char		name[64];
+
+		if (ops->plan(300, shares[k], &g, &bytes) != SBF_OK || bytes > 4096 ||
+			ops->build(&g, buf + 41, h, 300, &gen_allocator) != SBF_OK)
+			exit(1);
+		p = k ? ops->rate_at(&g, 300) : shares[k];
+		buf[0] = 0;
+		sbf_kind_encode(&g, buf + 1);
+		sbf_store64(buf + 17, 300);
+		sbf_store64(buf + 25, 300);
+		sbf_store_double(buf + 33, p);
+		snprintf(name, sizeof(name), "segment-%s", ops->name);
+		write_file(dir, name, buf, 41 + bytes);
+	}
+	/* sets: mode 1, kind|share byte, 40 hashes */
+	for (k = 0; k < 2; k++)
+	{
+		char		name[64];
+
+		buf[0] = 1;
+		buf[1] = (uint8_t) (k | 4);
+		for (i = 0; i < 40; i++)
+			sbf_store64(buf + 2 + 8 * i, h[i * 7]);
+		snprintf(name, sizeof(name), "set-%s", k ? "fused" : "blocked");
+		write_file(dir, name, buf, 2 + 8 * 40);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -316,5 +380,6 @@ main(int argc, char **argv)
 		write_file(dir, "slide-union", slide_union, sizeof(slide_union));
 		write_file(dir, "burst", burst, sizeof(burst));
 	}
+	emit_kinds(root);
 	return 0;
 }

@@ -54,6 +54,21 @@ sub wait_for_load
 		  WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()});
 }
 
+# Waits up to the TAP timeout until pg_isready reports that the server
+# accepts connections; true when it does.
+sub wait_until_ready
+{
+	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+	while (time < $deadline)
+	{
+		return 1
+		  if system($node->installed_command('pg_isready'), '-q',
+			'-h', $node->host, '-p', $node->port) == 0;
+		usleep(100_000);
+	}
+	return 0;
+}
+
 # Checks that every committed add survived; $res is pgbench's result,
 # $base the number of log rows before that load started.
 sub check_survivors
@@ -105,6 +120,11 @@ note("killing backend $victim with SIGKILL");
 ok(kill('KILL', $victim), 'SIGKILL sent to a busy backend');
 
 my $res = SbfLoad::finish($load);
+# pg_isready first: poll_query_until feeds its query on psql's stdin, and a
+# psql that exits at once on "the database system is in recovery mode" can
+# make that write fail with EPIPE, which ends the test (seen on 18 under load)
+wait_until_ready()
+  or die 'the server did not come back after the backend crash';
 $node->poll_query_until('postgres', 'SELECT true')
   or die 'the server did not come back after the backend crash';
 ok( $node->log_contains(

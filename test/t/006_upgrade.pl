@@ -1,7 +1,7 @@
 # Copyright (c) sbf contributors
 
-# ALTER EXTENSION sbf UPDATE from 1.0 to 1.1, then to 1.2, with data in
-# place.  A database
+# ALTER EXTENSION sbf UPDATE from 1.0 to 1.1, then to 1.2, then to 1.3,
+# with data in place.  A database
 # is created at extension version 1.0 and filled; the shared library is the
 # new one throughout, so everything done before the update also proves that
 # the C entry points the 1.0 script binds keep working with the new library.
@@ -28,6 +28,10 @@
 #    answering the same; windowed filters (1.2) work in the updated
 #    database: no false negatives from live adds, the serial and the forced
 #    parallel sbf_window_agg, and the 1.2 objects exist.
+#  - The update to 1.3 keeps every stored value (formats 1 to 3, hash sets)
+#    byte for byte; = and <> exist, = in a hash operator class, and on those
+#    old values = agrees with equal bytes in joins, DISTINCT, GROUP BY and
+#    UNION.
 
 use strict;
 use warnings;
@@ -798,14 +802,95 @@ foreach my $c (
 }
 
 # ---------------------------------------------------------------------------
+# 1.2 -> 1.3: = and <> with hash operator classes, on the stored values
+# ---------------------------------------------------------------------------
+
+# Values written at 1.2: windowed filters (live adds above) and hash sets,
+# two of each equal by construction.
+$node->safe_psql(
+	'upd', q{
+	SET TimeZone = 'UTC';
+	CREATE TABLE v12 (id int PRIMARY KEY, f scalablebloom, h sbf_hashset);
+	INSERT INTO v12 SELECT uid, sbf_window_agg(item, at), sbf_hashset_agg(item)
+		FROM interactions WHERE uid < 4 GROUP BY uid;
+	INSERT INTO v12 SELECT id + 10, f, h FROM v12 WHERE id < 2;
+});
+my $seen_fp_sql = q{SELECT string_agg(md5(f::bytea), ',' ORDER BY uid) FROM seen};
+my %before13 = map { ($_ => $node->safe_psql('upd', fingerprint_sql($_))) }
+  qw(legacy stored v11);
+$before13{seen} = $node->safe_psql('upd', $seen_fp_sql);
+$before13{v12} = $node->safe_psql('upd',
+	q{SELECT string_agg(md5(f::bytea) || ' ' || md5(h::bytea), ',' ORDER BY id) FROM v12});
+
+$node->safe_psql('upd', q{ALTER EXTENSION sbf UPDATE TO '1.3'});
+is( $node->safe_psql(
+		'upd', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
+	'1.3',
+	'ALTER EXTENSION sbf UPDATE TO 1.3 reaches 1.3');
+foreach my $table (qw(legacy stored v11 seen))
+{
+	is( $node->safe_psql(
+			'upd', $table eq 'seen' ? $seen_fp_sql : fingerprint_sql($table)),
+		$before13{$table}, "1.3: $table is byte for byte unchanged");
+}
+is( $node->safe_psql('upd',
+		q{SELECT string_agg(md5(f::bytea) || ' ' || md5(h::bytea), ',' ORDER BY id) FROM v12}),
+	$before13{v12}, '1.3: the values written at 1.2 are byte for byte unchanged');
+is( $node->safe_psql(
+		'upd', q{
+	SELECT string_agg(format('%s %s hash=%s', o.oprleft::regtype, o.oprname, o.oprcanhash),
+					  ', ' ORDER BY o.oprleft::regtype::text, o.oprname)
+	FROM pg_operator o
+	WHERE o.oprleft = o.oprright AND o.oprname IN ('=', '<>')
+	  AND o.oprleft IN ('scalablebloom'::regtype, 'sbf_hashset'::regtype)
+	  AND (o.oprname = '<>' OR EXISTS (
+		  SELECT 1 FROM pg_amop a JOIN pg_opfamily f ON f.oid = a.amopfamily
+			   JOIN pg_am m ON m.oid = f.opfmethod AND m.amname = 'hash'
+		  WHERE a.amopopr = o.oid))}),
+	'sbf_hashset <> hash=f, sbf_hashset = hash=t, scalablebloom <> hash=f, scalablebloom = hash=t',
+	'1.3: = (in a hash operator class) and <> exist for scalablebloom and sbf_hashset');
+
+# On every stored value, = agrees with equal bytes (md5 of the payload) in a
+# join, and DISTINCT, GROUP BY and UNION count the distinct payloads.
+foreach my $table (qw(legacy stored v11 seen v12))
+{
+	foreach my $c ($table eq 'v12' ? ('f', 'h') : ('f'))
+	{
+		is( $node->safe_psql(
+				'upd', qq{
+			SELECT format('pairs=%s distinct=%s groups=%s union=%s ne=%s',
+				(SELECT count(*) FROM $table a JOIN $table b ON a.$c = b.$c),
+				(SELECT count(*) FROM (SELECT DISTINCT $c FROM $table WHERE $c IS NOT NULL) d),
+				(SELECT count(*) FROM (SELECT $c FROM $table WHERE $c IS NOT NULL GROUP BY $c) g),
+				(SELECT count(*) FROM (SELECT $c FROM $table WHERE $c IS NOT NULL
+									   UNION SELECT $c FROM $table WHERE $c IS NOT NULL) u),
+				(SELECT count(*) FROM $table a, $table b WHERE a.$c <> b.$c))}),
+			$node->safe_psql(
+				'upd', qq{
+			SELECT format('pairs=%s distinct=%s groups=%s union=%s ne=%s',
+				(SELECT count(*) FROM $table a JOIN $table b ON md5(a.${c}::bytea) = md5(b.${c}::bytea)),
+				(SELECT count(DISTINCT md5(${c}::bytea)) FROM $table),
+				(SELECT count(DISTINCT md5(${c}::bytea)) FROM $table),
+				(SELECT count(DISTINCT md5(${c}::bytea)) FROM $table),
+				(SELECT count(*) FROM $table a, $table b WHERE md5(a.${c}::bytea) <> md5(b.${c}::bytea)))}),
+			"1.3: = and <> on $table.$c agree with equal bytes in joins, DISTINCT, GROUP BY and UNION");
+	}
+}
+like( $node->safe_psql(
+		'upd', q{
+	SELECT format('%s %s', (SELECT count(*) FROM v12 a JOIN v12 b ON a.f = b.f AND a.id < b.id),
+						   (SELECT count(*) FROM v12 a JOIN v12 b ON a.h = b.h AND a.id < b.id))}),
+	qr/^2 2$/, '1.3: the copies written at 1.2 compare equal, the other values do not');
+
+# ---------------------------------------------------------------------------
 # Fresh install and updated install: the same catalog
 # ---------------------------------------------------------------------------
 
 $node->safe_psql('fresh', 'CREATE EXTENSION sbf');
 is( $node->safe_psql(
 		'fresh', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
-	'1.2',
-	'CREATE EXTENSION sbf installs 1.2 by default');
+	'1.3',
+	'CREATE EXTENSION sbf installs 1.3 by default');
 $node->safe_psql('postgres', 'CREATE DATABASE at11');
 $node->safe_psql('at11', q{CREATE EXTENSION sbf VERSION '1.1'});
 is( $node->safe_psql(
@@ -839,15 +924,15 @@ is($node->safe_psql('restored', $views_sql),
 	'the restored views and materialized views answer without false negatives');
 
 # The dump taken at 1.0 restores too: the restore creates the extension at
-# the default version, 1.2, and loads the format-1 values and the views.
+# the default version, 1.3, and loads the format-1 values and the views.
 $node->safe_psql('postgres', 'CREATE DATABASE restored10');
 $node->command_ok(
 	[ 'pg_restore', '--exit-on-error', '-d', 'restored10', "$tmp/upd10.dump" ],
-	'pg_restore of the dump taken at 1.0 into a server with 1.2');
+	'pg_restore of the dump taken at 1.0 into a server with 1.3');
 is( $node->safe_psql(
 		'restored10', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
-	'1.2',
-	'the dump taken at 1.0 restores as extension version 1.2');
+	'1.3',
+	'the dump taken at 1.0 restores as extension version 1.3');
 is($node->safe_psql('restored10', $catalog_sql),
 	$catalog_fresh, 'and with the fresh catalog');
 is($node->safe_psql('restored10', fingerprint_sql('legacy')),

@@ -1,0 +1,124 @@
+/*
+ * sbf_kind.c
+ *	  The table of segment kinds of format 4 and what every kind shares: the
+ *	  16-byte descriptor, the one segment check, and the writer's choice of
+ *	  kind for a complete set (docs/format4.md, section 6).
+ */
+#include "sbf_internal.h"
+#include "sbf_kind.h"
+
+/* descriptor field offsets */
+#define DESC_SIZE		0
+#define DESC_KIND		8
+#define DESC_WIDTH		9
+#define DESC_ARITY		10
+#define DESC_LOG2_LEN	11
+#define DESC_ATTEMPT	12
+#define DESC_RESERVED	13
+
+/* The one table: a new kind is one new file and one row here. */
+static const SbfKindOps *const kind_table[] = {
+	&sbf_kind_blocked_ops,
+	&sbf_kind_fused_ops,
+};
+
+/* The row of a kind, NULL if unknown. */
+const SbfKindOps *
+sbf_kind_ops(uint8_t kind)
+{
+	size_t		i;
+
+	for (i = 0; i < sizeof(kind_table) / sizeof(kind_table[0]); i++)
+		if (kind_table[i]->kind == kind)
+			return kind_table[i];
+	return NULL;
+}
+
+/* Decodes a descriptor and checks its geometry. */
+SbfStatus
+sbf_kind_decode(const uint8_t *desc, SbfKindGeom *g)
+{
+	const SbfKindOps *ops;
+
+	g->size = sbf_load64(desc + DESC_SIZE);
+	g->kind = desc[DESC_KIND];
+	g->width = desc[DESC_WIDTH];
+	g->arity = desc[DESC_ARITY];
+	g->log2_len = desc[DESC_LOG2_LEN];
+	g->attempt = desc[DESC_ATTEMPT];
+	if (desc[DESC_RESERVED] != 0 || desc[DESC_RESERVED + 1] != 0 ||
+		desc[DESC_RESERVED + 2] != 0)
+		return SBF_E_SEGMENT;
+	ops = sbf_kind_ops(g->kind);
+	if (ops == NULL)
+		return SBF_E_SEGMENT;
+	return ops->check_geom(g);
+}
+
+/* Writes a descriptor (reserved bytes 0). */
+void
+sbf_kind_encode(const SbfKindGeom *g, uint8_t *desc)
+{
+	memset(desc, 0, SBF_KIND_DESC_BYTES);
+	sbf_store64(desc + DESC_SIZE, g->size);
+	desc[DESC_KIND] = g->kind;
+	desc[DESC_WIDTH] = g->width;
+	desc[DESC_ARITY] = g->arity;
+	desc[DESC_LOG2_LEN] = g->log2_len;
+	desc[DESC_ATTEMPT] = g->attempt;
+}
+
+/* Descriptor, data length (at most avail) and data of one incoming segment. */
+SbfStatus
+sbf_kind_check(const uint8_t *desc, const uint8_t *data, size_t avail,
+			   SbfKindGeom *g, uint64_t *used)
+{
+	const SbfKindOps *ops;
+	SbfStatus	st = sbf_kind_decode(desc, g);
+
+	if (st != SBF_OK)
+		return st;
+	ops = sbf_kind_ops(g->kind);
+	if (!ops->bytes(g, used))
+		return SBF_E_SEGMENT;
+	if (*used > avail)
+		return SBF_E_TRUNCATED;
+	return ops->check_data(g, data);
+}
+
+/* Where an area begins after end (see sbf_kind.h). */
+size_t
+sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad)
+{
+	size_t		start = end;
+
+	if (g->kind == SBF_KIND_BLOCKED && g->size >= SBF_BLOCKED_ALIGN_LINES)
+		start = end + ((60 - end % 64) + 64) % 64;
+	*pad = start - end;
+	return start;
+}
+
+/*
+ * Kind of a complete set: fused when it can be built at share and takes
+ * fewer bytes than blocked (ties go to blocked, which can still grow and
+ * merge); blocked otherwise.
+ */
+SbfStatus
+sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	SbfKindGeom fg;
+	uint64_t	fbytes;
+	SbfStatus	st;
+
+	st = sbf_kind_blocked_ops.plan(n, share, g, bytes);
+	if (st != SBF_OK && st != SBF_E_TOO_LARGE)
+		return st;
+	if (sbf_kind_fused_ops.plan(n, share, &fg, &fbytes) == SBF_OK &&
+		(st != SBF_OK || fbytes < *bytes))
+	{
+		*g = fg;
+		*bytes = fbytes;
+		return SBF_OK;
+	}
+	return st;
+}

@@ -1,0 +1,424 @@
+/*
+ * sbf_kind_blocked.c
+ *	  The blocked segment kind of format 4: a Bloom filter whose k probes of
+ *	  an element all fall in one 512-bit line, so a lookup or an insert costs
+ *	  one cache line, not k.  Sized with the blocked layout's own rate (Putze,
+ *	  Sanders & Singler 2007, "Cache-, hash- and space-efficient Bloom
+ *	  filters"), corrected for repeated probes.  Layout, positions and sizing
+ *	  are specified in docs/format4.md, section 4 (test_kinds.c checks this
+ *	  file against that text).
+ */
+#include <math.h>
+
+#include "sbf_internal.h"
+#include "sbf_kind.h"
+#include "sbf_window.h"
+
+#define GOLDEN			UINT64_C(0x9E3779B97F4A7C15)
+#define PROBES_A_WORD	7		/* 9-bit positions in one 64-bit word */
+#define LINE_MASK		(SBF_BLOCKED_LINE_BITS - 1)
+/* lines whose first bytes count() prefetches before testing any */
+#define BATCH			16
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_R(p)	__builtin_prefetch((p), 0, 1)
+#else
+#define PREFETCH_R(p)	((void) (p))
+#endif
+
+/* The line of hash h in a segment of nlines lines. */
+static inline const uint8_t *
+line_of(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+{
+	return data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
+}
+
+/*
+ * Whether all k probes of h are set in its line.  No early exit: the line is
+ * in the cache after the first probe, and a branch per probe that goes either
+ * way costs more than the probes it would skip.
+ */
+static inline bool
+line_has(const uint8_t *line, uint64_t h, uint32_t k)
+{
+	uint64_t	w = sbf_mix64(h);
+	uint32_t	all = 1;
+	uint32_t	j;
+
+	for (j = 0; j < k; j++)
+	{
+		uint32_t	b;
+
+		if (j > 0 && j % PROBES_A_WORD == 0)
+			w = sbf_mix64(w + GOLDEN);
+		b = (uint32_t) ((w >> (9 * (j % PROBES_A_WORD))) & LINE_MASK);
+		all &= (uint32_t) (line[b >> 3] >> (b & 7));
+	}
+	return (all & 1) != 0;
+}
+
+/* Geometry ranges: 1 <= k <= SBF_BLOCKED_MAX_K, 1 <= L <= SBF_BLOCKED_MAX_LINES. */
+static SbfStatus
+blocked_check_geom(const SbfKindGeom *g)
+{
+	if (g->kind != SBF_KIND_BLOCKED || g->width < 1 ||
+		g->width > SBF_BLOCKED_MAX_K || g->arity != 0 || g->log2_len != 0 ||
+		g->attempt != 0 || g->size < 1 || g->size > SBF_BLOCKED_MAX_LINES)
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
+/* 64 bytes a line (no overflow: the line count is bounded). */
+static bool
+blocked_bytes(const SbfKindGeom *g, uint64_t *bytes)
+{
+	if (g->size > SBF_BLOCKED_MAX_LINES)
+		return false;
+	*bytes = g->size * SBF_BLOCKED_LINE_BYTES;
+	return true;
+}
+
+/* Every bit pattern of a line is valid. */
+static SbfStatus
+blocked_check_data(const SbfKindGeom *g, const uint8_t *data)
+{
+	(void) g;
+	(void) data;
+	return SBF_OK;
+}
+
+/* x^k for a small integer k (rate_of). */
+static double
+ipow(double x, uint32_t k)
+{
+	double		r = 1.0;
+
+	while (k)
+	{
+		if (k & 1)
+			r *= x;
+		x *= x;
+		k >>= 1;
+	}
+	return r;
+}
+
+/*
+ * The distribution of the number D of distinct bits among k probes drawn
+ * independently from a line's 512: dist[d] = P(D = d), d = 0..k.
+ */
+static void
+distinct_dist(uint32_t k, double *dist)
+{
+	uint32_t	j;
+	uint32_t	d;
+
+	memset(dist, 0, sizeof(double) * (k + 1));
+	dist[0] = 1.0;
+	for (j = 0; j < k; j++)
+		for (d = j + 1; d-- > 0;)
+		{
+			double		stay = dist[d] * (double) d / SBF_BLOCKED_LINE_BITS;
+			double		move = dist[d] - stay;
+
+			dist[d] = stay;
+			dist[d + 1] += move;
+		}
+}
+
+/*
+ * The rate of a blocked filter with lambda elements a line and k probes
+ * (docs/format4.md, section 4, "Sizing").  Putze et al.'s formula: a line holds
+ * Poisson(lambda) elements, and with i of them a given bit is set with
+ * probability p_i = 1 - (1 - 1/512)^(i k), so
+ *	FPR = sum_i Pois(i; lambda) p_i^k;
+ * but the k probes of a lookup repeat a bit with probability about
+ * k^2 / 1024 (4.8% at k = 7), and D distinct probes are all set with
+ * probability at most p_i^D (the occupancy indicators of balls thrown into
+ * bins are negatively associated: Dubhashi & Ranjan 1998), so p_i^k is
+ * replaced by its upper bound E[p_i^D]:
+ *	FPR <= sum_i Pois(i; lambda) sum_d P(D = d) p_i^d.
+ * The sum starts 12 standard deviations below the mode for lambda > 150,
+ * adding a Chernoff bound of the head, and stops past the mode when the
+ * Poisson tail, bounded by a geometric series (each further term at most
+ * lambda / (i + 2) times the last, the factor it multiplies at most 1), is
+ * below 1e-15 of the sum, adding that bound: an upper bound, not a
+ * truncation.  Above 600 elements a line the rate is over 0.6 and 1 is
+ * returned.  At most about 600 terms of k steps each (about 15 us).
+ */
+/*
+ * sbf_blocked_fpr, stopping early once the sum exceeds limit (then some value
+ * above limit is returned): a validator's check of a crafted segment ends in
+ * a few terms.
+ */
+static double
+blocked_fpr_upto(double lambda, uint32_t k, double limit)
+{
+	double		dist[SBF_BLOCKED_MAX_K + 1];
+	double		lq = log1p(-1.0 / SBF_BLOCKED_LINE_BITS);
+	double		qk;
+	double		qik;
+	double		p;
+	double		sum = 0.0;
+	double		i0 = 0.0;
+	uint32_t	i;
+
+	if (!(lambda > 0.0))
+		return 0.0;
+	if (!(lambda <= 600.0) || k < 1 || k > SBF_BLOCKED_MAX_K)
+		return 1.0;
+	distinct_dist(k, dist);
+	qk = exp(lq * k);
+	/* far below the mode the terms are negligible: start 12 deviations below */
+	if (lambda > 150.0)
+		i0 = floor(lambda - 12.0 * sqrt(lambda));
+	p = exp(-lambda + i0 * log(lambda) - lgamma(i0 + 1.0));
+	qik = exp(lq * k * i0);
+	for (i = (uint32_t) i0; i < 4096; i++)
+	{
+		double		pi = 1.0 - qik;
+		double		term = 0.0;
+		uint32_t	d;
+
+		for (d = k; d >= 1; d--)
+			term = (term + dist[d]) * pi;
+		/*
+		 * the skipped head: P(N < i0) <= exp(-(lambda - i0)^2 / (2 lambda))
+		 * (Chernoff), each of its terms at most this first one
+		 */
+		if (i == (uint32_t) i0 && i0 > 0.0)
+			sum += exp(-(lambda - i0) * (lambda - i0) / (2.0 * lambda)) * term;
+		sum += p * term;
+		if (sum > limit)
+			return sum;
+		p *= lambda / (double) (i + 1);
+		qik *= qk;
+		/* past the mode the rest is at most p / (1 - ratio): added, then stop */
+		if ((double) (i + 2) > lambda * 1.05 + 10.0)
+		{
+			double		ratio = lambda / (double) (i + 2);
+			double		tail = p / (1.0 - ratio);
+
+			if (tail <= sum * 1e-15)
+				return sum + tail;
+		}
+	}
+	return sum;
+}
+
+/* The rate bound of a blocked segment (see blocked_fpr_upto). */
+double
+sbf_blocked_fpr(double lambda, uint32_t k)
+{
+	return blocked_fpr_upto(lambda, k, 2.0);
+}
+
+/* count <= capacity and p >= the rate at capacity (see sbf_kind.h). */
+static SbfStatus
+blocked_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+					double p)
+{
+	if (capacity < 1 || count > capacity || !(p > 0.0 && p < 0.5))
+		return SBF_E_SEGMENT;
+	if (blocked_fpr_upto((double) capacity / (double) g->size, g->width,
+						 p * (1.0 + 1e-9)) > p * (1.0 + 1e-9))
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
+/* Lines for n elements at k probes and rate share: the fewest, 0 if none fit. */
+static uint64_t
+lines_for(uint64_t n, uint32_t k, double share)
+{
+	uint64_t	lo = 1;
+	uint64_t	hi = SBF_BLOCKED_MAX_LINES;
+
+	if (sbf_blocked_fpr((double) n / (double) hi, k) > share)
+		return 0;
+	/* invariant: hi fits; lo - 1 does not (or is 0) */
+	while (lo < hi)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (sbf_blocked_fpr((double) n / (double) mid, k) <= share)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return hi;
+}
+
+/*
+ * The fewest lines, over k near log2(1/share) (the blocked optimum lies
+ * below the standard one: docs/format4.md, section 4), ties to the smaller
+ * k (fewer probes).
+ */
+static SbfStatus
+blocked_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	double		k0;
+	uint32_t	klo;
+	uint32_t	khi;
+	uint32_t	k;
+	uint64_t	best = 0;
+
+	if (n < 1 || !(share > 0.0 && share < 0.5))
+		return SBF_E_PARAM;
+	k0 = ceil(-log2(share));
+	khi = k0 + 2.0 > SBF_BLOCKED_MAX_K ? SBF_BLOCKED_MAX_K : (uint32_t) k0 + 2;
+	klo = k0 / 2.0 < 1.0 ? 1 : (k0 / 2.0 > khi ? khi : (uint32_t) (k0 / 2.0));
+	memset(g, 0, sizeof(*g));
+	g->kind = SBF_KIND_BLOCKED;
+	for (k = klo; k <= khi; k++)
+	{
+		uint64_t	lines = lines_for(n, k, share);
+
+		if (lines != 0 && (best == 0 || lines < best))
+		{
+			best = lines;
+			g->width = (uint8_t) k;
+		}
+	}
+	if (best == 0)
+		return SBF_E_TOO_LARGE;
+	g->size = best;
+	*bytes = best * SBF_BLOCKED_LINE_BYTES;
+	return SBF_OK;
+}
+
+static bool
+blocked_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+{
+	return line_has(line_of(g, data, h), h, g->width);
+}
+
+/* Batched lookups: each batch's lines are prefetched before any is tested. */
+static size_t
+blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			  size_t n)
+{
+	size_t		found = 0;
+	size_t		base;
+
+	for (base = 0; base < n; base += BATCH)
+	{
+		size_t		nb = n - base < BATCH ? n - base : BATCH;
+		const uint8_t *line[BATCH];
+		size_t		b;
+
+		for (b = 0; b < nb; b++)
+		{
+			line[b] = line_of(g, data, h[base + b]);
+			PREFETCH_R(line[b]);
+		}
+		for (b = 0; b < nb; b++)
+			found += line_has(line[b], h[base + b], g->width) ? 1 : 0;
+	}
+	return found;
+}
+
+/* Sets h's probes; true when one of them was clear. */
+static bool
+blocked_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
+{
+	uint8_t    *line = data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
+	uint64_t	w = sbf_mix64(h);
+	uint8_t		changed = 0;
+	uint32_t	j;
+
+	for (j = 0; j < g->width; j++)
+	{
+		uint32_t	b;
+		uint8_t		mask;
+
+		if (j > 0 && j % PROBES_A_WORD == 0)
+			w = sbf_mix64(w + GOLDEN);
+		b = (uint32_t) ((w >> (9 * (j % PROBES_A_WORD))) & LINE_MASK);
+		mask = (uint8_t) (1u << (b & 7));
+		changed |= (uint8_t) (~line[b >> 3] & mask);
+		line[b >> 3] |= mask;
+	}
+	return changed != 0;
+}
+
+/*
+ * The bits of n ascending hashes.  mulhi is monotone in h, so ascending hashes
+ * visit the lines in ascending order: the build streams through the segment.
+ */
+static SbfStatus
+blocked_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+			  const SbfAllocator *a)
+{
+	size_t		i;
+
+	for (i = 1; i < n; i++)
+		if (h[i - 1] >= h[i])
+			return SBF_E_PARAM;
+	memset(data, 0, (size_t) (g->size * SBF_BLOCKED_LINE_BYTES));
+	for (i = 0; i < n; i++)
+	{
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 && a != NULL)
+			sbf_check_interrupt(a);
+		(void) blocked_insert(g, data, h[i]);
+	}
+	return SBF_OK;
+}
+
+/* OR of two segments of one geometry: the segment of the union of their sets. */
+static void
+blocked_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
+{
+	uint64_t	nbytes = g->size * SBF_BLOCKED_LINE_BYTES;
+	uint64_t	i;
+
+	for (i = 0; i < nbytes; i += 8)
+		sbf_store64(dst + i, sbf_load64(dst + i) | sbf_load64(src + i));
+}
+
+/* Putze's rate with n elements in L lines. */
+static double
+blocked_rate_at(const SbfKindGeom *g, uint64_t n)
+{
+	return sbf_blocked_fpr((double) n / (double) g->size, g->width);
+}
+
+/*
+ * The exact rate of these bits for a hash never inserted: its line is
+ * uniform and its k probes independent, so the mean over lines of
+ * (ones / 512)^k.
+ */
+static double
+blocked_rate_of(const SbfKindGeom *g, const uint8_t *data)
+{
+	double		sum = 0.0;
+	uint64_t	l;
+
+	for (l = 0; l < g->size; l++)
+	{
+		const uint8_t *line = data + l * SBF_BLOCKED_LINE_BYTES;
+		int			ones = 0;
+		int			w;
+
+		for (w = 0; w < SBF_BLOCKED_LINE_BYTES / 8; w++)
+			ones += sbf_popcount64(sbf_load64(line + 8 * w));
+		sum += ipow((double) ones / SBF_BLOCKED_LINE_BITS, g->width);
+	}
+	return sum / (double) g->size;
+}
+
+const SbfKindOps sbf_kind_blocked_ops = {
+	.kind = SBF_KIND_BLOCKED,
+	.name = "blocked",
+	.check_geom = blocked_check_geom,
+	.bytes = blocked_bytes,
+	.check_data = blocked_check_data,
+	.check_entry = blocked_check_entry,
+	.plan = blocked_plan,
+	.contains = blocked_contains,
+	.count = blocked_count,
+	.insert = blocked_insert,
+	.build = blocked_build,
+	.merge = blocked_merge,
+	.rate_at = blocked_rate_at,
+	.rate_of = blocked_rate_of,
+};

@@ -1,0 +1,583 @@
+/*
+ * sbf_kind_fused.c
+ *	  The fused segment kind of format 4: a binary fuse filter (Graf & Lemire
+ *	  2022, "Binary Fuse Filters: Fast and Smaller Than Xor Filters") over a
+ *	  complete set of distinct hashes.  An array of A f-bit fingerprints is
+ *	  cut into S + arity - 1 segments of length L; a hash has one slot in each
+ *	  of arity consecutive segments and is present when the XOR of those
+ *	  slots equals its fingerprint, so a hash not in the set is found with
+ *	  probability 2^-f whatever the set's size.  Slots, fingerprint, packing,
+ *	  shape, seeds and the build are specified in docs/format4.md, section 5
+ *	  (test_kinds.c checks this file against that text).
+ */
+#include <math.h>
+
+#include "sbf_internal.h"
+#include "sbf_kind.h"
+#include "sbf_window.h"
+
+#define GOLDEN			UINT64_C(0x9E3779B97F4A7C15)
+#define BATCH			16
+/* a builder slot counts hashes in its upper 6 bits: at most 63 */
+#define COUNT_ONE		4
+#define COUNT_MAX		(63 * COUNT_ONE)
+
+/*
+ * The arity the writer uses (docs/format4.md, section 5, "Why 3-wise";
+ * measured with test/bench/kinds_bench.c); readers accept 3 and 4.
+ */
+#define WRITE_ARITY		3
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_R(p)	__builtin_prefetch((p), 0, 1)
+#else
+#define PREFETCH_R(p)	((void) (p))
+#endif
+
+/* The slots and fingerprint of one hash. */
+typedef struct FusePos
+{
+	uint32_t	p[4];
+	uint32_t	fp;
+} FusePos;
+
+/* Segment length L. */
+static inline uint64_t
+seg_len(const SbfKindGeom *g)
+{
+	return (uint64_t) 1 << g->log2_len;
+}
+
+/* Slots A = (S + arity - 1) L, or 0 above SBF_FUSED_MAX_SLOTS. */
+static uint64_t
+slots_of(const SbfKindGeom *g)
+{
+	uint64_t	segs;
+
+	if (g->size > SBF_FUSED_MAX_SLOTS)
+		return 0;
+	segs = g->size + g->arity - 1;
+	if (segs > (SBF_FUSED_MAX_SLOTS >> g->log2_len))
+		return 0;
+	return segs << g->log2_len;
+}
+
+/* Bytes of the data area of A slots of f bits: ceil(A f / 8) rounded to 8. */
+static uint64_t
+area_bytes(uint64_t slots, uint32_t f)
+{
+	uint64_t	bits = slots * f;	/* < 2^37: no overflow */
+
+	return (bits + 63) / 64 * 8;
+}
+
+/* The seed of seed number r. */
+static inline uint64_t
+seed_of(uint32_t r)
+{
+	return sbf_mix64((uint64_t) (r + 1) * GOLDEN);
+}
+
+/* The slots of a mixed hash x = sbf_mix64(h + seed) (x2 only for arity 4). */
+static inline void
+mixed_slots(const SbfKindGeom *g, uint64_t x, uint32_t *p)
+{
+	uint64_t	len = seg_len(g);
+	uint64_t	mask = len - 1;
+	uint64_t	p0 = sbf_win_mulhi(x, g->size << g->log2_len);
+
+	p[0] = (uint32_t) p0;
+	p[1] = (uint32_t) ((p0 + len) ^ (x & mask));
+	p[2] = (uint32_t) ((p0 + 2 * len) ^ ((x >> 18) & mask));
+	if (g->arity == 4)
+		p[3] = (uint32_t) ((p0 + 3 * len) ^ ((sbf_mix64(x) >> 40) & mask));
+}
+
+/* Slots and fingerprint of a mixed hash x. */
+static inline void
+mixed_positions(const SbfKindGeom *g, uint64_t x, FusePos *fp)
+{
+	mixed_slots(g, x, fp->p);
+	fp->fp = (uint32_t) (sbf_mix64(x) & ((UINT64_C(1) << g->width) - 1));
+}
+
+/* Slots and fingerprint of hash h under geometry g and seed. */
+static inline void
+fuse_positions(const SbfKindGeom *g, uint64_t seed, uint64_t h, FusePos *fp)
+{
+	mixed_positions(g, sbf_mix64(h + seed), fp);
+}
+
+/* Fingerprint slot i of an area of nbytes bytes. */
+static inline uint32_t
+fp_get(const uint8_t *data, uint64_t nbytes, uint64_t i, uint32_t f)
+{
+	uint64_t	bit = i * f;
+	uint64_t	byte = bit >> 3;
+	uint64_t	w = 0;
+
+	if (byte + 8 <= nbytes)
+		w = sbf_load64(data + byte);
+	else
+	{
+		uint64_t	b;
+
+		for (b = 0; byte + b < nbytes; b++)
+			w |= (uint64_t) data[byte + b] << (8 * b);
+	}
+	return (uint32_t) ((w >> (bit & 7)) & ((UINT64_C(1) << f) - 1));
+}
+
+static SbfStatus
+fused_check_geom(const SbfKindGeom *g)
+{
+	if (g->kind != SBF_KIND_FUSED || g->width < 1 ||
+		g->width > SBF_FUSED_MAX_F || (g->arity != 3 && g->arity != 4) ||
+		g->log2_len > SBF_FUSED_MAX_LOG2_LEN ||
+		g->attempt >= SBF_FUSED_MAX_ATTEMPTS || g->size < 1 ||
+		slots_of(g) == 0)
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
+static bool
+fused_bytes(const SbfKindGeom *g, uint64_t *bytes)
+{
+	uint64_t	slots = slots_of(g);
+
+	if (slots == 0)
+		return false;
+	*bytes = area_bytes(slots, g->width);
+	return *bytes <= SBF_MAX_STORED_BYTES;
+}
+
+/* The bits past A f must be 0 (canonical bytes). */
+static SbfStatus
+fused_check_data(const SbfKindGeom *g, const uint8_t *data)
+{
+	uint64_t	used = slots_of(g) * g->width;
+	uint64_t	end = area_bytes(slots_of(g), g->width) * 8;
+	uint64_t	b;
+
+	for (b = used; b < end && (b & 7) != 0; b++)
+		if ((data[b >> 3] >> (b & 7)) & 1)
+			return SBF_E_BITS;
+	for (; b < end; b += 8)
+		if (data[b >> 3] != 0)
+			return SBF_E_BITS;
+	return SBF_OK;
+}
+
+/* count = capacity in 1..A, and p >= 2^-f (see sbf_kind.h). */
+static SbfStatus
+fused_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+				  double p)
+{
+	if (count < 1 || count != capacity || count > slots_of(g) ||
+		!(p >= ldexp(1.0, -(int) g->width) && p < 0.5))
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
+/*
+ * Segment length and count for n hashes, from the reference implementation's
+ * constants (Graf & Lemire 2022; FORMAT4-FACTS.md): 3-wise L =
+ * 2^floor(ln n / ln 3.33 + 2.25), c = max(1.125, 0.875 + 0.25 ln(10^6) / ln n);
+ * 4-wise L = 2^floor(ln n / ln 2.91 - 0.5), c = max(1.075, 0.77 + 0.305
+ * ln(600000) / ln n); L within [4, 2^18]; S = ceil(ceil(c n) / L) - (arity - 1),
+ * at least 1.  n < 2 is sized as 2.
+ */
+static bool
+fuse_shape(uint64_t n, uint8_t arity, SbfKindGeom *g)
+{
+	double		ln = log((double) (n < 2 ? 2 : n));
+	double		e;
+	double		c;
+	double		cap;
+	uint64_t	segs;
+
+	if (arity == 3)
+	{
+		e = floor(ln / log(3.33) + 2.25);
+		c = fmax(1.125, 0.875 + 0.25 * log(1e6) / ln);
+	}
+	else
+	{
+		e = floor(ln / log(2.91) - 0.5);
+		c = fmax(1.075, 0.77 + 0.305 * log(600000.0) / ln);
+	}
+	e = fmin(fmax(e, 2.0), (double) SBF_FUSED_MAX_LOG2_LEN);
+	cap = ceil(c * (double) n);
+	if (!(cap < (double) SBF_FUSED_MAX_SLOTS))
+		return false;
+	g->kind = SBF_KIND_FUSED;
+	g->arity = arity;
+	g->log2_len = (uint8_t) e;
+	segs = ((uint64_t) cap + seg_len(g) - 1) >> g->log2_len;
+	g->size = segs > (uint64_t) arity ? segs - (arity - 1) : 1;
+	g->attempt = 0;
+	return slots_of(g) != 0;
+}
+
+/* plan() at a given arity: f = the least with 2^-f <= share. */
+SbfStatus
+sbf_fused_plan_arity(uint64_t n, double share, uint8_t arity, SbfKindGeom *g,
+					 uint64_t *bytes)
+{
+	uint32_t	f = 1;
+
+	if (n < 1 || !(share > 0.0 && share < 0.5) || (arity != 3 && arity != 4))
+		return SBF_E_PARAM;
+	while (f <= SBF_FUSED_MAX_F && ldexp(1.0, -(int) f) > share)
+		f++;
+	if (f > SBF_FUSED_MAX_F)
+		return SBF_E_PARAM;
+	memset(g, 0, sizeof(*g));
+	g->width = (uint8_t) f;
+	if (!fuse_shape(n, arity, g) || !fused_bytes(g, bytes))
+		return SBF_E_TOO_LARGE;
+	if (*bytes > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	return SBF_OK;
+}
+
+static SbfStatus
+fused_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+{
+	return sbf_fused_plan_arity(n, share, WRITE_ARITY, g, bytes);
+}
+
+/* Whether h's slots XOR to its fingerprint. */
+static bool
+fused_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+{
+	uint64_t	nbytes = area_bytes(slots_of(g), g->width);
+	FusePos		fp;
+	uint32_t	x;
+	uint32_t	j;
+
+	fuse_positions(g, seed_of(g->attempt), h, &fp);
+	x = fp.fp;
+	for (j = 0; j < g->arity; j++)
+		x ^= fp_get(data, nbytes, fp.p[j], g->width);
+	return x == 0;
+}
+
+/* Batched lookups: every slot of a batch is prefetched before any is read. */
+static size_t
+fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			size_t n)
+{
+	uint64_t	nbytes = area_bytes(slots_of(g), g->width);
+	uint64_t	seed = seed_of(g->attempt);
+	size_t		found = 0;
+	size_t		base;
+
+	for (base = 0; base < n; base += BATCH)
+	{
+		size_t		nb = n - base < BATCH ? n - base : BATCH;
+		FusePos		fp[BATCH];
+		size_t		b;
+		uint32_t	j;
+
+		for (b = 0; b < nb; b++)
+		{
+			fuse_positions(g, seed, h[base + b], &fp[b]);
+			for (j = 0; j < g->arity; j++)
+				PREFETCH_R(data + (((uint64_t) fp[b].p[j] * g->width) >> 3));
+		}
+		for (b = 0; b < nb; b++)
+		{
+			uint32_t	x = fp[b].fp;
+
+			for (j = 0; j < g->arity; j++)
+				x ^= fp_get(data, nbytes, fp[b].p[j], g->width);
+			found += x == 0;
+		}
+	}
+	return found;
+}
+
+/* Scratch of a build: per slot a count byte and a XOR of hashes. */
+typedef struct FuseScratch
+{
+	uint8_t    *cnt;			/* count << 2 | XOR of the slot indexes j */
+	uint64_t   *hx;				/* XOR of the mixed hashes; then fingerprints */
+	uint32_t   *queue;			/* slots to peel: a stack */
+	uint64_t   *stack;			/* mixed hashes by bucket; then peeled ones, in order */
+	uint8_t    *stack_j;		/* which of its slots each one was peeled from */
+	uint32_t   *bucket;			/* 2^nbits + 1 bucket starts */
+	uint32_t	nbits;			/* bucket = x >> (64 - nbits) */
+} FuseScratch;
+
+/* Bucket bits: ceil(log2 S), at most 20. */
+static uint32_t
+bucket_bits(const SbfKindGeom *g)
+{
+	uint32_t	b = 0;
+
+	while (b < 20 && ((uint64_t) 1 << b) < g->size)
+		b++;
+	return b;
+}
+
+/*
+ * The mixed hashes of h[0..n) under seed into s->stack, ordered by their top
+ * nbits bits (a counting sort).  p0 = mulhi(x, S L) grows with x, so the
+ * counting pass that follows visits the slots nearly in order: one cache
+ * miss a few hashes instead of arity misses a hash (the reference
+ * implementation sorts by segment for the same reason).
+ */
+static void
+fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s,
+			const SbfAllocator *a)
+{
+	uint32_t	nb = (uint32_t) 1 << s->nbits;
+	uint32_t	sum = 0;
+	uint32_t	b;
+	size_t		i;
+
+	if (s->nbits == 0)
+	{
+		for (i = 0; i < n; i++)
+			s->stack[i] = sbf_mix64(h[i] + seed);
+		return;
+	}
+	/* hx is free until the counting pass: it keeps the x's meanwhile */
+	memset(s->bucket, 0, sizeof(uint32_t) * (nb + 1));
+	for (i = 0; i < n; i++)
+	{
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
+			sbf_check_interrupt(a);
+		s->hx[i] = sbf_mix64(h[i] + seed);
+		s->bucket[s->hx[i] >> (64 - s->nbits)]++;
+	}
+	for (b = 0; b < nb; b++)
+	{
+		uint32_t	c = s->bucket[b];
+
+		s->bucket[b] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	x = s->hx[i];
+
+		s->stack[s->bucket[x >> (64 - s->nbits)]++] = x;
+	}
+}
+
+/*
+ * One attempt with seed: counts every hash into its slots, then peels slots
+ * that hold one hash.  The slots to peel are a stack (last found, first
+ * peeled, as in the reference implementation): a peel frees slots in the
+ * next segments, which are peeled at once while they are in the cache; a
+ * first-in first-out queue measured three times slower at 1M hashes.
+ * Returns how many hashes were peeled (n: success).
+ */
+static size_t
+fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
+		  uint64_t slots, FuseScratch *s, const SbfAllocator *a)
+{
+	size_t		qlen = 0;
+	size_t		popped = 0;
+	size_t		peeled = 0;
+	size_t		i;
+	uint32_t	j;
+
+	fuse_spread(seed, h, n, s, a);
+	memset(s->cnt, 0, (size_t) slots);
+	memset(s->hx, 0, (size_t) slots * sizeof(uint64_t));
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	x = s->stack[i];
+		uint32_t	sl[4];
+
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
+			sbf_check_interrupt(a);
+		mixed_slots(g, x, sl);
+		for (j = 0; j < g->arity; j++)
+		{
+			uint32_t	p = sl[j];
+
+			if (s->cnt[p] >= COUNT_MAX)
+				return 0;		/* a slot of 63 hashes: try the next seed */
+			s->cnt[p] = (uint8_t) ((s->cnt[p] + COUNT_ONE) ^ j);
+			s->hx[p] ^= x;
+		}
+	}
+	for (i = 0; i < slots; i++)
+		if ((s->cnt[i] >> 2) == 1)
+			s->queue[qlen++] = (uint32_t) i;
+	while (qlen > 0)
+	{
+		uint32_t	p = s->queue[--qlen];
+		uint64_t	x;
+		uint32_t	pj;
+		uint32_t	sl[4];
+
+		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0)
+			sbf_check_interrupt(a);
+		if ((s->cnt[p] >> 2) != 1)
+			continue;
+		x = s->hx[p];
+		pj = s->cnt[p] & 3;
+		s->stack[peeled] = x;
+		s->stack_j[peeled++] = (uint8_t) pj;
+		mixed_slots(g, x, sl);
+		for (j = 0; j < g->arity; j++)
+		{
+			uint32_t	q = sl[j];
+
+			s->cnt[q] = (uint8_t) ((s->cnt[q] - COUNT_ONE) ^ j);
+			s->hx[q] ^= x;
+			if (j != pj && (s->cnt[q] >> 2) == 1)
+				s->queue[qlen++] = q;
+		}
+	}
+	return peeled;
+}
+
+/*
+ * Fingerprints of a peeled attempt, in reverse peeling order (each hash's
+ * free slot gets what makes its XOR its fingerprint), packed into data.
+ */
+static void
+fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
+			FuseScratch *s, const SbfAllocator *a)
+{
+	uint64_t	nbytes = area_bytes(slots, g->width);
+	size_t		i;
+	uint32_t	j;
+
+	memset(s->hx, 0, (size_t) slots * sizeof(uint64_t));
+	for (i = n; i-- > 0;)
+	{
+		FusePos		fp;
+		uint64_t	v;
+
+		if ((i & (SBF_WORK_STRIDE - 1)) == 0)
+			sbf_check_interrupt(a);
+		mixed_positions(g, s->stack[i], &fp);
+		v = fp.fp;
+		for (j = 0; j < g->arity; j++)
+			if (j != s->stack_j[i])
+				v ^= s->hx[fp.p[j]];
+		s->hx[fp.p[s->stack_j[i]]] = v;
+	}
+	memset(data, 0, (size_t) nbytes);
+	for (i = 0; i < slots; i++)
+	{
+		uint64_t	bit = (uint64_t) i * g->width;
+		uint64_t	v = s->hx[i];
+		uint32_t	done = 0;
+
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
+			sbf_check_interrupt(a);
+		while (done < g->width)
+		{
+			uint64_t	b = bit + done;
+
+			data[b >> 3] |= (uint8_t) ((v >> done) << (b & 7));
+			done += 8 - (uint32_t) (b & 7);
+		}
+	}
+}
+
+/* Frees the scratch arrays that were allocated. */
+static void
+scratch_free(FuseScratch *s, const SbfAllocator *a)
+{
+	void	   *p[6] = {s->cnt, s->hx, s->queue, s->stack, s->stack_j, s->bucket};
+	int			i;
+
+	for (i = 0; i < 6; i++)
+		if (p[i] != NULL)
+			a->free(p[i], a->ctx);
+}
+
+/*
+ * Builds from n strictly ascending hashes, trying seed numbers g->attempt,
+ * g->attempt + 1, ... < SBF_FUSED_MAX_ATTEMPTS.  Scratch: 13 bytes a slot,
+ * 9 a hash and at most 4 MB of buckets (about 24 bytes a hash), freed before
+ * returning.
+ */
+static SbfStatus
+fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+			const SbfAllocator *a)
+{
+	uint64_t	slots = slots_of(g);
+	uint64_t	nbytes = area_bytes(slots, g->width);
+	FuseScratch s;
+	uint32_t	r;
+	size_t		i;
+
+	if (n < 1 || n > slots)
+		return SBF_E_PARAM;
+	for (i = 1; i < n; i++)
+		if (h[i - 1] >= h[i])
+			return SBF_E_PARAM;
+	/* a 32-bit size_t could overflow below; 64-bit ones cannot */
+	if (slots > SIZE_MAX / sizeof(uint64_t))
+		return SBF_E_TOO_LARGE;
+	s.cnt = a->alloc((size_t) slots, a->ctx);
+	s.hx = a->alloc((size_t) slots * sizeof(uint64_t), a->ctx);
+	s.queue = a->alloc((size_t) slots * sizeof(uint32_t), a->ctx);
+	s.stack = a->alloc(n * sizeof(uint64_t), a->ctx);
+	s.stack_j = a->alloc(n, a->ctx);
+	s.nbits = bucket_bits(g);
+	s.bucket = a->alloc(sizeof(uint32_t) * (((size_t) 1 << s.nbits) + 1), a->ctx);
+	if (!s.cnt || !s.hx || !s.queue || !s.stack || !s.stack_j || !s.bucket)
+	{
+		scratch_free(&s, a);
+		return SBF_E_NOMEM;
+	}
+	for (r = g->attempt; r < SBF_FUSED_MAX_ATTEMPTS; r++)
+	{
+		if (fuse_peel(g, seed_of(r), h, n, slots, &s, a) == n)
+			break;
+		sbf_check_interrupt(a);
+	}
+	if (r >= SBF_FUSED_MAX_ATTEMPTS)
+	{
+		memset(data, 0, (size_t) nbytes);
+		scratch_free(&s, a);
+		return SBF_E_SEGMENT;
+	}
+	g->attempt = (uint8_t) r;
+	fuse_assign(g, data, n, slots, &s, a);
+	scratch_free(&s, a);
+	return SBF_OK;
+}
+
+/* 2^-f for any hash not in the set, however many hashes it holds. */
+static double
+fused_rate_at(const SbfKindGeom *g, uint64_t n)
+{
+	(void) n;
+	return ldexp(1.0, -(int) g->width);
+}
+
+static double
+fused_rate_of(const SbfKindGeom *g, const uint8_t *data)
+{
+	(void) data;
+	return ldexp(1.0, -(int) g->width);
+}
+
+const SbfKindOps sbf_kind_fused_ops = {
+	.kind = SBF_KIND_FUSED,
+	.name = "fused",
+	.check_geom = fused_check_geom,
+	.bytes = fused_bytes,
+	.check_data = fused_check_data,
+	.check_entry = fused_check_entry,
+	.plan = fused_plan,
+	.contains = fused_contains,
+	.count = fused_count,
+	.insert = NULL,
+	.build = fused_build,
+	.merge = NULL,
+	.rate_at = fused_rate_at,
+	.rate_of = fused_rate_of,
+};
