@@ -19,8 +19,10 @@ FROM (VALUES (370000), (870000), (2050000)) v(cap);
 -- the default STORAGE external: out of line, uncompressed
 INSERT INTO cb SELECT 1, 'external 0.6 MB', f FROM cb_src WHERE cap = 370000;
 INSERT INTO cb SELECT 2, 'external 1.5 MB', f FROM cb_src WHERE cap = 870000;
--- STORAGE extended: compressed (pglz, then lz4), then out of line
+-- STORAGE extended: compressed (pglz, then lz4), then out of line; pglz
+-- named, since the default compression is lz4 from PostgreSQL 19 on
 ALTER TABLE cb ALTER COLUMN f SET STORAGE extended;
+ALTER TABLE cb ALTER COLUMN f SET COMPRESSION pglz;
 INSERT INTO cb SELECT 3, 'pglz 0.6 MB', f FROM cb_src WHERE cap = 370000;
 INSERT INTO cb SELECT 4, 'pglz 3.6 MB', f FROM cb_src WHERE cap = 2050000;
 ALTER TABLE cb ALTER COLUMN f SET COMPRESSION lz4;

@@ -83,11 +83,13 @@ SELECT * FROM sbf_regress.try($$SELECT sbf_empty() || true$$);
 -- adding an unsupported type is an error even when the value is NULL
 SELECT * FROM sbf_regress.try($$SELECT sbf_empty() || NULL::numeric$$);
 
--- looking up an unsupported type: no such operator
-SELECT * FROM sbf_regress.try($$SELECT sbf_empty() @> 1.5$$);
+-- looking up an unsupported type: no such operator (the server's own error:
+-- its detail and hint are worded differently from PostgreSQL 19 on, so only
+-- the code and message are shown)
+SELECT code, message FROM sbf_regress.try($$SELECT sbf_empty() @> 1.5$$);
 
--- no sbf_add for numeric[]
-SELECT * FROM sbf_regress.try($$SELECT sbf_add(sbf_empty(), ARRAY[1.5])$$);
+-- no sbf_add for numeric[] (the server's error likewise)
+SELECT code, message FROM sbf_regress.try($$SELECT sbf_add(sbf_empty(), ARRAY[1.5])$$);
 
 -- too many segments: capacity 1 and growth 1 make one segment per element,
 -- and a filter has at most 4096 segments (the tiny error_rate keeps false

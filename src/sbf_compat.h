@@ -5,8 +5,9 @@
  *	  the glue uses that name on every major; PG_VERSION_NUM is tested here
  *	  and nowhere else.
  *
- * Built and tested on 15 and 18; compiled against the headers of 17 and of
- * 19 (release candidate 1).  A new major adds its cases here.
+ * Built and tested on 15, 17, 18 and 19 (release candidate 1), each with
+ * its distribution's own compiler (test/run_all.sh).  A new major adds its
+ * cases here.
  */
 #ifndef SBF_COMPAT_H
 #define SBF_COMPAT_H
@@ -21,7 +22,10 @@
  * A function that does not return.  PostgreSQL 18 added the prefix form
  * pg_noreturn (C11 _Noreturn) and 19 removed the postfix
  * pg_attribute_noreturn(); GCC-style attributes may stand first, so the
- * prefix form serves 15-17 too.
+ * prefix form serves 15-17 too.  Under C23 (the default of gcc 15 and
+ * later) 19 spells it [[noreturn]], an attribute that must open the
+ * declaration: so every declaration begins with it, "pg_noreturn extern
+ * void f(...)", which all three spellings accept.
  */
 #ifndef pg_noreturn
 #define pg_noreturn pg_attribute_noreturn()

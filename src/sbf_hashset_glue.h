@@ -209,7 +209,7 @@ extern void sbf_hso_free(SbfHsObject *o);
 extern Datum sbf_hso_datum(SbfHsObject *o);
 
 /* Raises the error for a non-OK status of a set operation. */
-extern pg_noreturn void sbf_hs_report_status(SbfStatus st);
+pg_noreturn extern void sbf_hs_report_status(SbfStatus st);
 
 /* CHECK_FOR_INTERRUPTS as a function, for the core's interrupt callback. */
 extern void sbf_hs_interrupt(void);

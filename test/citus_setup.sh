@@ -21,10 +21,11 @@ cache=${SBF_CACHE:-/var/cache/sbf}
 [ -z "$patchfile" ] || [ -f "$patchfile" ] ||
 	{ echo "citus_setup: no such patch: $patchfile" >&2; exit 1; }
 
-# Debian build dependencies (the vendor README's list).  Installing needs
-# root; without it, say what is missing.
+# Debian build dependencies (the vendor README's list, and ICU's headers,
+# which the server headers of a PostgreSQL built with ICU include).
+# Installing needs root; without it, say what is missing.
 packages=(liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev
-          libpam0g-dev libreadline-dev libpq-dev patch make gcc)
+          libpam0g-dev libreadline-dev libpq-dev libicu-dev patch make gcc)
 need_packages citus_setup "${packages[@]}"
 
 # Cache key: the version from the tarball's name, the server's major version,

@@ -1,25 +1,28 @@
 #!/usr/bin/env bash
 # The complete test suite, on every PostgreSQL major sbf supports: the core
 # unit tests (ASan/UBSan) and fuzz smoke runs (pure C: no PostgreSQL inside,
-# so they run once), a warning-free compile against the server headers of 17
-# and 19, and for each of 15 and 18 a -Werror build, pg_regress and every TAP
-# test.  Installs what it needs first: Debian's PostgreSQL 15 (test/setup.sh),
-# PostgreSQL 18 built from ../shared/vendor (test/pg_build.sh) and Citus for
-# each (test/citus_setup.sh), all cached outside the clone in SBF_CACHE.
+# so they run once), and for each of 15, 17, 18 and 19 a -Werror build with
+# that major's own toolchain, pg_regress and every TAP test on a real server
+# of that major.  Installs what it needs first: Debian's PostgreSQL 15
+# (test/setup.sh), PostgreSQL 18 built from ../shared/vendor
+# (test/pg_build.sh), a Debian 13 root with 17 and an unstable root with
+# experimental's 19 (test/root_build.sh; the suites run inside them with
+# test/root_run.sh) and Citus (test/citus_setup.sh), all cached outside the
+# clone in SBF_CACHE.  Every summary line names its major.
 # Ends with one line "N passed, N failed, N skipped" over every suite and
 # major (a skipped test or TAP file is never a pass); exits non-zero if
 # anything failed.
-#   SBF_PG             majors to run the server suites on (default "15 18")
+#   SBF_PG             majors to run the server suites on (default "15 17 18 19")
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
-#   SBF_SKIP           space-separated suites to skip: unit fuzz meta compile regress tap python
+#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap docs python
 #   SBF_VENDOR         the vendored sources (default ../shared/vendor next to the
-#                      clone, else /work/shared/vendor); without them, 18, the
-#                      compile checks and the Citus test are skipped
-#   SBF_CACHE          cache for the builds (default /var/cache/sbf)
+#                      clone, else /work/shared/vendor); without them, 18 and
+#                      the Citus test are skipped
+#   SBF_CACHE          cache for the builds and roots (default /var/cache/sbf)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-majors=${SBF_PG:-"15 18"}
+majors=${SBF_PG:-"15 17 18 19"}
 if [ -z "${SBF_VENDOR:-}" ]; then
 	for d in ../shared/vendor /work/shared/vendor; do
 		[ -d "$d" ] && { SBF_VENDOR=$(cd "$d" && pwd); break; }
@@ -72,8 +75,13 @@ tally_log() {
 	fi
 }
 
-# The pg_config of a major: Debian's for 15, a build from the vendored
-# source for 18.  Prints nothing when the major cannot be had here.
+# Majors that run in a cached Debian root (test/root_build.sh) rather than
+# on this Debian 12 machine: 17 (Debian 13) and 19 (unstable + experimental).
+in_root() { case $1 in 17|19) return 0 ;; esac; return 1; }
+
+# The pg_config of a major on this machine: Debian's for 15, a build from
+# the vendored source for 18.  Prints nothing when the major cannot be had
+# here (17 and 19 run only inside their roots, see major_setup).
 pg_config_of() {
 	case $1 in
 	15) echo /usr/lib/postgresql/15/bin/pg_config ;;
@@ -83,8 +91,8 @@ pg_config_of() {
 	esac
 }
 
-# The Citus release for a major (13.2.2 with its patch for 15, 14.0.1 for
-# 16-18); sets CITUS_SRC and CITUS_PATCH, or unsets them.
+# The Citus release for a major (13.2.2 for 15 with its patch and for 17,
+# 14.0.1 for 18; none for 19); sets CITUS_SRC and CITUS_PATCH, or unsets them.
 citus_for() {
 	unset CITUS_SRC CITUS_PATCH
 	[ -n "$vendor" ] || return 0
@@ -92,9 +100,118 @@ citus_for() {
 	15) [ -f "$vendor/citus-13.2.2.tar.gz" ] || return 0
 		export CITUS_SRC=$vendor/citus-13.2.2.tar.gz
 		export CITUS_PATCH=$vendor/citus-13.2.2-pg15.14.patch ;;
+	17) [ -f "$vendor/citus-13.2.2.tar.gz" ] || return 0
+		export CITUS_SRC=$vendor/citus-13.2.2.tar.gz ;;
 	18) [ -f "$vendor/citus-14.0.1.tar.gz" ] || return 0
 		export CITUS_SRC=$vendor/citus-14.0.1.tar.gz ;;
 	esac
+}
+
+# Runs a command for the major under test ($major) in its copy of the
+# sources ($work): here, or inside the major's root.
+on_major() {
+	if in_root "$major"; then
+		bash test/root_run.sh "$major" "$work" "$@"
+	else
+		(cd "$work" && "$@")
+	fi
+}
+
+# Builds (-Werror) and installs sbf into the major under test and fills
+# $work with a copy of the sources holding that build; sets pg_config.
+# Returns 2 when the major cannot be had here (a skip), 1 on failure.
+major_setup() {
+	local log=$logdir/setup$major.log
+	if in_root "$major"; then
+		bash test/root_build.sh "$major" > "$log" 2>&1 ||
+			{ cat "$logdir/root$major.log" "$log" 2>/dev/null; return 1; }
+		pg_config=/usr/lib/postgresql/$major/bin/pg_config
+		cp -a Makefile sbf.control src sql expected test "$work"/
+		rm -rf "$work/test/log"
+		on_major sh -c "make -s clean PG_CONFIG=$pg_config >/dev/null &&
+			make -s WERROR=1 PG_CONFIG=$pg_config >/dev/null &&
+			make -s install PG_CONFIG=$pg_config >/dev/null &&
+			echo \"setup: sbf built (-Werror) with \$(gcc --version | head -1) and installed into \$($pg_config --version)\"" \
+			>> "$log" 2>&1
+		local rc=$?
+		grep -E '^setup: ' "$log"
+		[ "$rc" -eq 0 ] || { tail -30 "$log"; return 1; }
+		# Citus, built inside the root (cached there) from the vendored
+		# source, which the root sees at /vendor
+		citus_for "$major"
+		[ -n "${CITUS_SRC:-}" ] || return 0
+		SBF_ROOT_BIND="$vendor:/vendor" on_major env PG_CONFIG="$pg_config" \
+			CITUS_SRC="/vendor/${CITUS_SRC##*/}" CITUS_PATCH="${CITUS_PATCH:+/vendor/${CITUS_PATCH##*/}}" \
+			bash test/citus_setup.sh >> "$log" 2>&1
+		rc=$?
+		grep -E '^citus_setup: ' "$log"
+		return "$rc"
+	fi
+	pg_config=$(pg_config_of "$major")
+	[ -n "$pg_config" ] || return 2
+	citus_for "$major"
+	PG_CONFIG=$pg_config bash test/setup.sh 2>&1 | tee "$log" || return 1
+	cp -a Makefile sbf.control src sql expected test "$work"/
+	rm -rf "$work/test/log"
+}
+
+# pg_regress (every file of sql/) against a throwaway cluster of the major.
+major_regress() {
+	local log=$logdir/regress$major.log rc pass fail
+	echo "== pg_regress on PostgreSQL $major"
+	on_major env PG_CONFIG="$pg_config" bash test/pg_tmp.sh make -s installcheck TAP_TESTS= PG_CONFIG="$pg_config" 2>&1 |
+		tee "$log" | grep -E '\.\.\. |^(not )?ok [0-9]+|tests (passed|failed)|^ERROR|FATAL'
+	rc=${PIPESTATUS[0]}
+	# pg_regress prints "test x ... ok" up to 15 and TAP lines
+	# ("ok 3 - x", "not ok 3 - x") from 16 on
+	pass=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log")
+	fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed|^not ok [0-9]+' "$log")
+	[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
+	tally "regress pg$major" "$pass" "$(failed_at_least "$rc" "$fail")"
+	[ -f "$work/regression.diffs" ] && cp "$work/regression.diffs" "$logdir/regression$major.diffs"
+}
+
+# Every TAP test of test/t on the major, run as user postgres (initdb
+# refuses root) in the copy, which postgres then owns.
+major_tap() {
+	local tlog=$logdir/tap$major.log pass fail skipped notrun upgrade_from=
+	echo "== TAP on PostgreSQL $major (PostgreSQL::Test::Cluster, run as user postgres)"
+	# test/t/030_major_upgrade.pl moves data from 15 to this major when 15
+	# was set up by this run
+	[ "$major" != 15 ] && [ -n "${set_up_15:-}" ] && upgrade_from=$(upgrade_from_15)
+	on_major chown -R postgres: .
+	on_major runuser -u postgres -- env SBF_UPGRADE_FROM="$upgrade_from" \
+		make -s prove_installcheck PG_CONFIG="$pg_config" PROVE_FLAGS=-v 2>&1 |
+		tee "$tlog" | grep -E '^(ok|not ok|t/|test/|Result|Files=)'
+	# a test skipped inside a file prints "ok N # skip reason", a file
+	# skipped as a whole (plan skip_all) "test/t/x.pl .. skipped: reason":
+	# skips, not passes
+	pass=$(grep -E '^ok [0-9]+' "$tlog" | grep -cviE '^ok [0-9]+[^#]*# skip')
+	fail=$(grep -cE '^not ok [0-9]+' "$tlog")
+	skipped=$(( $(grep -ciE '^ok [0-9]+[^#]*# skip' "$tlog") +
+		$(grep -cE '^\S+\.pl \.+ skipped: ' "$tlog") ))
+	# a file that died midway: every planned assertion that did not run
+	# is a failure
+	notrun=$(sed -nE 's/^# Looks like you planned ([0-9]+) tests? but ran ([0-9]+)\.$/\1 \2/p' "$tlog" |
+		awk '{ s += $1 - $2 } END { print s + 0 }')
+	fail=$((fail + notrun))
+	grep -qE '^Result: PASS' "$tlog" ||
+		{ grep -qE '^Result: NOTESTS' "$tlog" && [ "$skipped" -gt 0 ]; } ||
+		[ "$fail" -gt 0 ] || fail=1
+	tally "tap pg$major" "$pass" "$fail" "$skipped"
+	cp -a "$work"/tmp_check/log "$logdir/tap${major}_server_logs" 2>/dev/null
+}
+
+# Where the TAP suite of the major under test finds the PostgreSQL 15 that
+# test/t/030_major_upgrade.pl upgrades from: Debian's on this machine, or in
+# a root a copy of it that runs there (test/root_host15.sh) in the sources'
+# copy, which the root sees at /sbf.
+upgrade_from_15() {
+	if ! in_root "$major"; then
+		echo /usr/lib/postgresql/15
+	elif bash test/root_host15.sh "$work/.pg15" >> "$logdir/setup$major.log" 2>&1; then
+		echo /sbf/.pg15/lib/postgresql/15
+	fi
 }
 
 echo "== setup (Debian packages)"
@@ -103,6 +220,18 @@ if ! SBF_PACKAGES_ONLY=1 bash test/setup.sh; then
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
+
+# The Debian roots of 17 and 19 (test/root_build.sh) are made or found in
+# the background while the suites before them run: mostly downloads and
+# unpacking, little CPU.  A major's setup waits for its root (flock).
+. test/packages.sh
+root_jobs=()
+for m in $majors; do
+	in_root "$m" || continue
+	need_packages run_all debootstrap patchelf || break
+	bash test/root_build.sh "$m" > "$logdir/root$m.log" 2>&1 &
+	root_jobs+=($!)
+done
 
 if ! skip unit "unit (core)"; then
 	echo "== core unit tests (ASan + UBSan; pure C, the same on every major)"
@@ -134,90 +263,25 @@ if ! skip meta "meta"; then
 	tally_log "meta" "$rc" "$logdir/meta.log"
 fi
 
-# Compile checks against the headers of majors that are not run here.
-for spec in "17:postgresql-server-dev-17_*.deb" "19:postgresql-server-dev-19_*.deb"; do
-	major=${spec%%:*}
-	skip compile "compile pg$major" && continue
-	deb=$(ls "$vendor"/${spec#*:} 2>/dev/null | head -1)
-	if [ -z "$deb" ]; then
-		echo "== compile pg$major: skipped (no server headers in ${vendor:-../shared/vendor})"
-		tally "compile pg$major" 0 0 1
-		continue
-	fi
-	echo "== compile every source file against PostgreSQL $major's headers (-Werror)"
-	bash test/compile_check.sh "$major" "$deb" > "$logdir/compile$major.log" 2>&1
-	rc=$?
-	grep -E '^compile-' "$logdir/compile$major.log"
-	tally_log "compile pg$major" "$rc" "$logdir/compile$major.log"
-done
-
 for major in $majors; do
 	echo "== PostgreSQL $major"
-	pg_config=$(pg_config_of "$major")
-	if [ -z "$pg_config" ]; then
+	major_start=$SECONDS
+	work=$(mktemp -d /tmp/sbf-pg$major.XXXXXX)
+	major_setup
+	rc=$?
+	if [ "$rc" -eq 2 ]; then
 		echo "== PostgreSQL $major: skipped (no $major here: see SBF_VENDOR)"
 		tally "pg$major" 0 0 1
-		continue
-	fi
-	citus_for "$major"
-	if ! PG_CONFIG=$pg_config bash test/setup.sh; then
+	elif [ "$rc" -ne 0 ]; then
 		echo "== PostgreSQL $major: setup failed"
 		tally "pg$major setup" 0 1
-		continue
+	else
+		[ "$major" = 15 ] && set_up_15=1
+		skip regress "regress pg$major" || major_regress
+		skip tap "tap pg$major" || major_tap
 	fi
-	export PG_CONFIG=$pg_config
-	[ "$major" = 15 ] && set_up_15=1
-
-	if ! skip regress "regress pg$major"; then
-		echo "== pg_regress on PostgreSQL $major"
-		bash test/pg_tmp.sh make -s installcheck TAP_TESTS= PG_CONFIG="$pg_config" 2>&1 |
-			tee "$logdir/regress$major.log" |
-			grep -E '\.\.\. |^(not )?ok [0-9]+|tests (passed|failed)|^ERROR|FATAL'
-		rc=${PIPESTATUS[0]}
-		# pg_regress prints "test x ... ok" up to 15 and TAP lines
-		# ("ok 3 - x", "not ok 3 - x") from 16 on
-		pass=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$logdir/regress$major.log")
-		fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed|^not ok [0-9]+' "$logdir/regress$major.log")
-		[ "$pass" -eq 0 ] && [ "$fail" -eq 0 ] && fail=1
-		tally "regress pg$major" "$pass" "$(failed_at_least "$rc" "$fail")"
-		[ -f regression.diffs ] && cp regression.diffs "$logdir/regression$major.diffs"
-	fi
-
-	if ! skip tap "tap pg$major"; then
-		echo "== TAP on PostgreSQL $major (PostgreSQL::Test::Cluster, run as user postgres)"
-		# initdb refuses to run as root: run the TAP suite from a copy owned by postgres
-		tapdir=$(mktemp -d /tmp/sbf-tap.XXXXXX)
-		cp -a Makefile sbf.control src sql expected test "$tapdir"/
-		rm -rf "$tapdir/test/log"
-		chown -R postgres: "$tapdir"
-		tlog=$logdir/tap$major.log
-		# test/t/030_major_upgrade.pl moves data from 15 to this major
-		# when 15 was set up by this run
-		upgrade_from=
-		[ "$major" != 15 ] && [ -n "${set_up_15:-}" ] && upgrade_from=/usr/lib/postgresql/15
-		SBF_UPGRADE_FROM=$upgrade_from runuser -u postgres -- make -s -C "$tapdir" prove_installcheck \
-			PG_CONFIG="$pg_config" PROVE_FLAGS=-v 2>&1 |
-			tee "$tlog" | grep -E '^(ok|not ok|t/|test/|Result|Files=)'
-		# a test skipped inside a file prints "ok N # skip reason", a file
-		# skipped as a whole (plan skip_all) "test/t/x.pl .. skipped: reason":
-		# skips, not passes
-		pass=$(grep -E '^ok [0-9]+' "$tlog" | grep -cviE '^ok [0-9]+[^#]*# skip')
-		fail=$(grep -cE '^not ok [0-9]+' "$tlog")
-		skipped=$(( $(grep -ciE '^ok [0-9]+[^#]*# skip' "$tlog") +
-			$(grep -cE '^\S+\.pl \.+ skipped: ' "$tlog") ))
-		# a file that died midway: every planned assertion that did not run
-		# is a failure
-		notrun=$(sed -nE 's/^# Looks like you planned ([0-9]+) tests? but ran ([0-9]+)\.$/\1 \2/p' "$tlog" |
-			awk '{ s += $1 - $2 } END { print s + 0 }')
-		fail=$((fail + notrun))
-		grep -qE '^Result: PASS' "$tlog" ||
-			{ grep -qE '^Result: NOTESTS' "$tlog" && [ "$skipped" -gt 0 ]; } ||
-			[ "$fail" -gt 0 ] || fail=1
-		tally "tap pg$major" "$pass" "$fail" "$skipped"
-		cp -a "$tapdir"/tmp_check/log "$logdir/tap${major}_server_logs" 2>/dev/null
-		rm -rf "$tapdir"
-	fi
-	unset PG_CONFIG
+	rm -rf "$work"
+	echo "== PostgreSQL $major: $((SECONDS - major_start)) s (set-up included)"
 done
 
 # The documentation's SQL examples (test/doc_check.sh), once, on the first
@@ -270,6 +334,7 @@ if ! skip python; then
 	fi
 fi
 
+[ ${#root_jobs[@]} -eq 0 ] || wait "${root_jobs[@]}"
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"

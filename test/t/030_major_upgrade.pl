@@ -1,20 +1,23 @@
 # Copyright (c) sbf contributors
 
-# Moving a database from PostgreSQL 15 to 18 keeps every value.  A 15 cluster
+# Moving a database from PostgreSQL 15 to the major under test (17, 18 or 19)
+# keeps every value.  A 15 cluster
 # is filled with scalablebloom values of every form (exact, segmented by
 # sbf_agg, grown by adds, a TOASTed filter of several MB), sbf_hashset
 # values, a view and a materialized view on sbf_agg and an expression index
-# on (seen @> 'x').  Then both roads to 18 are taken:
-#   - pg_upgrade (18's, with sbf installed in 18), and
-#   - 15's pg_dump -Fc restored into 18 by 18's pg_restore,
+# on (seen @> 'x').  Then both roads to the new major are taken:
+#   - pg_upgrade (the new major's, with sbf installed in it), and
+#   - 15's pg_dump -Fc restored by the new major's pg_restore,
 # and every value must be byte-identical (md5 of the payload before and
 # after), and @>, sbf_matches, #, sbf_info, the views and the index must
 # answer exactly as before.
 #
-# Runs in the TAP suite of PostgreSQL 18 (the modules under test are 18's);
-# the old installation is named by SBF_UPGRADE_FROM (a directory with
-# bin/pg_config, e.g. /usr/lib/postgresql/15) and must have sbf installed.
-# test/run_all.sh sets it when it has run 15 first.
+# Runs in the TAP suite of every major after 15 (the modules under test are
+# the new major's); the old installation is named by SBF_UPGRADE_FROM (a
+# directory with bin/pg_config, e.g. /usr/lib/postgresql/15) and must have
+# sbf installed.  test/run_all.sh sets it when it has run 15 first (in the
+# Debian roots of 17 and 19, to a copy of this machine's 15 that runs there,
+# see test/root_host15.sh).
 
 use strict;
 use warnings;
@@ -43,6 +46,7 @@ if ($old->pg_version->major >= $new->pg_version->major)
 {
 	plan skip_all => 'SBF_UPGRADE_FROM is not an older major than the one under test';
 }
+my $to = $new->pg_version->major;
 
 $old->init;
 $old->append_conf('postgresql.conf', "log_statement = none\n");
@@ -137,7 +141,7 @@ like(
 		"SET enable_seqscan = off; EXPLAIN SELECT id FROM filters WHERE seen @> 'x'::text"),
 	qr/filters_has_x/, 'the expression index is used on 15');
 
-# Road 1: 15's pg_dump -Fc, restored into 18 by 18's pg_restore.
+# Road 1: 15's pg_dump -Fc, restored by the new major's pg_restore.
 my $dump = PostgreSQL::Test::Utils::tempdir . '/sbf15.dump';
 command_ok(
 	[ "$old_install/bin/pg_dump", '-Fc', '-d', $old->connstr($db), '-f', $dump ],
@@ -148,21 +152,21 @@ $restored->append_conf('postgresql.conf', "log_statement = none\n");
 $restored->start;
 command_ok(
 	[ 'pg_restore', '--create', '--exit-on-error', '-d', $restored->connstr('postgres'), $dump ],
-	"18's pg_restore of the 15 dump");
+	"${to}'s pg_restore of the 15 dump");
 is($restored->safe_psql($db, $answers_sql), $before,
 	'after dump/restore every value is byte-identical and answers as on 15');
 is($restored->safe_psql($db, $index_sql), $index_before,
 	'after dump/restore the expression index answers as on 15');
 is($restored->safe_psql($db,
 	"SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE name = 'sbf') FROM pg_extension WHERE extname = 'sbf'"),
-	't', 'the restore created the extension at the version installed in 18');
+	't', "the restore created the extension at the version installed in $to");
 $restored->stop;
 
 # Road 2: pg_upgrade.  Debian's 15.20 stamps every column with an attribute
-# option pg_attver that 18.6, from an earlier set of minor releases, does not
-# know; pg_upgrade's schema restore then fails for any table, sbf's or not.
-# The option is a packaging artefact with no meaning to sbf, so it is cleared
-# in the old cluster first.
+# option pg_attver that a server from an earlier set of minor releases (18.6)
+# does not know; pg_upgrade's schema restore then fails for any table, sbf's
+# or not.  The option is a packaging artefact with no meaning to sbf, so it
+# is cleared in the old cluster first.
 $old->safe_psql($_, q{
 	SET allow_system_table_mods = on;
 	UPDATE pg_attribute
@@ -172,9 +176,9 @@ $old->safe_psql($_, q{
 }) for ('postgres', 'template1', $db);
 $old->stop;
 
-# initdb of 18 enables data checksums by default and 15's did not:
+# initdb enables data checksums by default from 18 on and 15's did not:
 # pg_upgrade needs both alike
-$new->init(extra => ['--no-data-checksums']);
+$new->init(extra => $to >= 18 ? ['--no-data-checksums'] : []);
 my $workdir = PostgreSQL::Test::Utils::tempdir;
 chdir $workdir;
 command_ok(
@@ -186,7 +190,7 @@ command_ok(
 		'-s', $new->host, '-p', $old->port, '-P', $new->port,
 		'--copy'
 	],
-	'pg_upgrade from 15 to 18');
+	"pg_upgrade from 15 to $to");
 $new->start;
 is($new->safe_psql($db, $answers_sql), $before,
 	'after pg_upgrade every value is byte-identical and answers as on 15');
@@ -198,13 +202,13 @@ like(
 	qr/filters_has_x/, 'after pg_upgrade the expression index is used');
 is($new->safe_psql($db, 'SELECT pg_column_size(seen) FROM filters WHERE id = 4'),
 	$size, 'the TOASTed filter keeps its stored size');
-# the upgraded extension keeps its version; it updates in place on 18
+# the upgraded extension keeps its version; it updates in place
 $new->safe_psql($db, 'ALTER EXTENSION sbf UPDATE');
 is($new->safe_psql($db, $answers_sql), $before,
-	'after ALTER EXTENSION sbf UPDATE on 18 every value still answers as on 15');
+	"after ALTER EXTENSION sbf UPDATE on $to every value still answers as on 15");
 $new->safe_psql($db, 'REFRESH MATERIALIZED VIEW mv_filters');
 is($new->safe_psql($db, $answers_sql), $before,
-	'REFRESH MATERIALIZED VIEW on 18 rebuilds the same bytes');
+	"REFRESH MATERIALIZED VIEW on $to rebuilds the same bytes");
 $new->stop;
 
 done_testing();
