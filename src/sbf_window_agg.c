@@ -54,15 +54,6 @@ typedef struct WinAggState
 	ScalableBloom *flat;		/* cached flat form, NULL if stale */
 } WinAggState;
 
-static Size win_agg_flat_size(ExpandedObjectHeader *eohptr);
-static void win_agg_flatten(ExpandedObjectHeader *eohptr, void *result,
-							Size allocated_size);
-
-static const ExpandedObjectMethods win_agg_methods = {
-	win_agg_flat_size,
-	win_agg_flatten
-};
-
 /* Sorts and de-duplicates the pairs (see sbf_win_pairs_normalize). */
 static void
 win_agg_normalize(WinAggState *st)
@@ -127,6 +118,11 @@ win_agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 	Assert(allocated_size == VARSIZE(flat));
 	memcpy(result, flat, VARSIZE(flat));
 }
+
+static const ExpandedObjectMethods win_agg_methods = {
+	win_agg_flat_size,
+	win_agg_flatten
+};
 
 /* A new empty state in a child context of aggcxt. */
 static WinAggState *
@@ -318,55 +314,50 @@ SBF_ENTRY_POINT(sbf_window_agg_trans_text, win_agg_trans(fcinfo, SBF_ELEM_BYTES)
 SBF_ENTRY_POINT(sbf_window_agg_trans_int8, win_agg_trans(fcinfo, SBF_ELEM_INT8));
 SBF_ENTRY_POINT(sbf_window_agg_trans_bytea, win_agg_trans(fcinfo, SBF_ELEM_BYTES));
 
+/* The windowed view of state argument 1, expanded or flat; only read. */
+static void
+other_view(FunctionCallInfo fcinfo, SbfWinView *wv)
+{
+	WinAggState *other = (WinAggState *) sbf_expanded_of(PG_GETARG_DATUM(1),
+														 &win_agg_methods, false);
+	ScalableBloom *flat;
+
+	if (other == NULL)
+	{
+		flat_view(fcinfo, 1, wv);
+		return;
+	}
+	flat = win_agg_flat(other);
+	if (sbf_win_parse(SBF_PAYLOAD_PTR(flat), SBF_PAYLOAD_LEN(flat), wv) != SBF_OK)
+		elog(ERROR, "malformed sbf_window_agg state");
+}
+
 /* Combine: the pairs of both partial states. */
 Datum
 sbf_window_agg_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_window_agg_combine");
 	WinAggState *st;
-	WinAggState *other;
+	SbfWinView	wv;
+	SbfWinParams p;
 
 	if (PG_ARGISNULL(1))
 		return sbf_agg_keep_state(fcinfo);
 	if (PG_ARGISNULL(0))
 	{
-		SbfWinView	wv;
-
-		/* never share the second state: load a copy of its flat form */
-		other = (WinAggState *) sbf_expanded_of(PG_GETARG_DATUM(1), &win_agg_methods, false);
-		if (other != NULL)
-		{
-			ScalableBloom *flat = win_agg_flat(other);
-
-			if (sbf_win_parse(SBF_PAYLOAD_PTR(flat), SBF_PAYLOAD_LEN(flat), &wv) != SBF_OK)
-				elog(ERROR, "malformed sbf_window_agg state");
-		}
-		else
-			flat_view(fcinfo, 1, &wv);
-		{
-			SbfWinParams p = {wv.width, wv.buckets, wv.error_rate};
-
-			st = win_agg_new(aggcxt, &p);
-			win_agg_add_flat(st, &wv);
-		}
-		PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
+		/* never share the second state: start a copy of it */
+		other_view(fcinfo, &wv);
+		p.width = wv.width;
+		p.buckets = wv.buckets;
+		p.error_rate = wv.error_rate;
+		st = win_agg_new(aggcxt, &p);
 	}
-	st = win_agg_state(fcinfo, 0, aggcxt);
+	else
 	{
-		SbfWinView	wv;
-
-		other = (WinAggState *) sbf_expanded_of(PG_GETARG_DATUM(1), &win_agg_methods, false);
-		if (other != NULL)
-		{
-			ScalableBloom *flat = win_agg_flat(other);
-
-			if (sbf_win_parse(SBF_PAYLOAD_PTR(flat), SBF_PAYLOAD_LEN(flat), &wv) != SBF_OK)
-				elog(ERROR, "malformed sbf_window_agg state");
-		}
-		else
-			flat_view(fcinfo, 1, &wv);
-		win_agg_add_flat(st, &wv);
+		st = win_agg_state(fcinfo, 0, aggcxt);
+		other_view(fcinfo, &wv);
 	}
+	win_agg_add_flat(st, &wv);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
 }
 

@@ -69,85 +69,72 @@ sbf_words_bytes(uint64_t m)
 #define SBF_HOST_LE 0
 #endif
 
-/* Loads a little-endian uint16. */
+/*
+ * Loads the n (at most 8) little-endian bytes at p.  On a little-endian host
+ * the copy into the low bytes of a zeroed word is the value.
+ */
+static inline uint64_t
+sbf_load_le(const uint8_t *p, size_t n)
+{
+	uint64_t	v = 0;
+
+#if SBF_HOST_LE
+	memcpy(&v, p, n);
+#else
+	for (size_t i = n; i > 0; i--)
+		v = (v << 8) | p[i - 1];
+#endif
+	return v;
+}
+
+/* Stores the low n (at most 8) bytes of v at p, little-endian. */
+static inline void
+sbf_store_le(uint8_t *p, uint64_t v, size_t n)
+{
+#if SBF_HOST_LE
+	memcpy(p, &v, n);
+#else
+	for (size_t i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t) v;
+#endif
+}
+
+/* Loads a little-endian uint16, uint32 or uint64. */
 static inline uint16_t
 sbf_load16(const uint8_t *p)
 {
-#if SBF_HOST_LE
-	uint16_t	v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-#else
-	return (uint16_t) (p[0] | (p[1] << 8));
-#endif
+	return (uint16_t) sbf_load_le(p, 2);
 }
 
-/* Loads a little-endian uint32. */
 static inline uint32_t
 sbf_load32(const uint8_t *p)
 {
-#if SBF_HOST_LE
-	uint32_t	v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-#else
-	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) |
-		((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
-#endif
+	return (uint32_t) sbf_load_le(p, 4);
 }
 
-/* Loads a little-endian uint64. */
 static inline uint64_t
 sbf_load64(const uint8_t *p)
 {
-#if SBF_HOST_LE
-	uint64_t	v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-#else
-	return (uint64_t) sbf_load32(p) | ((uint64_t) sbf_load32(p + 4) << 32);
-#endif
+	return sbf_load_le(p, 8);
 }
 
-/* Stores a little-endian uint16. */
+/* Stores a little-endian uint16, uint32 or uint64. */
 static inline void
 sbf_store16(uint8_t *p, uint16_t v)
 {
-#if SBF_HOST_LE
-	memcpy(p, &v, sizeof(v));
-#else
-	p[0] = (uint8_t) v;
-	p[1] = (uint8_t) (v >> 8);
-#endif
+	sbf_store_le(p, v, 2);
 }
 
-/* Stores a little-endian uint32. */
 static inline void
 sbf_store32(uint8_t *p, uint32_t v)
 {
-#if SBF_HOST_LE
-	memcpy(p, &v, sizeof(v));
-#else
-	p[0] = (uint8_t) v;
-	p[1] = (uint8_t) (v >> 8);
-	p[2] = (uint8_t) (v >> 16);
-	p[3] = (uint8_t) (v >> 24);
-#endif
+	sbf_store_le(p, v, 4);
 }
 
-/* Stores a little-endian uint64. */
 static inline void
 sbf_store64(uint8_t *p, uint64_t v)
 {
-#if SBF_HOST_LE
-	memcpy(p, &v, sizeof(v));
-#else
-	sbf_store32(p, (uint32_t) v);
-	sbf_store32(p + 4, (uint32_t) (v >> 32));
-#endif
+	sbf_store_le(p, v, 8);
 }
 
 /* Loads a little-endian IEEE 754 binary64. */
@@ -178,13 +165,10 @@ sbf_ctz64(uint64_t x)
 #if defined(__GNUC__) || defined(__clang__)
 	return __builtin_ctzll(x);
 #else
-	int			n = 0;
+	int			n;
 
-	while ((x & 1) == 0)
-	{
+	for (n = 0; (x & 1) == 0; n++)
 		x >>= 1;
-		n++;
-	}
 	return n;
 #endif
 }
@@ -196,13 +180,10 @@ sbf_popcount64(uint64_t x)
 #if defined(__GNUC__) || defined(__clang__)
 	return __builtin_popcountll(x);
 #else
-	int			n = 0;
+	int			n;
 
-	while (x)
-	{
+	for (n = 0; x != 0; n++)
 		x &= x - 1;
-		n++;
-	}
 	return n;
 #endif
 }
