@@ -242,21 +242,6 @@ sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix, size_t extra,
 	return SBF_OK;
 }
 
-/* The largest segment error of a segmented view. */
-static double
-largest_error(const SbfView *v)
-{
-	double		largest = 0.0;
-	SbfDirIter	it;
-	SbfDirEntry e;
-
-	sbf_dir_view(&it, v);
-	while (sbf_dir_next(&it, &e))
-		if (e.error > largest)
-			largest = e.error;
-	return largest;
-}
-
 /*
  * Geometry of the segment to append (sbf_core.h, SIZING; CHAIN): capacity
  * min(largest * s, c * s^nsegments), error (1 - r) of the budget left.
@@ -269,6 +254,7 @@ plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
 	uint64_t	geo = v->capacity;
 	double		spent = 0.0;
 	double		smallest = 0.5;
+	double		largest = 0.0;
 	SbfDirIter	it;
 	SbfDirEntry e;
 
@@ -282,10 +268,12 @@ plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
 		spent += e.error;
 		if (e.error < smallest)
 			smallest = e.error;
+		if (e.error > largest)
+			largest = e.error;
 		geo = geo > UINT64_MAX / v->growth ? UINT64_MAX : geo * v->growth;
 	}
 	spent += sbf_chain_spent(v->flags, v->error_rate, v->tightening,
-							 largest_error(v));
+							 largest);
 	*capacity = maxcap > UINT64_MAX / v->growth ? UINT64_MAX : maxcap * v->growth;
 	if (geo < *capacity)
 		*capacity = geo;

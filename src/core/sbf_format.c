@@ -405,20 +405,10 @@ sbf_exact_hash(const SbfView *v, uint32_t i)
 uint32_t
 sbf_exact_search(const SbfView *v, uint64_t h, bool *found)
 {
-	uint32_t	lo = 0;
-	uint32_t	hi = v->nhashes;
+	uint32_t	i = sbf_search64(v->buf + v->bits_offset, v->nhashes, h);
 
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (sbf_exact_hash(v, mid) < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < v->nhashes && sbf_exact_hash(v, lo) == h;
-	return lo;
+	*found = i < v->nhashes && sbf_exact_hash(v, i) == h;
+	return i;
 }
 
 /*
@@ -588,18 +578,38 @@ sbf_segment_expected_fill(const SbfView *v, uint32_t i)
 	return -expm1((double) seg.k * (double) seg.count * log1p(-1.0 / (double) seg.nbits));
 }
 
-/* Expected current false-positive rate from the directory: 1 - prod(1 - fill^k). */
-double
-sbf_expected_fpr(const SbfView *v)
+/*
+ * The chance that some segment reports a false positive, 1 - prod(1 - p),
+ * where a segment with k hashes reports one with p = fill^k: its actual fill
+ * (rate_of), or the fill expected from its directory entry.
+ */
+static double
+fpr_of_fills(const SbfView *v, bool expected)
 {
 	double		pass = 1.0;
 	SbfDirIter	it;
 	SbfDirEntry e;
 
+	/* the exact form has no false positives; nsegments is 0 */
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
-		pass *= 1.0 - pow(sbf_segment_expected_fill(v, e.index), (double) e.g.width);
+	{
+		double		p;
+
+		if (expected)
+			p = pow(sbf_segment_expected_fill(v, e.index), (double) e.g.width);
+		else
+			p = e.ops->rate_of(&e.g, v->buf + e.data);
+		pass *= 1.0 - p;
+	}
 	return 1.0 - pass;
+}
+
+/* Expected current false-positive rate from the directory: 1 - prod(1 - fill^k). */
+double
+sbf_expected_fpr(const SbfView *v)
+{
+	return fpr_of_fills(v, true);
 }
 
 /* HyperLogLog estimate (Ertl 2017 improved raw estimator); n if exact. */
@@ -697,15 +707,7 @@ sbf_segment_fill(const SbfView *v, uint32_t i)
 double
 sbf_current_fpr(const SbfView *v)
 {
-	double		pass = 1.0;
-	SbfDirIter	it;
-	SbfDirEntry e;
-
-	/* the exact form has no false positives; nsegments is 0 */
-	sbf_dir_view(&it, v);
-	while (sbf_dir_next(&it, &e))
-		pass *= 1.0 - e.ops->rate_of(&e.g, v->buf + e.data);
-	return 1.0 - pass;
+	return fpr_of_fills(v, false);
 }
 
 /* Upper bound of the false-positive rate when every segment is full: sum p. */

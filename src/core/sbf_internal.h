@@ -158,6 +158,28 @@ sbf_store_double(uint8_t *p, double d)
 	sbf_store64(p, bits);
 }
 
+/*
+ * Binary search of n ascending little-endian uint64 values at a: the index
+ * of the first value >= h (n if none).
+ */
+static inline uint32_t
+sbf_search64(const uint8_t *a, uint32_t n, uint64_t h)
+{
+	uint32_t	lo = 0;
+	uint32_t	hi = n;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (sbf_load64(a + (size_t) mid * 8) < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Number of trailing zero bits of a nonzero x. */
 static inline int
 sbf_ctz64(uint64_t x)

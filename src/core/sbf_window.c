@@ -160,21 +160,28 @@ sbf_win_segment_fpr(const SbfWinSeg *seg)
 }
 
 /*
- * Order of two segments: (age, m, k, count), then their bit arrays.  The
- * canonical directory order (WINDOWED FORM).
+ * Order of two segments: (age, m, k, count), then their bit arrays, the
+ * canonical directory order (WINDOWED FORM); with bits_first (age, m, k,
+ * bits, count), which puts segments of equal bits side by side.
  */
 int
-sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b)
+sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b, bool bits_first)
 {
+	int			c = 0;
+
 	if (a->age != b->age)
 		return a->age < b->age ? -1 : 1;
 	if (a->nbits != b->nbits)
 		return a->nbits < b->nbits ? -1 : 1;
 	if (a->k != b->k)
 		return a->k < b->k ? -1 : 1;
-	if (a->count != b->count)
-		return a->count < b->count ? -1 : 1;
-	return memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
+	if (bits_first)
+		c = memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
+	if (c == 0 && a->count != b->count)
+		c = a->count < b->count ? -1 : 1;
+	if (c == 0 && !bits_first)
+		c = memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
+	return c;
 }
 
 /* Checks the segments: canonical order, clear bits past m, bucket budgets. */
@@ -197,7 +204,7 @@ check_segments(const SbfWinView *v)
 		if (seg.nbits % 64 != 0 &&
 			sbf_load64(seg.bits + wbytes - 8) >> (seg.nbits % 64) != 0)
 			return SBF_E_BITS;
-		if (j > 0 && sbf_win_segment_cmp(&prev, &seg) >= 0)
+		if (j > 0 && sbf_win_segment_cmp(&prev, &seg, false) >= 0)
 			return SBF_E_WINDOW;
 		if (j == 0 || seg.age != prev.age)
 			spent = 0.0;
@@ -268,22 +275,10 @@ static bool
 pairs_contain(const SbfWinView *v, uint64_t h, int64_t max_age)
 {
 	const uint8_t *hashes = v->buf + v->pairs_offset;
-	uint32_t	lo = 0;
-	uint32_t	hi = v->npairs;
+	uint32_t	i = sbf_search64(hashes, v->npairs, h);
 
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-		uint64_t	x = sbf_load64(hashes + (size_t) mid * 8);
-
-		if (x == h)
-			return sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) mid * 2) <= max_age;
-		if (x < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return i < v->npairs && sbf_load64(hashes + (size_t) i * 8) == h &&
+		sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) i * 2) <= max_age;
 }
 
 /* Membership of h in one segment (stops at the first clear bit). */

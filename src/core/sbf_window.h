@@ -107,8 +107,12 @@ extern SbfStatus sbf_win_check_pairs(const SbfWinView *v);
 extern void sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off,
 								 SbfWinSeg *seg);
 
-/* Canonical order of segments: (age, m, k, count), then the bit arrays. */
-extern int	sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b);
+/*
+ * Canonical order of segments: (age, m, k, count), then the bit arrays; with
+ * bits_first (age, m, k, bits, count).
+ */
+extern int	sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b,
+								bool bits_first);
 
 /* High 64 bits of a * b: the same on every host. */
 static inline uint64_t

@@ -151,7 +151,7 @@ sbf_win_load(SbfWindow *w, const SbfWinView *v, const SbfAllocator *a)
 static int
 seg_qsort_cmp(const void *a, const void *b)
 {
-	return sbf_win_segment_cmp((const SbfWinSeg *) a, (const SbfWinSeg *) b);
+	return sbf_win_segment_cmp((const SbfWinSeg *) a, (const SbfWinSeg *) b, false);
 }
 
 /* Whether two segments have the same bucket and bits (their counts aside). */
@@ -164,24 +164,9 @@ same_bits(const SbfWinSeg *a, const SbfWinSeg *b)
 
 /* Order by (age, m, k, bits, count): segments of equal bits side by side. */
 static int
-seg_bits_qsort_cmp(const void *pa, const void *pb)
+seg_bits_qsort_cmp(const void *a, const void *b)
 {
-	const SbfWinSeg *a = pa;
-	const SbfWinSeg *b = pb;
-	int			c;
-
-	if (a->age != b->age)
-		return a->age < b->age ? -1 : 1;
-	if (a->nbits != b->nbits)
-		return a->nbits < b->nbits ? -1 : 1;
-	if (a->k != b->k)
-		return a->k < b->k ? -1 : 1;
-	c = memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
-	if (c != 0)
-		return c;
-	if (a->count != b->count)
-		return a->count < b->count ? -1 : 1;
-	return 0;
+	return sbf_win_segment_cmp((const SbfWinSeg *) a, (const SbfWinSeg *) b, true);
 }
 
 /*
