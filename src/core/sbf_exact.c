@@ -135,17 +135,6 @@ exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra)
 						  bytes) >= bytes;
 }
 
-/* Parameters stored in a view's header. */
-static void
-view_params(const SbfView *v, SbfParams *p)
-{
-	p->capacity = v->capacity;
-	p->error_rate = v->error_rate;
-	p->tightening = v->tightening;
-	p->growth = v->growth;
-	p->hll_p = v->hll_p;
-}
-
 /*
  * Builds into g the segmented value of an exact view's header holding the
  * ascending hashes h[0..n): its first segment, then one add per hash.
@@ -157,7 +146,7 @@ build_segments(SbfFilter *g, const SbfView *v, const uint64_t *h, size_t n,
 	SbfParams	p;
 	SbfStatus	st;
 
-	view_params(v, &p);
+	sbf_view_params(v, &p);
 	st = sbf_create_segments(g, &p, v->first_capacity, v->first_error,
 							 v->flags & SBF_FLAG_CHAIN, prefix, a);
 	if (st != SBF_OK)

@@ -93,20 +93,23 @@ write_segment(uint8_t *e, uint64_t capacity, uint64_t count, uint64_t nbits,
 }
 
 /*
- * The common start of a new filter: checks the parameters and that a first
- * segment of n elements at error pe can be built (its m and k in *m, *k;
- * an impossible one fails at creation, as in 1.0, even for the exact form),
- * then allocates size zeroed payload bytes after prefix and writes the
- * header fields both forms share.  Returns the payload through *buf.
+ * A new filter of either form: checks the parameters and that a first
+ * segment of n elements at error pe can be built (an impossible one fails at
+ * creation, as in 1.0, even for the exact form), allocates the zeroed
+ * payload after prefix and writes its header.  The exact form is empty and
+ * converts to that segment (flags: CHAIN); else the segment is its only one
+ * (flags: OVERLAP, CHAIN).
  */
 static SbfStatus
-create_start(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
-			 size_t size_exact, size_t prefix, const SbfAllocator *a,
-			 uint64_t *m, uint32_t *k, uint8_t **buf)
+create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
+			  bool exact, uint8_t flags, size_t prefix, const SbfAllocator *a)
 {
+	uint64_t	m;
+	uint32_t	k;
 	size_t		seg_size;
 	size_t		size;
 	uint8_t    *base;
+	uint8_t    *buf;
 	SbfStatus	st;
 
 	sbf_filter_start(f, prefix, a);
@@ -116,12 +119,12 @@ create_start(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 		return st;
 	if (n < 1)
 		return SBF_E_PARAM;
-	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, m, k))
+	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
 		return SBF_E_TOO_LARGE;
-	seg_size = sbf_payload_size(1, m, 0);
+	seg_size = sbf_payload_size(1, &m, 0);
 	if (seg_size > SBF_MAX_BYTES)
 		return SBF_E_TOO_LARGE;
-	size = size_exact != 0 ? size_exact : seg_size;
+	size = exact ? SBF_EXACT_HEADER_BYTES : seg_size;
 	if (prefix > SIZE_MAX - size)
 		return SBF_E_TOO_LARGE;
 
@@ -129,14 +132,29 @@ create_start(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	if (base == NULL)
 		return SBF_E_NOMEM;
 	memset(base, 0, prefix + size);
-	*buf = base + prefix;
-	(*buf)[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
-	(*buf)[SBF_OFF_HASH] = SBF_HASH_XXH3;
-	(*buf)[SBF_OFF_HLL_P] = p->hll_p;
-	sbf_store16(*buf + SBF_OFF_GROWTH, p->growth);
-	sbf_store_double(*buf + SBF_OFF_ERROR_RATE, p->error_rate);
-	sbf_store_double(*buf + SBF_OFF_TIGHTENING, p->tightening);
-	sbf_store64(*buf + SBF_OFF_CAPACITY, p->capacity);
+	buf = base + prefix;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
+	buf[SBF_OFF_HLL_P] = p->hll_p;
+	sbf_store16(buf + SBF_OFF_GROWTH, p->growth);
+	sbf_store_double(buf + SBF_OFF_ERROR_RATE, p->error_rate);
+	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
+	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
+	if (exact)
+	{
+		buf[SBF_OFF_FLAGS] = SBF_FLAG_EXACT | (flags & SBF_FLAG_CHAIN);
+		sbf_store16(buf + SBF_OFF_NSEGMENTS, 0);
+		sbf_store32(buf + SBF_OFF_NHASHES, 0);
+		sbf_store64(buf + SBF_OFF_FIRST_CAPACITY, n);
+		sbf_store_double(buf + SBF_OFF_FIRST_ERROR, pe);
+	}
+	else
+	{
+		buf[SBF_OFF_FLAGS] = flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN);
+		sbf_store16(buf + SBF_OFF_NSEGMENTS, 1);
+		sbf_store32(buf + SBF_OFF_HLL_BYTES, 0);
+		write_segment(buf + SBF_SEGDIR_OFFSET(0), n, 0, m, pe, k);
+	}
 	f->base = base;
 	f->len = size;
 	f->cap = size;
@@ -151,52 +169,16 @@ SbfStatus
 sbf_create_segments(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 					uint8_t flags, size_t prefix, const SbfAllocator *a)
 {
-	uint64_t	m;
-	uint32_t	k;
-	uint8_t    *buf;
-	SbfStatus	st;
-
-	st = create_start(f, p, n, pe, 0, prefix, a, &m, &k, &buf);
-	if (st != SBF_OK)
-		return st;
-	buf[SBF_OFF_FLAGS] = flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN);
-	sbf_store16(buf + SBF_OFF_NSEGMENTS, 1);
-	sbf_store32(buf + SBF_OFF_HLL_BYTES, 0);
-	write_segment(buf + SBF_SEGDIR_OFFSET(0), n, 0, m, pe, k);
-	return SBF_OK;
-}
-
-/*
- * Creates an empty exact filter that converts to a first segment of n
- * elements at error pe.
- */
-static SbfStatus
-create_exact(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
-			 uint8_t flags, size_t prefix, const SbfAllocator *a)
-{
-	uint64_t	m;
-	uint32_t	k;
-	uint8_t    *buf;
-	SbfStatus	st;
-
-	st = create_start(f, p, n, pe, SBF_EXACT_HEADER_BYTES, prefix, a, &m, &k, &buf);
-	if (st != SBF_OK)
-		return st;
-	buf[SBF_OFF_FLAGS] = SBF_FLAG_EXACT | (flags & SBF_FLAG_CHAIN);
-	sbf_store16(buf + SBF_OFF_NSEGMENTS, 0);
-	sbf_store32(buf + SBF_OFF_NHASHES, 0);
-	sbf_store64(buf + SBF_OFF_FIRST_CAPACITY, n);
-	sbf_store_double(buf + SBF_OFF_FIRST_ERROR, pe);
-	return SBF_OK;
+	return create_filter(f, p, n, pe, false, flags, prefix, a);
 }
 
 /* New empty filter (exact form converting to one segment of p->capacity). */
 SbfStatus
 sbf_create(SbfFilter *f, const SbfParams *p, size_t prefix, const SbfAllocator *a)
 {
-	return create_exact(f, p, p->capacity,
-						sbf_next_error(p->error_rate, p->tightening, 0.0, 0.0),
-						0, prefix, a);
+	return create_filter(f, p, p->capacity,
+						 sbf_next_error(p->error_rate, p->tightening, 0.0, 0.0),
+						 true, 0, prefix, a);
 }
 
 /*
@@ -210,7 +192,7 @@ sbf_create_sized(SbfFilter *f, const SbfParams *p, uint64_t n, size_t prefix,
 	double		pe = sbf_sized_error(p->error_rate, p->tightening);
 
 	if (n <= SBF_EXACT_MAX)
-		return create_exact(f, p, n, pe, 0, prefix, a);
+		return create_filter(f, p, n, pe, true, 0, prefix, a);
 	return sbf_create_segments(f, p, n, pe, 0, prefix, a);
 }
 
@@ -691,21 +673,17 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 	double		error;
 	SbfStatus	st;
 
-	p.capacity = v->capacity;
-	p.error_rate = v->error_rate;
-	p.tightening = v->tightening;
-	p.growth = v->growth;
-	p.hll_p = v->hll_p;
+	sbf_view_params(v, &p);
 	sbf_filter_start(f, prefix, a);
 	if (sbf_is_exact(v))
-		return create_exact(f, &p, v->first_capacity, v->first_error,
-							v->flags & SBF_FLAG_CHAIN, prefix, a);
+		return create_filter(f, &p, v->first_capacity, v->first_error, true,
+							 v->flags & SBF_FLAG_CHAIN, prefix, a);
 	st = plan_segment(v, &capacity, &nbits, &k, &error);
 	if (st != SBF_OK)
 		return st;
 	/* growth continues from the new segment: min(cap s, cap s^i) agree */
 	p.capacity = capacity;
-	return create_exact(f, &p, capacity, error, SBF_FLAG_CHAIN, prefix, a);
+	return create_filter(f, &p, capacity, error, true, SBF_FLAG_CHAIN, prefix, a);
 }
 
 /* Releases a filter's memory. */

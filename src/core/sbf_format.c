@@ -255,11 +255,7 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 		return SBF_E_FLAGS;
 	if (v->hash_id != SBF_HASH_XXH3)
 		return SBF_E_HASH;
-	params.capacity = v->capacity;
-	params.error_rate = v->error_rate;
-	params.tightening = v->tightening;
-	params.growth = v->growth;
-	params.hll_p = v->hll_p;
+	sbf_view_params(v, &params);
 	st = sbf_params_check(&params);
 	if (st != SBF_OK)
 		return st;
@@ -389,6 +385,17 @@ sbf_get_segment(const SbfView *v, uint32_t i, SbfSegment *seg)
 	while (sbf_dir_next(&it, &e) && e.index < i)
 		;
 	sbf_dir_segment(&e, seg);
+}
+
+/* Parameters stored in a view's header. */
+void
+sbf_view_params(const SbfView *v, SbfParams *p)
+{
+	p->capacity = v->capacity;
+	p->error_rate = v->error_rate;
+	p->tightening = v->tightening;
+	p->growth = v->growth;
+	p->hll_p = v->hll_p;
 }
 
 /* Hash i (< nhashes) of an exact view. */

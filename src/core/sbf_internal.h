@@ -409,6 +409,8 @@ extern void sbf_upgrade_v1(SbfFilter *f);
 extern double sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
 							  double largest_error);
 /* The hashes of an exact view in a new array; NULL if the allocator fails. */
+/* The parameters stored in a view's header. */
+extern void sbf_view_params(const SbfView *v, SbfParams *p);
 extern uint64_t *sbf_exact_hashes(const SbfView *v, const SbfAllocator *a);
 /* Adds h to an exact filter, converting it first when it would grow too big. */
 extern SbfStatus sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted);
