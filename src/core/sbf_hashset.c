@@ -62,6 +62,15 @@ sbf_hs_release(SbfHashSet *s)
 	s->bufcap = 0;
 }
 
+/* Makes a set stream into f (it takes f); frees its array and buffer. */
+void
+sbf_hs_stream_into(SbfHashSet *s, const SbfFilter *f)
+{
+	sbf_hs_release(s);
+	s->stream = *f;
+	s->streaming = true;
+}
+
 /* Frees everything a set holds. */
 void
 sbf_hs_free(SbfHashSet *s)
@@ -379,12 +388,10 @@ sbf_hs_add_slow(SbfHashSet *s, uint64_t h, SbfHsScratch *sc)
 {
 	SbfStatus	status;
 
-	if (!s->streaming)
-	{
-		status = sbf_hs_flush(s, sc);
-		if (status != SBF_OK)
-			return status;
-	}
+	/* (a no-op once the set streams) */
+	status = sbf_hs_flush(s, sc);
+	if (status != SBF_OK)
+		return status;
 	if (s->streaming)
 		return sbf_add_hash(&s->stream, h, NULL);
 	s->buf[s->nbuf++] = h;
@@ -400,12 +407,10 @@ sbf_hs_union_run(SbfHashSet *s, uint64_t *run, uint64_t n)
 
 	if (n == 0)
 		return SBF_OK;
-	if (!s->streaming)
-	{
-		status = sbf_hs_flush(s, NULL);
-		if (status != SBF_OK)
-			return status;
-	}
+	/* (a no-op once the set streams) */
+	status = sbf_hs_flush(s, NULL);
+	if (status != SBF_OK)
+		return status;
 	if (s->streaming)
 	{
 		hs_iter_start(&it, run, n, NULL, 0);
@@ -451,9 +456,7 @@ sbf_hs_union(SbfHashSet *dst, const SbfHashSet *src)
 				sbf_filter_free(&f);
 				return status;
 			}
-			sbf_hs_release(dst);
-			dst->stream = f;
-			dst->streaming = true;
+			sbf_hs_stream_into(dst, &f);
 			return SBF_OK;
 		}
 		/* both streamed: the FPR bound is then the sum of both (<= 2e) */

@@ -95,6 +95,9 @@ extern SbfStatus sbf_hs_iter_of(const SbfHashSet *s, const SbfAllocator *a,
 /* Frees the array and buffer; the set is left empty, with no buffer. */
 extern void sbf_hs_release(SbfHashSet *s);
 
+/* Makes a set stream into f (it takes f); frees its array and buffer. */
+extern void sbf_hs_stream_into(SbfHashSet *s, const SbfFilter *f);
+
 /* Gives a set whose buffer is empty a buffer sized for its array. */
 extern SbfStatus sbf_hs_size_buffer(SbfHashSet *s);
 

@@ -160,9 +160,7 @@ hs_merge_to_stream(SbfHashSet *s, const SbfHsView *v, uint64_t u, SbfHsError *e)
 		sbf_filter_free(&f);
 		return status;
 	}
-	sbf_hs_release(s);
-	s->stream = f;
-	s->streaming = true;
+	sbf_hs_stream_into(s, &f);
 	return SBF_OK;
 }
 
@@ -258,12 +256,10 @@ sbf_hs_merge_coded(SbfHashSet *s, const SbfHsView *v, SbfHsError *e)
 	*e = SBF_HS_OK;
 	if (v->flags & SBF_HS_FLAG_FILTER)
 		return SBF_E_PARAM;
-	if (!s->streaming)
-	{
-		status = sbf_hs_flush(s, NULL);
-		if (status != SBF_OK)
-			return status;
-	}
+	/* (a no-op once the set streams) */
+	status = sbf_hs_flush(s, NULL);
+	if (status != SBF_OK)
+		return status;
 	if (s->streaming)
 	{
 		HsMergeWalk w;
