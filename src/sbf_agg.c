@@ -134,36 +134,47 @@ agg_hso_add(SbfHsObject *o, uint64 h, FunctionCallInfo fcinfo)
 /* ---- 1.1: the state is an sbf_hashset (an expanded object) ---- */
 
 /*
- * The shared transition step: start the state on the first non-NULL
- * element, then add its hash in place and return the same read-write datum.
+ * The state argument ready to change: our read-write object; on the first
+ * non-NULL element a new one at error_rate; else (not ours to change, which
+ * cannot happen in an Agg) a new one holding a copy.
  */
-static Datum
-agg_hs_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
+static SbfHsObject *
+agg_hs_state(FunctionCallInfo fcinfo, MemoryContext aggcxt, double error_rate)
 {
-	double		error_rate = agg_rate_arg(fcinfo);
 	SbfHsObject *o;
+	SbfHsObject *tmp;
+	SbfHashSet *s;
+	SbfStatus	st;
 
 	if (PG_ARGISNULL(0))
 	{
 		SbfParams	p;
 
 		agg_new_params(error_rate, &p);
-		o = sbf_hso_new_state(fcinfo, aggcxt, &p, SBF_HS_AGG_THRESHOLD, true);
+		return sbf_hso_new_state(fcinfo, aggcxt, &p, SBF_HS_AGG_THRESHOLD, true);
 	}
-	else if ((o = sbf_hso_rw(PG_GETARG_DATUM(0))) == NULL)
-	{
-		/* not ours to change (cannot happen in an Agg): work on a copy */
-		SbfHsObject *tmp;
-		SbfHashSet *s = sbf_hso_open(PG_GETARG_DATUM(0), true, &tmp);
-		SbfStatus	st;
+	if ((o = sbf_hso_rw(PG_GETARG_DATUM(0))) != NULL)
+		return o;
+	s = sbf_hso_open(PG_GETARG_DATUM(0), true, &tmp);
+	o = sbf_hso_new_state(fcinfo, aggcxt, &s->params, SBF_HS_AGG_THRESHOLD, true);
+	st = sbf_hs_union(&o->hs, s);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	if (tmp != NULL)
+		sbf_hso_free(tmp);
+	return o;
+}
 
-		o = sbf_hso_new_state(fcinfo, aggcxt, &s->params, SBF_HS_AGG_THRESHOLD, true);
-		st = sbf_hs_union(&o->hs, s);
-		if (st != SBF_OK)
-			sbf_report_status(st);
-		if (tmp != NULL)
-			sbf_hso_free(tmp);
-	}
+/*
+ * The shared transition step: the state (started on the first non-NULL
+ * element) gets the hash in place; returns the same read-write datum.
+ */
+static Datum
+agg_hs_trans(FunctionCallInfo fcinfo, MemoryContext aggcxt, uint64 h)
+{
+	double		error_rate = agg_rate_arg(fcinfo);
+	SbfHsObject *o = agg_hs_state(fcinfo, aggcxt, error_rate);
+
 	agg_check_rate(o->hs.params.error_rate, error_rate);
 	agg_hso_add(o, h, fcinfo);
 	return EOHPGetRWDatum(&o->hdr);
