@@ -15,6 +15,7 @@
 
 #include "unit_check.h"
 #include "unit_alloc.h"
+#include "unit_window.h"
 
 #define DAY		((int64_t) 86400 * 1000000)
 
@@ -29,27 +30,6 @@ rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* The element hash of id (as the glue hashes a bigint). */
-static uint64_t
-elem(uint64_t id)
-{
-	return sbf_hash_int64((int64_t) id);
-}
-
-/* Encodes w into *f and validates it into *v. */
-static bool
-encode_valid(SbfWindow *w, SbfFilter *f, SbfWinView *v)
-{
-	SbfStatus	st = sbf_win_encode(w, f, 4);
-
-	if (st != SBF_OK)
-		return false;
-	st = sbf_win_validate(SBF_PAYLOAD(f), f->len, v);
-	if (st != SBF_OK)
-		fprintf(stderr, "  does not validate: %s\n", sbf_status_message(st));
-	return st == SBF_OK;
-}
-
 static void
 empty_window(void)
 {
@@ -61,7 +41,7 @@ empty_window(void)
 
 	CHECK(sbf_win_params_check(&p) == SBF_OK);
 	sbf_win_init(&w, &p, &g_alloc);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(f.len == SBF_WIN_HEADER_BYTES);
 	CHECK(!sbf_win_contains(&v, elem(1), 29));
 	/* the one validator dispatches version 3 */
@@ -123,7 +103,7 @@ live_no_false_negatives_and_forgets(void)
 			CHECK(sbf_win_add(&w, 20000 + day, elem(id++)) == SBF_OK);
 	}
 	first_id[40] = id;
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(v.newest == 20039);
 	for (day = 0; day < 40; day++)
 	{
@@ -170,7 +150,7 @@ fpr_within_error_rate(void)
 			CHECK(sbf_win_add(&w, day, rnd(&s)) == SBF_OK);
 	}
 	CHECK(sbf_win_compact(&w, true) == SBF_OK);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(v.npairs == 0);
 	CHECK(sbf_win_fpr_bound(&v) <= 0.01 * SBF_WIN_BUDGET_SLACK);
 	for (l = 0; l < 3; l++)
@@ -207,7 +187,7 @@ bits_per_element(void)
 		for (j = 0; j < sizes[i]; j++)
 			CHECK(sbf_win_add(&w, 7, elem(j + 1000000ULL * i)) == SBF_OK);
 		CHECK(sbf_win_slide(&w, 8) == SBF_OK);
-		CHECK(encode_valid(&w, &f, &v));
+		CHECK(win_encode_valid(4, &w, &f, &v));
 		fprintf(stderr, "  %u elements: %.2f bits each (live, closed)\n", sizes[i],
 				(f.len + 4) * 8.0 / sizes[i]);
 		if (sizes[i] <= SBF_WIN_OPEN_MAX)
@@ -235,7 +215,7 @@ repeat_keeps_newest(void)
 	for (i = 0; i < 202; i += 2)
 		CHECK(sbf_win_add(&w, 120, elem(i)) == SBF_OK);
 	CHECK(sbf_win_slide(&w, 145) == SBF_OK);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	for (i = 0; i < 202; i += 2)
 		CHECK(sbf_win_contains(&v, elem(i), sbf_win_max_age(&v, 120)));
 	sbf_filter_free(&f);
@@ -255,7 +235,7 @@ open_bucket_compacts(void)
 	sbf_win_init(&w, &p, &g_alloc);
 	for (i = 0; i < SBF_WIN_OPEN_MAX + 10; i++)
 		CHECK(sbf_win_add(&w, 7, elem(i)) == SBF_OK);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(v.nsegments == 1 && v.npairs < SBF_WIN_OPEN_MAX);
 	CHECK(f.len * 8.0 / (SBF_WIN_OPEN_MAX + 10) < 24.0);
 	for (i = 0; i < SBF_WIN_OPEN_MAX + 10; i++)
@@ -277,7 +257,7 @@ small_window_size(void)
 	sbf_win_init(&w, &p, &g_alloc);
 	for (i = 0; i < 100; i++)
 		CHECK(sbf_win_add(&w, i % 30 == 0 ? 29 : i % 30, elem(i)) == SBF_OK);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(f.len + 4 <= 64 + 10 * 100);
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
@@ -315,14 +295,14 @@ union_symmetric(void)
 
 	build(&a, 0, 300, 100);
 	build(&b, 200, 700, 104);
-	CHECK(encode_valid(&a, &fa, &va));
-	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(win_encode_valid(4, &a, &fa, &va));
+	CHECK(win_encode_valid(4, &b, &fb, &vb));
 	CHECK(sbf_win_load(&u1, &va, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_union(&u1, &vb) == SBF_OK);
 	CHECK(sbf_win_load(&u2, &vb, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_union(&u2, &va) == SBF_OK);
-	CHECK(encode_valid(&u1, &g1, &w1));
-	CHECK(encode_valid(&u2, &g2, &w2));
+	CHECK(win_encode_valid(4, &u1, &g1, &w1));
+	CHECK(win_encode_valid(4, &u2, &g2, &w2));
 	CHECK(g1.len == g2.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&g2), g1.len) == 0);
 	CHECK(w1.newest == 116);
 	for (x = 0; x < 700; x++)
@@ -339,7 +319,7 @@ union_symmetric(void)
 	/* f || f is f */
 	CHECK(sbf_win_load(&u1, &va, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_union(&u1, &va) == SBF_OK);
-	CHECK(encode_valid(&u1, &g1, &w1));
+	CHECK(win_encode_valid(4, &u1, &g1, &w1));
 	CHECK(g1.len == fa.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&fa), fa.len) == 0);
 	sbf_filter_free(&g1);
 	sbf_win_free(&u1);
@@ -367,7 +347,7 @@ card_of(SbfWindow *w)
 	SbfWinView	v;
 	double		c = -1.0;
 
-	if (encode_valid(w, &f, &v))
+	if (win_encode_valid(4, w, &f, &v))
 		c = sbf_win_cardinality(&v);
 	sbf_filter_free(&f);
 	return c;
@@ -405,7 +385,7 @@ count_repeats_once(void)
 	fprintf(stderr, "  and 500 new: # = %.0f\n", c);
 	CHECK(c >= 1440 && c <= 1500);
 	/* the older segments now count (nearly) nothing, and still validate */
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	{
 		size_t		off = v.bits_offset;
 		uint32_t	j;
@@ -455,19 +435,19 @@ count_union_once(void)
 	sbf_win_init(&a, &p, &g_alloc);
 	add_range(&a, 0, 1000, 1);
 	CHECK(sbf_win_slide(&a, 2) == SBF_OK);
-	CHECK(encode_valid(&a, &fa, &va));
+	CHECK(win_encode_valid(4, &a, &fa, &va));
 	CHECK(sbf_win_load(&b, &va, &g_alloc) == SBF_OK);
 	add_range(&b, 0, 1000, 3);
-	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(win_encode_valid(4, &b, &fb, &vb));
 	CHECK(sbf_win_load(&u, &va, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_union(&u, &vb) == SBF_OK);
-	CHECK(encode_valid(&u, &g1, &w1));
+	CHECK(win_encode_valid(4, &u, &g1, &w1));
 	/* a || b is b: the day-1 segment with b's count, once */
 	CHECK(g1.len == fb.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&fb), fb.len) == 0);
 	sbf_win_free(&u);
 	CHECK(sbf_win_load(&u, &vb, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_union(&u, &va) == SBF_OK);
-	CHECK(encode_valid(&u, &g2, &w2));
+	CHECK(win_encode_valid(4, &u, &g2, &w2));
 	CHECK(g2.len == g1.len && memcmp(SBF_PAYLOAD(&g1), SBF_PAYLOAD(&g2), g1.len) == 0);
 	sbf_filter_free(&g1);
 	sbf_filter_free(&g2);
@@ -478,7 +458,7 @@ count_union_once(void)
 	/* b: only the same 1,000 on day 3 (pairs): a || b counts them once */
 	sbf_win_init(&b, &p, &g_alloc);
 	add_range(&b, 0, 1000, 3);
-	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(win_encode_valid(4, &b, &fb, &vb));
 	CHECK(sbf_win_load(&u, &va, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_union(&u, &vb) == SBF_OK);
 	c = card_of(&u);
@@ -494,10 +474,10 @@ count_union_once(void)
 	 */
 	sbf_win_init(&b, &p, &g_alloc);
 	add_range(&b, 0, 1000, 0);
-	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(win_encode_valid(4, &b, &fb, &vb));
 	CHECK(sbf_win_load(&u, &va, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_union(&u, &vb) == SBF_OK);
-	CHECK(encode_valid(&u, &g1, &w1));
+	CHECK(win_encode_valid(4, &u, &g1, &w1));
 	CHECK(w1.npairs == 0 && g1.len == fa.len);
 	CHECK(sbf_win_cardinality(&w1) == 1000.0);
 	{
@@ -532,9 +512,9 @@ union_pairs_only(void)
 	sbf_win_init(&b, &p, &g_alloc);
 	add_range(&a, 0, 5, 10);
 	add_range(&b, 3, 9, 12);
-	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(win_encode_valid(4, &b, &fb, &vb));
 	CHECK(sbf_win_union(&a, &vb) == SBF_OK);
-	CHECK(encode_valid(&a, &g, &v));
+	CHECK(win_encode_valid(4, &a, &g, &v));
 	CHECK(v.nsegments == 0 && v.npairs == 9 && sbf_win_cardinality(&v) == 9.0);
 	sbf_filter_free(&g);
 	sbf_filter_free(&fb);
@@ -558,10 +538,10 @@ union_incompatible_and_over_budget(void)
 	uint32_t	i;
 
 	build(&a, 0, 10, 5);
-	CHECK(encode_valid(&a, &fa, &va));
+	CHECK(win_encode_valid(4, &a, &fa, &va));
 	sbf_win_init(&c, &p7, &g_alloc);
 	CHECK(sbf_win_add(&c, 5, elem(1)) == SBF_OK);
-	CHECK(encode_valid(&c, &fc, &vc));
+	CHECK(win_encode_valid(4, &c, &fc, &vc));
 	CHECK(sbf_win_union(&a, &vc) == SBF_E_INCOMPATIBLE);
 	sbf_win_free(&a);
 	sbf_win_free(&c);
@@ -574,8 +554,8 @@ union_incompatible_and_over_budget(void)
 		CHECK(sbf_win_compact(&b, true) == SBF_OK);
 	}
 	sbf_filter_free(&fa);
-	CHECK(encode_valid(&a, &fa, &va));
-	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(win_encode_valid(4, &a, &fa, &va));
+	CHECK(win_encode_valid(4, &b, &fb, &vb));
 	CHECK(sbf_win_union(&a, &vb) == SBF_E_OVER_BUDGET);
 	sbf_win_free(&a);
 	sbf_win_free(&b);
@@ -617,8 +597,8 @@ pairs_order_free(void)
 	CHECK(sbf_win_from_pairs(&w2, &p, 1039, y, n2, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_compact(&w1, true) == SBF_OK);
 	CHECK(sbf_win_compact(&w2, true) == SBF_OK);
-	CHECK(encode_valid(&w1, &f1, &v1));
-	CHECK(encode_valid(&w2, &f2, &v2));
+	CHECK(win_encode_valid(4, &w1, &f1, &v1));
+	CHECK(win_encode_valid(4, &w2, &f2, &v2));
 	CHECK(f1.len == f2.len && memcmp(SBF_PAYLOAD(&f1), SBF_PAYLOAD(&f2), f1.len) == 0);
 	for (i = 0; i < (int) n1; i++)
 		CHECK(sbf_win_contains(&v1, x[i].hash, sbf_win_max_age(&v1, x[i].bucket)));
@@ -677,7 +657,7 @@ lookup_matches_reference(void)
 	sbf_win_init(&w, &p, &g_alloc);
 	for (day = 0; day < 100; day++)
 		add_range(&w, day * 300, day * 300 + (day % 9 == 4 ? 3 : 300), 500 + day);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(v.nsegments > 64 && v.npairs > 0);
 	for (i = 0; i < 4000; i++)
 		probe[i] = i % 2 == 0 ? elem((uint64_t) i * 7) : elem((uint64_t) i + (1ULL << 40));
@@ -715,7 +695,7 @@ validator_rejects(void)
 	build(&w, 0, 400, 50);
 	CHECK(sbf_win_compact(&w, true) == SBF_OK);
 	(void) sbf_win_add(&w, 62, elem(99999));
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(v.nsegments > 0 && v.npairs > 0);
 	buf = SBF_PAYLOAD(&f);
 	len = f.len;

@@ -17,60 +17,10 @@
 #include "sbf_window.h"
 
 #include "unit_check.h"
-
-static long g_live;
-
-static void *
-t_alloc(size_t size, void *ctx)
-{
-	void	   *p = malloc(size);
-
-	(void) ctx;
-	if (p)
-		g_live++;
-	return p;
-}
-
-static void *
-t_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-t_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	if (ptr)
-		g_live--;
-	free(ptr);
-}
-
-static const SbfAllocator g_alloc = {t_alloc, t_realloc, t_free, NULL, NULL};
+#include "unit_alloc.h"
+#include "unit_window.h"
 
 #define DAY		((int64_t) 86400 * 1000000)
-
-/* The element hash of id (as the glue hashes a bigint). */
-static uint64_t
-elem(uint64_t id)
-{
-	return sbf_hash_int64((int64_t) id);
-}
-
-/* Encodes w and validates the result into *v (f keeps the bytes). */
-static bool
-encode_valid(SbfWindow *w, SbfFilter *f, SbfWinView *v)
-{
-	SbfStatus	st = sbf_win_encode(w, f, 0);
-
-	if (st != SBF_OK)
-		return false;
-	st = sbf_win_validate(SBF_PAYLOAD(f), f->len, v);
-	if (st != SBF_OK)
-		fprintf(stderr, "  does not validate: %s\n", sbf_status_message(st));
-	return st == SBF_OK;
-}
 
 /* Whether h is found with since at bucket b. */
 static bool
@@ -120,7 +70,7 @@ slide_across_the_whole_range(void)
 		CHECK(sbf_win_add(&w, lo, elem((uint64_t) i)) == SBF_OK);
 	CHECK(sbf_win_add(&w, hi, elem(1000)) == SBF_OK);
 	CHECK(w.newest == hi);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(1000), hi));
 	CHECK(!sbf_win_contains(&v, elem(1), (int64_t) p.buckets - 1));
 	sbf_filter_free(&f);
@@ -137,7 +87,7 @@ slide_across_the_whole_range(void)
 	CHECK(sbf_win_add(&w, INT64_MIN, elem(7)) == SBF_OK);
 	CHECK(sbf_win_slide(&w, hi) == SBF_OK);
 	CHECK(w.npairs == 0);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(0, &w, &f, &v));
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
 }
@@ -165,7 +115,7 @@ newest_out_of_range_refused(void)
 	CHECK(sbf_win_slide(&w, INT64_MAX) == SBF_E_PARAM);
 	CHECK(sbf_win_slide(&w, INT64_MIN / DAY) == SBF_OK);	/* older: no-op */
 	CHECK(w.newest == last && w.npairs == 1);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(1), last));
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
@@ -212,17 +162,17 @@ union_across_the_whole_range(void)
 
 	window_at(&a, &p, INT64_MIN + 3, 4, 100);
 	window_at(&b, &p, INT64_MAX - 1, 4, 200);
-	CHECK(encode_valid(&a, &fa, &va));
-	CHECK(encode_valid(&b, &fb, &vb));
+	CHECK(win_encode_valid(0, &a, &fa, &va));
+	CHECK(win_encode_valid(0, &b, &fb, &vb));
 	/* a := a UNION b */
 	CHECK(sbf_win_union(&a, &vb) == SBF_OK);
-	CHECK(encode_valid(&a, &f1, &v));
+	CHECK(win_encode_valid(0, &a, &f1, &v));
 	CHECK(v.newest == INT64_MAX - 1);
 	CHECK(has_since(&v, elem(203), INT64_MAX - 4));
 	CHECK(!sbf_win_contains(&v, elem(100), 7));
 	/* b := b UNION a */
 	CHECK(sbf_win_union(&b, &va) == SBF_OK);
-	CHECK(encode_valid(&b, &f2, &v));
+	CHECK(win_encode_valid(0, &b, &f2, &v));
 	CHECK(f1.len == f2.len && memcmp(SBF_PAYLOAD(&f1), SBF_PAYLOAD(&f2), f1.len) == 0);
 	sbf_filter_free(&fa);
 	sbf_filter_free(&fb);
@@ -252,7 +202,7 @@ newest_near_int64_min(void)
 	CHECK(sbf_win_add(&w, INT64_MIN + 2, elem(1)) == SBF_OK);
 	CHECK(sbf_win_add(&w, INT64_MIN, elem(2)) == SBF_OK);
 	CHECK(w.npairs == 2);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(2), INT64_MIN));
 	CHECK(has_since(&v, elem(1), INT64_MIN + 2));
 	CHECK(!has_since(&v, elem(2), INT64_MIN + 1));
@@ -265,7 +215,7 @@ newest_near_int64_min(void)
 	CHECK(n == 3);
 	CHECK(sbf_win_from_pairs(&w, &p, INT64_MIN + 2, pairs, n, &g_alloc) == SBF_OK);
 	CHECK(sbf_win_compact(&w, true) == SBF_OK);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(1), INT64_MIN));
 	CHECK(has_since(&v, elem(2), INT64_MIN + 2));
 	sbf_filter_free(&f);
@@ -289,7 +239,7 @@ late_add_oldest_bucket(void)
 	CHECK(sbf_win_add(&w, 96, elem(2)) == SBF_OK);	/* age 4 = B - 1 */
 	CHECK(sbf_win_add(&w, 95, elem(3)) == SBF_OK);	/* age 5: outside */
 	CHECK(w.npairs == 2);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(2), 96));
 	CHECK(!sbf_win_contains(&v, elem(3), 4));
 	sbf_filter_free(&f);
@@ -372,7 +322,7 @@ parse_checks_directory_order(void)
 	for (i = 0; i < 600; i++)
 		CHECK(sbf_win_add(&w, 10 + (i % 2) * 3, elem((uint64_t) i)) == SBF_OK);
 	CHECK(sbf_win_compact(&w, true) == SBF_OK);
-	CHECK(encode_valid(&w, &f, &v));
+	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(v.nsegments == 2);
 	if (v.nsegments == 2)
 	{
@@ -384,12 +334,6 @@ parse_checks_directory_order(void)
 	}
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
-}
-
-static void
-no_leaks(void)
-{
-	CHECK(g_live == 0);
 }
 
 int
