@@ -14,42 +14,17 @@
 use strict;
 use warnings;
 
-use File::Copy;
 use FindBin;
+use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use SbfOid;
 
-# build the helper module in a temporary copy
-my $build = PostgreSQL::Test::Utils::tempdir('oid_helper');
-for my $f ('Makefile', 'sbf_test_oid.c')
-{
-	copy("$FindBin::RealBin/oid_helper/$f", "$build/$f") or die "copy $f: $!";
-}
-my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
-my ($out, $err) = run_command([ 'make', '-s', '-C', $build, "PG_CONFIG=$pg_config" ]);
-ok(-f "$build/sbf_test_oid.so", 'the test-only helper module builds') or diag($out . $err);
-
-my $node = PostgreSQL::Test::Cluster->new('oidreuse');
-$node->init;
-$node->start;
+my $node = SbfOid::start('oidreuse');
 
 $node->safe_psql(
 	'postgres', qq{
-CREATE EXTENSION sbf;
-CREATE FUNCTION sbf_test_set_next_oid(oid) RETURNS void
-	AS '$build/sbf_test_oid.so' LANGUAGE C STRICT;
-CREATE FUNCTION sbf_test_toast_value_id(scalablebloom) RETURNS oid
-	AS '$build/sbf_test_oid.so' LANGUAGE C STRICT;
--- the values a row may be refilled with: 'a' holds a1 .. a2500, 'b' holds
--- b1 .. b2500, 'c' is 'a' with every bit after its first 2,100 bytes cleared
--- (the same first TOAST chunk as 'a', a different value)
-CREATE TABLE src (name text PRIMARY KEY, f scalablebloom NOT NULL);
-INSERT INTO src SELECT n, sbf_add(sbf_empty(3000), ARRAY(SELECT n || i FROM generate_series(1, 2500) i))
-FROM (VALUES ('a'), ('b')) v(n);
-INSERT INTO src SELECT 'c', overlay(f::bytea PLACING decode(repeat('00', 2000), 'hex') FROM 2101)::scalablebloom
-FROM src WHERE name = 'a';
-CREATE TABLE r (name text, f scalablebloom);
 CREATE TABLE idlog (step serial, name text, valueid oid);
 -- TRUNCATE r and refill it with src's value 'n' under the old value id
 CREATE FUNCTION refill(n text) RETURNS scalablebloom LANGUAGE plpgsql AS \$\$
