@@ -16,25 +16,23 @@
 #define DESC_ATTEMPT	12
 #define DESC_RESERVED	13
 
-/* The one table: a new kind is one new file and one row here. */
-static const SbfKindOps *const kind_table[] = {
-	&sbf_kind_bloom_ops,
-	&sbf_kind_blocked_ops,
-	&sbf_kind_fused_ops,
-	&sbf_kind_wbloom_ops,
+/* One row: the checks of kind c, the uses of kind u, insert, merge. */
+#define ROW(kind, name, c, u, insert, merge) \
+	{kind, name, sbf_##c##_check_geom, sbf_##c##_bytes, sbf_##c##_check_data, \
+	 sbf_##c##_check_entry, sbf_##u##_plan, sbf_##u##_contains, sbf_##u##_count, \
+	 insert, sbf_##u##_build, merge, sbf_##c##_rate_at, sbf_##c##_rate_of}
+
+/*
+ * The one table of segment kinds, row kind - 1: a new kind is one new file
+ * and one row here.  The windowed bloom (format 3's segment) has the bits,
+ * checks and rates of the bloom kind and its own positions.
+ */
+const SbfKindOps sbf_kind_rows[SBF_KIND_ROWS] = {
+	ROW(SBF_KIND_BLOOM, "bloom", bloom, bloom, sbf_bloom_insert, sbf_bloom_merge),
+	ROW(SBF_KIND_BLOCKED, "blocked", blocked, blocked, sbf_blocked_insert, sbf_blocked_merge),
+	ROW(SBF_KIND_FUSED, "fused", fused, fused, NULL, NULL),
+	ROW(SBF_KIND_WBLOOM, "bloom", bloom, wbloom, sbf_wbloom_insert, sbf_bloom_merge),
 };
-
-/* The row of a kind, NULL if unknown. */
-const SbfKindOps *
-sbf_kind_ops(uint8_t kind)
-{
-	size_t		i;
-
-	for (i = 0; i < sizeof(kind_table) / sizeof(kind_table[0]); i++)
-		if (kind_table[i]->kind == kind)
-			return kind_table[i];
-	return NULL;
-}
 
 /* Decodes a descriptor and checks its geometry. */
 SbfStatus

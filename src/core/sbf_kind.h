@@ -119,13 +119,64 @@ typedef struct SbfKindOps
 	double		(*rate_of) (const SbfKindGeom *g, const uint8_t *data);
 } SbfKindOps;
 
-extern const SbfKindOps sbf_kind_bloom_ops;
-extern const SbfKindOps sbf_kind_wbloom_ops;
-extern const SbfKindOps sbf_kind_blocked_ops;
-extern const SbfKindOps sbf_kind_fused_ops;
+/*
+ * The one table of segment kinds (sbf_kind.c), row kind - 1: a new kind is
+ * one new file and one row there.
+ */
+#define SBF_KIND_ROWS			4
+extern const SbfKindOps sbf_kind_rows[SBF_KIND_ROWS];
+
+#define sbf_kind_bloom_ops		(sbf_kind_rows[SBF_KIND_BLOOM - 1])
+#define sbf_kind_blocked_ops	(sbf_kind_rows[SBF_KIND_BLOCKED - 1])
+#define sbf_kind_fused_ops		(sbf_kind_rows[SBF_KIND_FUSED - 1])
+#define sbf_kind_wbloom_ops		(sbf_kind_rows[SBF_KIND_WBLOOM - 1])
 
 /* The row of a kind, NULL if unknown. */
-extern const SbfKindOps *sbf_kind_ops(uint8_t kind);
+static inline const SbfKindOps *
+sbf_kind_ops(uint8_t kind)
+{
+	if (kind < 1 || kind > SBF_KIND_ROWS)
+		return NULL;
+	return &sbf_kind_rows[kind - 1];
+}
+
+/*
+ * What a kind file defines for its row: sbf_<p>_check_geom ... sbf_<p>_rate_of,
+ * the members of SbfKindOps in order (a kind without insert or merge leaves
+ * those two out and its row names NULL).
+ */
+#define SBF_KIND_CHECKS(p) \
+	extern SbfStatus sbf_##p##_check_geom(const SbfKindGeom *g); \
+	extern bool sbf_##p##_bytes(const SbfKindGeom *g, uint64_t *bytes); \
+	extern SbfStatus sbf_##p##_check_data(const SbfKindGeom *g, const uint8_t *data); \
+	extern SbfStatus sbf_##p##_check_entry(const SbfKindGeom *g, uint64_t capacity, \
+										   uint64_t count, double p_); \
+	extern double sbf_##p##_rate_at(const SbfKindGeom *g, uint64_t n); \
+	extern double sbf_##p##_rate_of(const SbfKindGeom *g, const uint8_t *data)
+#define SBF_KIND_USES(p) \
+	extern SbfStatus sbf_##p##_plan(uint64_t n, double share, SbfKindGeom *g, \
+									uint64_t *bytes); \
+	extern bool sbf_##p##_contains(const SbfKindGeom *g, const uint8_t *data, \
+								   uint64_t h); \
+	extern size_t sbf_##p##_count(const SbfKindGeom *g, const uint8_t *data, \
+								  const uint64_t *h, size_t n); \
+	extern SbfStatus sbf_##p##_build(SbfKindGeom *g, uint8_t *data, \
+									 const uint64_t *h, size_t n, \
+									 const SbfAllocator *a)
+#define SBF_KIND_GROWS(p) \
+	extern bool sbf_##p##_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h); \
+	extern void sbf_##p##_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
+
+SBF_KIND_CHECKS(bloom);
+SBF_KIND_USES(bloom);
+SBF_KIND_GROWS(bloom);
+SBF_KIND_USES(wbloom);
+extern bool sbf_wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h);
+SBF_KIND_CHECKS(blocked);
+SBF_KIND_USES(blocked);
+SBF_KIND_GROWS(blocked);
+SBF_KIND_CHECKS(fused);
+SBF_KIND_USES(fused);
 
 /*
  * Decodes a 16-byte descriptor: SBF_E_SEGMENT for an unknown kind or nonzero

@@ -58,8 +58,8 @@ line_has(const uint8_t *line, uint64_t h, uint32_t k)
 }
 
 /* Geometry ranges: 1 <= k <= SBF_BLOCKED_MAX_K, 1 <= L <= SBF_BLOCKED_MAX_LINES. */
-static SbfStatus
-blocked_check_geom(const SbfKindGeom *g)
+SbfStatus
+sbf_blocked_check_geom(const SbfKindGeom *g)
 {
 	if (g->kind != SBF_KIND_BLOCKED || g->width < 1 ||
 		g->width > SBF_BLOCKED_MAX_K || g->arity != 0 || g->log2_len != 0 ||
@@ -69,8 +69,8 @@ blocked_check_geom(const SbfKindGeom *g)
 }
 
 /* 64 bytes a line (no overflow: the line count is bounded). */
-static bool
-blocked_bytes(const SbfKindGeom *g, uint64_t *bytes)
+bool
+sbf_blocked_bytes(const SbfKindGeom *g, uint64_t *bytes)
 {
 	if (g->size > SBF_BLOCKED_MAX_LINES)
 		return false;
@@ -79,8 +79,8 @@ blocked_bytes(const SbfKindGeom *g, uint64_t *bytes)
 }
 
 /* Every bit pattern of a line is valid. */
-static SbfStatus
-blocked_check_data(const SbfKindGeom *g, const uint8_t *data)
+SbfStatus
+sbf_blocked_check_data(const SbfKindGeom *g, const uint8_t *data)
 {
 	(void) g;
 	(void) data;
@@ -214,8 +214,8 @@ sbf_blocked_fpr(double lambda, uint32_t k)
 }
 
 /* count <= capacity and p >= the rate at capacity (see sbf_kind.h). */
-static SbfStatus
-blocked_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+SbfStatus
+sbf_blocked_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
 					double p)
 {
 	if (capacity < 1 || count > capacity || !(p > 0.0 && p < 0.5))
@@ -253,8 +253,8 @@ lines_for(uint64_t n, uint32_t k, double share)
  * below the standard one: docs/format4.md, section 4), ties to the smaller
  * k (fewer probes).
  */
-static SbfStatus
-blocked_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+SbfStatus
+sbf_blocked_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
 	double		k0;
 	uint32_t	klo;
@@ -286,15 +286,15 @@ blocked_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 	return SBF_OK;
 }
 
-static bool
-blocked_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+bool
+sbf_blocked_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 {
 	return line_has(line_of(g, data, h), h, g->width);
 }
 
 /* Batched lookups: each batch's lines are prefetched before any is tested. */
-static size_t
-blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+size_t
+sbf_blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 			  size_t n)
 {
 	size_t		found = 0;
@@ -318,8 +318,8 @@ blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 }
 
 /* Sets h's probes; true when one of them was clear. */
-static bool
-blocked_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
+bool
+sbf_blocked_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 {
 	uint8_t    *line = data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
 	uint64_t	w = sbf_mix64(h);
@@ -345,17 +345,17 @@ blocked_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
  * The bits of n ascending hashes.  mulhi is monotone in h, so ascending hashes
  * visit the lines in ascending order: the build streams through the segment.
  */
-static SbfStatus
-blocked_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+SbfStatus
+sbf_blocked_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 			  const SbfAllocator *a)
 {
 	return sbf_kind_build_by_insert(g, data, g->size * SBF_BLOCKED_LINE_BYTES,
-									h, n, a, blocked_insert);
+									h, n, a, sbf_blocked_insert);
 }
 
 /* OR of two segments of one geometry: the segment of the union of their sets. */
-static void
-blocked_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
+void
+sbf_blocked_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
 {
 	uint64_t	nbytes = g->size * SBF_BLOCKED_LINE_BYTES;
 	uint64_t	i;
@@ -365,8 +365,8 @@ blocked_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
 }
 
 /* Putze's rate with n elements in L lines. */
-static double
-blocked_rate_at(const SbfKindGeom *g, uint64_t n)
+double
+sbf_blocked_rate_at(const SbfKindGeom *g, uint64_t n)
 {
 	return sbf_blocked_fpr((double) n / (double) g->size, g->width);
 }
@@ -376,8 +376,8 @@ blocked_rate_at(const SbfKindGeom *g, uint64_t n)
  * uniform and its k probes independent, so the mean over lines of
  * (ones / 512)^k.
  */
-static double
-blocked_rate_of(const SbfKindGeom *g, const uint8_t *data)
+double
+sbf_blocked_rate_of(const SbfKindGeom *g, const uint8_t *data)
 {
 	double		sum = 0.0;
 	uint64_t	l;
@@ -394,20 +394,3 @@ blocked_rate_of(const SbfKindGeom *g, const uint8_t *data)
 	}
 	return sum / (double) g->size;
 }
-
-const SbfKindOps sbf_kind_blocked_ops = {
-	.kind = SBF_KIND_BLOCKED,
-	.name = "blocked",
-	.check_geom = blocked_check_geom,
-	.bytes = blocked_bytes,
-	.check_data = blocked_check_data,
-	.check_entry = blocked_check_entry,
-	.plan = blocked_plan,
-	.contains = blocked_contains,
-	.count = blocked_count,
-	.insert = blocked_insert,
-	.build = blocked_build,
-	.merge = blocked_merge,
-	.rate_at = blocked_rate_at,
-	.rate_of = blocked_rate_of,
-};

@@ -17,8 +17,8 @@
 #include "sbf_window.h"
 
 /* Geometry ranges: 1 <= m <= SBF_MAX_SEGMENT_BITS, 1 <= k <= SBF_MAX_K. */
-static SbfStatus
-bloom_check_geom(const SbfKindGeom *g)
+SbfStatus
+sbf_bloom_check_geom(const SbfKindGeom *g)
 {
 	if (g->size < 1 || g->size > SBF_MAX_SEGMENT_BITS ||
 		g->width < 1 || g->width > SBF_MAX_K ||
@@ -28,16 +28,16 @@ bloom_check_geom(const SbfKindGeom *g)
 }
 
 /* ceil(m / 64) words of 8 bytes. */
-static bool
-bloom_bytes(const SbfKindGeom *g, uint64_t *bytes)
+bool
+sbf_bloom_bytes(const SbfKindGeom *g, uint64_t *bytes)
 {
 	*bytes = sbf_words_bytes(g->size);
 	return *bytes <= SBF_MAX_STORED_BYTES;
 }
 
 /* No bit may be set at or past m in the last word. */
-static SbfStatus
-bloom_check_data(const SbfKindGeom *g, const uint8_t *data)
+SbfStatus
+sbf_bloom_check_data(const SbfKindGeom *g, const uint8_t *data)
 {
 	uint64_t	wbytes = sbf_words_bytes(g->size);
 
@@ -51,8 +51,8 @@ bloom_check_data(const SbfKindGeom *g, const uint8_t *data)
  * Formats 1-2 store the error the segment was built for when full; it is
  * checked for its range only (1.0 wrote it so), and count <= capacity.
  */
-static SbfStatus
-bloom_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+SbfStatus
+sbf_bloom_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
 				  double p)
 {
 	(void) g;
@@ -81,26 +81,26 @@ plan_kind(uint8_t kind, uint64_t n, double share, SbfKindGeom *g, uint64_t *byte
 	return SBF_OK;
 }
 
-static SbfStatus
-bloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+SbfStatus
+sbf_bloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
 	return plan_kind(SBF_KIND_BLOOM, n, share, g, bytes);
 }
 
-static SbfStatus
-wbloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+SbfStatus
+sbf_wbloom_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
 	return plan_kind(SBF_KIND_WBLOOM, n, share, g, bytes);
 }
 
-static bool
-bloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+bool
+sbf_bloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 {
 	return sbf_bloom_has(data, g->size, g->width, h);
 }
 
-static bool
-wbloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+bool
+sbf_wbloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 {
 	uint32_t	j;
 
@@ -126,28 +126,28 @@ count_with(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 	return found;
 }
 
-static size_t
-bloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+size_t
+sbf_bloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 			size_t n)
 {
-	return count_with(g, data, h, n, bloom_contains);
+	return count_with(g, data, h, n, sbf_bloom_contains);
 }
 
-static size_t
-wbloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+size_t
+sbf_wbloom_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 			 size_t n)
 {
-	return count_with(g, data, h, n, wbloom_contains);
+	return count_with(g, data, h, n, sbf_wbloom_contains);
 }
 
-static bool
-bloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
+bool
+sbf_bloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 {
 	return sbf_bloom_set(data, g->size, g->width, h);
 }
 
-static bool
-wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
+bool
+sbf_wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 {
 	uint8_t		clear = 0;
 	uint32_t	j;
@@ -163,25 +163,25 @@ wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 	return clear != 0;
 }
 
-static SbfStatus
-bloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+SbfStatus
+sbf_bloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 			const SbfAllocator *a)
 {
 	return sbf_kind_build_by_insert(g, data, sbf_words_bytes(g->size), h, n, a,
-									bloom_insert);
+									sbf_bloom_insert);
 }
 
-static SbfStatus
-wbloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+SbfStatus
+sbf_wbloom_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 			 const SbfAllocator *a)
 {
 	return sbf_kind_build_by_insert(g, data, sbf_words_bytes(g->size), h, n, a,
-									wbloom_insert);
+									sbf_wbloom_insert);
 }
 
 /* dst |= src, word by word (byte order does not matter to an OR). */
-static void
-bloom_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
+void
+sbf_bloom_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
 {
 	uint64_t	n = sbf_words_bytes(g->size) / 8;
 	uint64_t	w;
@@ -199,51 +199,16 @@ bloom_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
 }
 
 /* The fill model of COUNTS: (1 - e^(-kn/m))^k (0 when empty). */
-static double
-bloom_rate_at(const SbfKindGeom *g, uint64_t n)
+double
+sbf_bloom_rate_at(const SbfKindGeom *g, uint64_t n)
 {
 	return pow(1.0 - exp(-(double) g->width * (double) n / (double) g->size),
 			   (double) g->width);
 }
 
 /* (ones / m)^k: sbf_current_fpr's and WINDOWED POSITIONS' rate of a segment. */
-static double
-bloom_rate_of(const SbfKindGeom *g, const uint8_t *data)
+double
+sbf_bloom_rate_of(const SbfKindGeom *g, const uint8_t *data)
 {
 	return pow(sbf_bits_fill(data, g->size), (double) g->width);
 }
-
-const SbfKindOps sbf_kind_bloom_ops = {
-	.kind = SBF_KIND_BLOOM,
-	.name = "bloom",
-	.check_geom = bloom_check_geom,
-	.bytes = bloom_bytes,
-	.check_data = bloom_check_data,
-	.check_entry = bloom_check_entry,
-	.plan = bloom_plan,
-	.contains = bloom_contains,
-	.count = bloom_count,
-	.insert = bloom_insert,
-	.build = bloom_build,
-	.merge = bloom_merge,
-	.rate_at = bloom_rate_at,
-	.rate_of = bloom_rate_of,
-};
-
-/* The windowed bloom: the same bits, format 3's positions. */
-const SbfKindOps sbf_kind_wbloom_ops = {
-	.kind = SBF_KIND_WBLOOM,
-	.name = "bloom",
-	.check_geom = bloom_check_geom,
-	.bytes = bloom_bytes,
-	.check_data = bloom_check_data,
-	.check_entry = bloom_check_entry,
-	.plan = wbloom_plan,
-	.contains = wbloom_contains,
-	.count = wbloom_count,
-	.insert = wbloom_insert,
-	.build = wbloom_build,
-	.merge = bloom_merge,
-	.rate_at = bloom_rate_at,
-	.rate_of = bloom_rate_of,
-};

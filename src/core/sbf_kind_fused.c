@@ -128,8 +128,8 @@ fp_get(const uint8_t *data, uint64_t nbytes, uint64_t i, uint32_t f)
 	return (uint32_t) ((w >> (bit & 7)) & ((UINT64_C(1) << f) - 1));
 }
 
-static SbfStatus
-fused_check_geom(const SbfKindGeom *g)
+SbfStatus
+sbf_fused_check_geom(const SbfKindGeom *g)
 {
 	if (g->kind != SBF_KIND_FUSED || g->width < 1 ||
 		g->width > SBF_FUSED_MAX_F || (g->arity != 3 && g->arity != 4) ||
@@ -140,8 +140,8 @@ fused_check_geom(const SbfKindGeom *g)
 	return SBF_OK;
 }
 
-static bool
-fused_bytes(const SbfKindGeom *g, uint64_t *bytes)
+bool
+sbf_fused_bytes(const SbfKindGeom *g, uint64_t *bytes)
 {
 	uint64_t	slots = slots_of(g);
 
@@ -152,8 +152,8 @@ fused_bytes(const SbfKindGeom *g, uint64_t *bytes)
 }
 
 /* The bits past A f must be 0 (canonical bytes). */
-static SbfStatus
-fused_check_data(const SbfKindGeom *g, const uint8_t *data)
+SbfStatus
+sbf_fused_check_data(const SbfKindGeom *g, const uint8_t *data)
 {
 	uint64_t	used = slots_of(g) * g->width;
 	uint64_t	end = area_bytes(slots_of(g), g->width) * 8;
@@ -169,8 +169,8 @@ fused_check_data(const SbfKindGeom *g, const uint8_t *data)
 }
 
 /* count = capacity in 1..A, and p >= 2^-f (see sbf_kind.h). */
-static SbfStatus
-fused_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
+SbfStatus
+sbf_fused_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
 				  double p)
 {
 	if (count < 1 || count != capacity || count > slots_of(g) ||
@@ -234,22 +234,22 @@ sbf_fused_plan_arity(uint64_t n, double share, uint8_t arity, SbfKindGeom *g,
 		return SBF_E_PARAM;
 	memset(g, 0, sizeof(*g));
 	g->width = (uint8_t) f;
-	if (!fuse_shape(n, arity, g) || !fused_bytes(g, bytes))
+	if (!fuse_shape(n, arity, g) || !sbf_fused_bytes(g, bytes))
 		return SBF_E_TOO_LARGE;
 	if (*bytes > SBF_MAX_BYTES)
 		return SBF_E_TOO_LARGE;
 	return SBF_OK;
 }
 
-static SbfStatus
-fused_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
+SbfStatus
+sbf_fused_plan(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
 	return sbf_fused_plan_arity(n, share, WRITE_ARITY, g, bytes);
 }
 
 /* Whether h's slots XOR to its fingerprint. */
-static bool
-fused_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+bool
+sbf_fused_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 {
 	uint64_t	nbytes = area_bytes(slots_of(g), g->width);
 	FusePos		fp;
@@ -264,8 +264,8 @@ fused_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 }
 
 /* Batched lookups: every slot of a batch is prefetched before any is read. */
-static size_t
-fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+size_t
+sbf_fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 			size_t n)
 {
 	uint64_t	nbytes = area_bytes(slots_of(g), g->width);
@@ -502,8 +502,8 @@ scratch_free(FuseScratch *s, const SbfAllocator *a)
  * 9 a hash and at most 4 MB of buckets (about 24 bytes a hash), freed before
  * returning.
  */
-static SbfStatus
-fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
+SbfStatus
+sbf_fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 			const SbfAllocator *a)
 {
 	uint64_t	slots = slots_of(g);
@@ -551,33 +551,16 @@ fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 }
 
 /* 2^-f for any hash not in the set, however many hashes it holds. */
-static double
-fused_rate_at(const SbfKindGeom *g, uint64_t n)
+double
+sbf_fused_rate_at(const SbfKindGeom *g, uint64_t n)
 {
 	(void) n;
 	return ldexp(1.0, -(int) g->width);
 }
 
-static double
-fused_rate_of(const SbfKindGeom *g, const uint8_t *data)
+double
+sbf_fused_rate_of(const SbfKindGeom *g, const uint8_t *data)
 {
 	(void) data;
 	return ldexp(1.0, -(int) g->width);
 }
-
-const SbfKindOps sbf_kind_fused_ops = {
-	.kind = SBF_KIND_FUSED,
-	.name = "fused",
-	.check_geom = fused_check_geom,
-	.bytes = fused_bytes,
-	.check_data = fused_check_data,
-	.check_entry = fused_check_entry,
-	.plan = fused_plan,
-	.contains = fused_contains,
-	.count = fused_count,
-	.insert = NULL,
-	.build = fused_build,
-	.merge = NULL,
-	.rate_at = fused_rate_at,
-	.rate_of = fused_rate_of,
-};
