@@ -646,7 +646,7 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 			sbf_report_status(st);
 		return sbf_filter_finish(&f);
 	}
-	/* larger: blocked, built by streaming adds (the builder's bytes) */
+	/* larger: blocked, built by streaming adds into a right-sized segment */
 	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
 	if (st != SBF_OK)
 		sbf_report_status(st);

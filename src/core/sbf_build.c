@@ -50,9 +50,10 @@ sbf_build_plan(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
 }
 
 /*
- * Fills a segment's data from the sorted hashes: a kind that inserts counts
- * the inserts that set a bit (a bloom-like count, so the skip correction of
- * COUNTS applies); a complete-set kind counts every hash.
+ * Fills a segment's data from the sorted hashes.  Its count is n, the exact
+ * number of distinct hashes, whatever the kind: an insert that found its
+ * bits set (a false positive of the segment being built) still adds an
+ * element the set holds, and # answers the set's size.
  */
 static SbfStatus
 fill_segment(const SbfKindOps *ops, SbfKindGeom *g, uint8_t *data,
@@ -66,7 +67,7 @@ fill_segment(const SbfKindOps *ops, SbfKindGeom *g, uint8_t *data,
 		*count = n;
 		return ops->build(g, data, h, n, a);
 	}
-	*count = 0;
+	*count = n;
 	memset(data, 0, (size_t) bytes);
 	for (i = 0; i < n; i++)
 	{
@@ -74,7 +75,7 @@ fill_segment(const SbfKindOps *ops, SbfKindGeom *g, uint8_t *data,
 			sbf_check_interrupt(a);
 		if (i > 0 && h[i - 1] >= h[i])
 			return SBF_E_PARAM;
-		*count += ops->insert(g, data, h[i]) ? 1 : 0;
+		(void) ops->insert(g, data, h[i]);
 	}
 	return SBF_OK;
 }
