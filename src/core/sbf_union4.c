@@ -494,7 +494,8 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 	size_t		off = SBF_HEADER_BYTES + (size_t) pl->s.nout * SBF_SEGDIR_BYTES;
 	uint32_t	i;
 
-	buf[SBF_OFF_VERSION] = SBF_FORMAT_V4;
+	/* as 1.2 wrote (sbf_write_v2: tests and benchmarks), version 2 */
+	buf[SBF_OFF_VERSION] = sbf_write_v2 ? SBF_FORMAT_VERSION : SBF_FORMAT_V4;
 	buf[SBF_OFF_FLAGS] = pl->dense ? SBF_FLAG_HLL_DENSE : 0;
 	buf[SBF_OFF_HASH] = f->hash_id;
 	buf[SBF_OFF_HLL_P] = (uint8_t) pl->hll_p;
@@ -508,14 +509,10 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 	{
 		const UnionOut *o = &pl->s.out[i];
 		const UnionItem *g = o->seed;
-		uint8_t    *e = buf + SBF_SEGDIR_OFFSET(i);
 		size_t		pad;
 		size_t		start = sbf_kind_area_start(&g->g, off, &pad);
 
-		sbf_store64(e + SBF_SEG_CAPACITY, g->capacity);
-		sbf_store64(e + SBF_SEG_COUNT, o->final_count);
-		sbf_store_double(e + SBF_SEG4_ERROR, g->error);
-		sbf_kind_encode(&g->g, e + SBF_SEG4_DESC);
+		sbf_write_entry(buf, i, g->capacity, o->final_count, g->error, &g->g);
 		memset(buf + off, 0, pad);
 		memcpy(buf + start, union_out_data(o), (size_t) g->bytes);
 		off = start + (size_t) g->bytes;
