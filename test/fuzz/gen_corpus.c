@@ -16,6 +16,7 @@
 #include "sbf_hashset.h"
 #include "sbf_internal.h"
 #include "sbf_kind.h"
+#include "craft4.h"
 
 static void *
 gen_alloc(size_t size, void *ctx)
@@ -121,6 +122,8 @@ emit(const char *root, const char *name, uint64_t capacity, double e,
 	params.growth = growth;
 	params.tightening = r;
 	params.hll_p = p;
+	/* 1.0's layout is 1.2's written as version 1 */
+	sbf_write_v2 = form == FORMAT1;
 	if (sbf_create(&f, &params, 0, &gen_allocator) != SBF_OK)
 		exit(1);
 	if (form != EXACT && sbf_convert(&f) != SBF_OK)
@@ -131,6 +134,7 @@ emit(const char *root, const char *name, uint64_t capacity, double e,
 	for (i = 0; i < nhll; i++)
 		if (sbf_hll_add_hash(&f, sbf_hash_int64((int64_t) (i + 1000000))) != SBF_OK)
 			exit(1);
+	sbf_write_v2 = false;
 	if (form == FORMAT1)
 		SBF_PAYLOAD(&f)[0] = SBF_FORMAT_V1;
 	if (form == DELTA)
@@ -157,6 +161,70 @@ emit(const char *root, const char *name, uint64_t capacity, double e,
 	write_file(dir, name, text, strlen(text));
 	free(text);
 	sbf_filter_free(&f);
+}
+
+/* Writes a payload for fuzz_validate and its text form for fuzz_text. */
+static void
+write_both(const char *root, const char *name, const uint8_t *buf, size_t len)
+{
+	char		dir[512];
+	char	   *text = malloc(sbf_text_size(len) + 1);
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_validate", root);
+	write_file(dir, name, buf, len);
+	sbf_text_encode(buf, len, text);
+	snprintf(dir, sizeof(dir), "%s/fuzz_text", root);
+	write_file(dir, name, text, strlen(text));
+	free(text);
+}
+
+/*
+ * Version-4 seeds (docs/format4.md, section 2): the builder's fused and
+ * blocked values, and crafted mixes of bloom, blocked (padded) and fused
+ * segments (craft4.h).
+ */
+static void
+emit_v4(const char *root)
+{
+	static const Craft4Seg mix[] = {
+		{SBF_KIND_FUSED, 60, 0.01, 1},
+		{SBF_KIND_BLOCKED, 2000, 1e-4, 2},
+		{SBF_KIND_BLOOM, 40, 0.001, 3},
+	};
+	static const Craft4Seg small[] = {
+		{SBF_KIND_BLOCKED, 3, 0.05, 4},
+		{SBF_KIND_FUSED, 1, 0.2, 5},
+	};
+	static const uint32_t sizes[] = {30, 500};
+	SbfParams	p = {1000, 0.01, 0.9, 2, 6};
+	size_t		len;
+	uint8_t    *buf;
+	uint32_t	i;
+
+	for (i = 0; i < 2; i++)
+	{
+		Craft4Seg	s = {SBF_KIND_FUSED, sizes[i], 0.01, 7 + i};
+		uint64_t   *h = craft4_hashes(&s);
+		SbfFilter	f;
+		char		name[64];
+
+		if (sbf_build_sorted(&f, &p, h, sizes[i], 0.0083, 0, 0, &gen_allocator) != SBF_OK)
+			exit(1);
+		snprintf(name, sizeof(name), "v4-built-%u", (unsigned) sizes[i]);
+		write_both(root, name, SBF_PAYLOAD(&f), f.len);
+		sbf_filter_free(&f);
+		free(h);
+	}
+	buf = craft4(mix, 3, SBF_FLAG_OVERLAP, &len);
+	if (buf == NULL)
+		exit(1);
+	write_both(root, "v4-mixed-padded", buf, len);
+	free(buf);
+	buf = craft4(small, 2, SBF_FLAG_CHAIN, &len);
+	if (buf == NULL)
+		exit(1);
+	write_both(root, "v4-small-chain", buf, len);
+	free(buf);
 }
 
 /* Writes a hash set of n hashes (maybe streamed past threshold) in all three forms. */
@@ -258,6 +326,34 @@ emit_kinds(const char *root)
 		snprintf(name, sizeof(name), "set-%s", k ? "fused" : "blocked");
 		write_file(dir, name, buf, 2 + 8 * 40);
 	}
+	/*
+	 * unions (fuzz_union4.h): mode 6, the parameters (budget checked), then
+	 * 5 bytes a segment: value|kind|share|OR, key base, keys, capacity, OR
+	 * length; blocked sets that nest and overlap, fused, bloom
+	 */
+	{
+		static const uint8_t u[] = {
+			6, 0x00,
+			0x02, 1, 49, 10, 0,		/* value 0, blocked, keys 1..50 */
+			0x04, 2, 199, 0, 0,		/* value 0, fused */
+			0x03, 1, 29, 15, 0,		/* value 1, blocked, a subset's keys */
+			0x01, 3, 39, 5, 0,		/* value 1, bloom */
+			0x05, 4, 99, 0, 0,		/* value 1, fused */
+			0x43, 5, 9, 10, 8,		/* value 1, blocked, OR-ed bytes */
+			0xff, 0x11, 0x22, 0x44, 0x88, 0x01, 0x02, 0x04,
+		};
+
+		/* within the budget, checked: blocked and fused at small shares */
+		static const uint8_t w[] = {
+			6, 0x0a,
+			0x0a, 7, 99, 20, 0,		/* value 0, blocked, share 0.001 */
+			0x2d, 8, 149, 0, 0,		/* value 1, fused, share 0.00005 */
+			0x0b, 7, 59, 30, 0,		/* value 1, blocked, a subset's keys */
+		};
+
+		write_file(dir, "union-mixed", u, sizeof(u));
+		write_file(dir, "union-budget", w, sizeof(w));
+	}
 }
 
 int
@@ -340,6 +436,7 @@ main(int argc, char **argv)
 	emit_hashset(root, "300", 300, 0, false);
 	emit_hashset(root, "streamed", 300, 100, true);
 
+	emit_v4(root);
 	emit(root, "empty", 1, 0.01, 2, 0.9, 4, 0, 0, SEGMENTS);
 	emit(root, "one", 10, 0.01, 2, 0.9, 9, 1, 0, SEGMENTS);
 	emit(root, "sparse-p14", 8, 0.1, 2, 0.5, 14, 20, 0, SEGMENTS);

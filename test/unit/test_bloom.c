@@ -384,6 +384,8 @@ test_bytes_unchanged(void)
 	bool		print = getenv("SBF_GOLDEN_PRINT") != NULL;
 	int			i;
 
+	/* the scenarios write as 1.2 did, so its digests still hold */
+	sbf_write_v2 = true;
 	for (i = 0; i < NSCEN; i++)
 	{
 		uint64_t	d = g_scen[i] ();
@@ -395,6 +397,7 @@ test_bytes_unchanged(void)
 					i, (unsigned long long) d, (unsigned long long) GOLDEN[i]);
 		CHECK(d == GOLDEN[i]);
 	}
+	sbf_write_v2 = false;
 }
 
 
@@ -677,7 +680,32 @@ test_version_table(void)
 
 	CHECK(v1 != NULL && v2 != NULL && v3 != NULL);
 	CHECK(v1->version == 1 && v2->version == 2 && v3->version == 3);
-	CHECK(sbf_version(0) == NULL && sbf_version(4) == NULL && sbf_version(255) == NULL);
+	CHECK(sbf_version(0) == NULL && sbf_version(5) == NULL && sbf_version(255) == NULL);
+	/* version 4: plain unless flag bit 7 (WINDOWED) is set */
+	{
+		const SbfVersion *p4 = sbf_version_row(4, SBF_FLAG_HLL_DENSE);
+		const SbfVersion *w4 = sbf_version_row(4, SBF_FLAG_WINDOWED);
+		uint8_t		pb[2] = {4, SBF_FLAG_OVERLAP};
+		uint8_t		wb[2] = {4, SBF_FLAG_WINDOWED | SBF_WIN_FLAG_STARTED};
+
+		CHECK(p4 != NULL && w4 != NULL && p4 != w4);
+		CHECK(p4->version == 4 && w4->version == 4);
+		CHECK(!p4->windowed && !p4->exact && p4->directory_counts &&
+			  p4->segment_ops == NULL && p4->desc_offset == SBF_SEG4_DESC &&
+			  (p4->flags & (SBF_FLAG_EXACT | SBF_FLAG_WINDOWED)) == 0);
+		CHECK(w4->windowed && w4->segment_ops == NULL && w4->desc_offset == 8 &&
+			  w4->entry_bytes == 24 && w4->header_bytes == SBF_WIN_HEADER_BYTES &&
+			  (w4->flags & SBF_FLAG_WINDOWED));
+		CHECK(sbf_version(4) == p4);
+		CHECK(sbf_version_of(pb) == p4 && sbf_version_of(wb) == w4);
+		CHECK((p4->kinds >> SBF_KIND_BLOOM) & 1 && (p4->kinds >> SBF_KIND_BLOCKED) & 1 &&
+			  (p4->kinds >> SBF_KIND_FUSED) & 1 && !((p4->kinds >> SBF_KIND_WBLOOM) & 1));
+		CHECK(!((w4->kinds >> SBF_KIND_BLOOM) & 1) && (w4->kinds >> SBF_KIND_WBLOOM) & 1);
+		CHECK(sbf_versions_unite(2, 4) && sbf_versions_unite(4, 1) &&
+			  !sbf_versions_unite(3, 4));
+		CHECK(sbf_payloads_unite(pb, pb) && sbf_payloads_unite(wb, wb) &&
+			  !sbf_payloads_unite(pb, wb));
+	}
 	CHECK(v1->flags == SBF_FLAG_HLL_DENSE && !v1->exact && !v1->directory_counts &&
 		  !v1->written && !v1->windowed);
 	CHECK((v2->flags & SBF_FLAG_EXACT) && v2->exact && v2->directory_counts &&
@@ -714,11 +742,14 @@ int
 main(void)
 {
 	RUN(test_bytes_unchanged);
+	/* these compare the rows with what 1.2 wrote (version 2, bloom) */
+	sbf_write_v2 = true;
 	RUN(test_bloom_row_matches_filter);
 	RUN(test_bloom_row_checks);
 	RUN(test_wbloom_row_matches_window);
 	RUN(test_iterator_matches_directory);
 	RUN(test_version_table);
+	sbf_write_v2 = false;
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
