@@ -39,6 +39,9 @@
  *	   precision.
  *	   The destination of sbf_union is replaced only on success.
  *
+ * With sbf_write_v2 (the tests' switch for 1.2's bytes) a result of bloom
+ * segments is written as 1.2 wrote it: version 2, 1.2's order.
+ *
  * Exact inputs, and the entry points sbf_union, sbf_union_budget and
  * sbf_union_many, are in sbf_union_many.c.
  *
@@ -309,7 +312,7 @@ union_plan(UnionPlan *pl, const SbfView *in, uint32_t n,
 		return st;
 	if (pl->s.nout > SBF_MAX_SEGMENTS)
 		return SBF_E_TOO_MANY_SEGMENTS;
-	sbf_union_order(&pl->s, a);
+	sbf_union_order(&pl->s, spec->merge, a);
 
 	if (!sbf_union_areas(&pl->s, &len, SBF_MAX_BYTES) ||
 		pl->hll_bytes > SBF_MAX_BYTES - len)

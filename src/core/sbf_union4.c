@@ -464,15 +464,58 @@ union_out_cmp(const void *pa, const void *pb)
 	return memcmp(union_out_data(x), union_out_data(y), (size_t) x->seed->bytes);
 }
 
-/* Final counts, then the canonical order. */
+/*
+ * 1.2's order of result segments (sbf_write_v2): geometry, the fuller
+ * first, then the bits.
+ */
+static int
+union_out_cmp_v2(const void *pa, const void *pb)
+{
+	const UnionOut *x = pa;
+	const UnionOut *y = pb;
+	int			c;
+
+	UNION_CMP(x->seed->capacity, y->seed->capacity);
+	c = union_geom_cmp(&x->seed->g, &y->seed->g);
+	if (c != 0)
+		return c;
+	UNION_CMP(x->seed->error, y->seed->error);
+	UNION_CMP(y->ones, x->ones);
+	return memcmp(union_out_data(x), union_out_data(y), (size_t) x->seed->bytes);
+}
+
+/*
+ * Whether the result is written as 1.2 wrote it (sbf_write_v2, the tests'
+ * switch for 1.2's bytes): version 2, which holds bloom segments only.
+ */
+static bool
+union_as_v2(const UnionScratch *s)
+{
+	uint32_t	i;
+
+	if (!sbf_write_v2)
+		return false;
+	for (i = 0; i < s->nout; i++)
+		if (s->out[i].seed->g.kind != SBF_KIND_BLOOM)
+			return false;
+	return true;
+}
+
+/*
+ * Final counts, then the canonical order; as 1.2 (sbf_write_v2): its order,
+ * and without merge the plan's.
+ */
 void
-sbf_union_order(UnionScratch *s, const SbfAllocator *a)
+sbf_union_order(UnionScratch *s, bool merge, const SbfAllocator *a)
 {
 	uint32_t	i;
 
 	for (i = 0; i < s->nout; i++)
 		s->out[i].final_count = union_out_count(&s->out[i]);
-	qsort(s->out, s->nout, sizeof(UnionOut), union_out_cmp);
+	if (!union_as_v2(s))
+		qsort(s->out, s->nout, sizeof(UnionOut), union_out_cmp);
+	else if (merge)
+		qsort(s->out, s->nout, sizeof(UnionOut), union_out_cmp_v2);
 	sbf_check_interrupt(a);
 }
 
@@ -506,7 +549,9 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 	size_t		off = SBF_HEADER_BYTES + (size_t) pl->s.nout * SBF_SEGDIR_BYTES;
 	uint32_t	i;
 
-	buf[SBF_OFF_VERSION] = SBF_FORMAT_V4;
+	bool		v2 = union_as_v2(&pl->s);
+
+	buf[SBF_OFF_VERSION] = v2 ? SBF_FORMAT_VERSION : SBF_FORMAT_V4;
 	buf[SBF_OFF_FLAGS] = pl->dense ? SBF_FLAG_HLL_DENSE : 0;
 	buf[SBF_OFF_HASH] = f->hash_id;
 	buf[SBF_OFF_HLL_P] = (uint8_t) pl->hll_p;
@@ -526,8 +571,19 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 
 		sbf_store64(e + SBF_SEG_CAPACITY, g->capacity);
 		sbf_store64(e + SBF_SEG_COUNT, o->final_count);
-		sbf_store_double(e + SBF_SEG4_ERROR, g->error);
-		sbf_kind_encode(&g->g, e + SBF_SEG4_DESC);
+		if (v2)
+		{
+			/* 1.2's entry: bits, error, hashes, reserved 0 */
+			memset(e + SBF_SEG_NBITS, 0, SBF_SEGDIR_BYTES - SBF_SEG_NBITS);
+			sbf_store64(e + SBF_SEG_NBITS, g->g.size);
+			sbf_store_double(e + SBF_SEG_ERROR, g->error);
+			sbf_store16(e + SBF_SEG_K, g->g.width);
+		}
+		else
+		{
+			sbf_store_double(e + SBF_SEG4_ERROR, g->error);
+			sbf_kind_encode(&g->g, e + SBF_SEG4_DESC);
+		}
 		memset(buf + off, 0, pad);
 		memcpy(buf + start, union_out_data(o), (size_t) g->bytes);
 		off = start + (size_t) g->bytes;

@@ -96,7 +96,7 @@ extern SbfStatus sbf_union_place(UnionScratch *s, uint32_t group,
 								 const UnionItem *x, bool *placed,
 								 const SbfAllocator *a);
 /* Sorts the result segments into the canonical order of the result. */
-extern void sbf_union_order(UnionScratch *s, const SbfAllocator *a);
+extern void sbf_union_order(UnionScratch *s, bool merge, const SbfAllocator *a);
 /* Payload bytes of the planned directory and data areas with padding; false over max. */
 extern bool sbf_union_areas(const UnionScratch *s, uint64_t *len, uint64_t max);
 /* Writes the planned union into buf (pl->len bytes, format 4). */
