@@ -397,25 +397,45 @@ SbfStatus
 sbf_union_place(UnionScratch *s, uint32_t group, const UnionItem *x,
 				bool *placed, const SbfAllocator *a)
 {
+	bool		bloom = x->g.kind == SBF_KIND_BLOOM;
+	uint64_t	xones = x->ones;
+	uint64_t	limit = x->limit;
 	uint32_t	scans = 0;
 	uint32_t	b;
-	SbfStatus	st = SBF_OK;
 
 	*placed = false;
 	if (x->ops->merge == NULL)
 		return SBF_OK;
-	for (b = group; b < s->nout && !*placed && st == SBF_OK; b++)
+	for (b = group; b < s->nout; b++)
 	{
 		UnionOut   *o = &s->out[b];
+		bool		here = false;
+		SbfStatus	st;
 
-		if (x->g.kind == SBF_KIND_BLOOM)
-			st = union_try_fill(o, x, &scans, placed, a);
+		if (bloom)
+		{
+			uint64_t	ones = o->ones;
+			uint64_t	room = ones <= limit ? limit - ones : 0;
+
+			/* union_try_fill's refusals by the counts, without a call */
+			if (xones > room &&
+				((xones > ones && xones - ones > room) || scans >= UNION_MAX_SCANS))
+				continue;
+			st = union_try_fill(o, x, &scans, &here, a);
+		}
 		else
-			st = union_try_rate(o, x, &scans, placed, a);
-		if (st == SBF_OK && *placed && x->count > o->count)
-			o->count = x->count;
+			st = union_try_rate(o, x, &scans, &here, a);
+		if (st != SBF_OK)
+			return st;
+		if (here)
+		{
+			if (x->count > o->count)
+				o->count = x->count;
+			*placed = true;
+			return SBF_OK;
+		}
 	}
-	return st;
+	return SBF_OK;
 }
 
 /*
