@@ -39,6 +39,9 @@
  *	   precision.
  *	   The destination of sbf_union is replaced only on success.
  *
+ * With sbf_write_v2 (the tests' switch for 1.2's bytes) a result of bloom
+ * segments is written as 1.2 wrote it: version 2, 1.2's order.
+ *
  * Exact inputs, and the entry points sbf_union, sbf_union_budget and
  * sbf_union_many, are in sbf_union_many.c.
  *
@@ -195,7 +198,7 @@ union_dedupe(UnionScratch *s, const SbfAllocator *a)
 /*
  * Turns the canonical, distinct items into result segments; with merge, an
  * item is OR-ed into the first earlier result segment of its group that it
- * fits (sbf_union_try), else it starts one.
+ * fits (sbf_union_place), else it starts one.
  */
 static SbfStatus
 union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
@@ -221,16 +224,10 @@ union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
 			group = s->nout;
 		if (merge)
 		{
-			uint32_t	scans = 0;
-			uint32_t	b;
+			SbfStatus	st = sbf_union_place(s, group, x, &placed, a);
 
-			for (b = group; b < s->nout && !placed; b++)
-			{
-				SbfStatus	st = sbf_union_try(&s->out[b], x, &scans, &placed, a);
-
-				if (st != SBF_OK)
-					return st;
-			}
+			if (st != SBF_OK)
+				return st;
 		}
 		if (!placed)
 		{
@@ -315,7 +312,7 @@ union_plan(UnionPlan *pl, const SbfView *in, uint32_t n,
 		return st;
 	if (pl->s.nout > SBF_MAX_SEGMENTS)
 		return SBF_E_TOO_MANY_SEGMENTS;
-	sbf_union_order(&pl->s, a);
+	sbf_union_order(&pl->s, spec->merge, a);
 
 	if (!sbf_union_areas(&pl->s, &len, SBF_MAX_BYTES) ||
 		pl->hll_bytes > SBF_MAX_BYTES - len)

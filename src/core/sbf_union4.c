@@ -387,23 +387,55 @@ union_try_rate(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
 	return SBF_OK;
 }
 
-/* Tries to OR x into o (see the file header). */
+/*
+ * ORs x into the first of s->out[group..nout) it fits (see the file
+ * header); those are the result segments of x's group so far.  The loop
+ * stays in this file so that its per-candidate checks inline: it may
+ * compare one item with thousands of candidates.
+ */
 SbfStatus
-sbf_union_try(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
-			  const SbfAllocator *a)
+sbf_union_place(UnionScratch *s, uint32_t group, const UnionItem *x,
+				bool *placed, const SbfAllocator *a)
 {
-	SbfStatus	st;
+	bool		bloom = x->g.kind == SBF_KIND_BLOOM;
+	uint64_t	xones = x->ones;
+	uint64_t	limit = x->limit;
+	uint32_t	scans = 0;
+	uint32_t	b;
 
 	*placed = false;
-	if (!sbf_union_same_group(o->seed, x))
+	if (x->ops->merge == NULL)
 		return SBF_OK;
-	if (x->g.kind == SBF_KIND_BLOOM)
-		st = union_try_fill(o, x, scans, placed, a);
-	else
-		st = union_try_rate(o, x, scans, placed, a);
-	if (st == SBF_OK && *placed && x->count > o->count)
-		o->count = x->count;
-	return st;
+	for (b = group; b < s->nout; b++)
+	{
+		UnionOut   *o = &s->out[b];
+		bool		here = false;
+		SbfStatus	st;
+
+		if (bloom)
+		{
+			uint64_t	ones = o->ones;
+			uint64_t	room = ones <= limit ? limit - ones : 0;
+
+			/* union_try_fill's refusals by the counts, without a call */
+			if (xones > room &&
+				((xones > ones && xones - ones > room) || scans >= UNION_MAX_SCANS))
+				continue;
+			st = union_try_fill(o, x, &scans, &here, a);
+		}
+		else
+			st = union_try_rate(o, x, &scans, &here, a);
+		if (st != SBF_OK)
+			return st;
+		if (here)
+		{
+			if (x->count > o->count)
+				o->count = x->count;
+			*placed = true;
+			return SBF_OK;
+		}
+	}
+	return SBF_OK;
 }
 
 /*
@@ -452,15 +484,58 @@ union_out_cmp(const void *pa, const void *pb)
 	return memcmp(union_out_data(x), union_out_data(y), (size_t) x->seed->bytes);
 }
 
-/* Final counts, then the canonical order. */
+/*
+ * 1.2's order of result segments (sbf_write_v2): geometry, the fuller
+ * first, then the bits.
+ */
+static int
+union_out_cmp_v2(const void *pa, const void *pb)
+{
+	const UnionOut *x = pa;
+	const UnionOut *y = pb;
+	int			c;
+
+	UNION_CMP(x->seed->capacity, y->seed->capacity);
+	c = union_geom_cmp(&x->seed->g, &y->seed->g);
+	if (c != 0)
+		return c;
+	UNION_CMP(x->seed->error, y->seed->error);
+	UNION_CMP(y->ones, x->ones);
+	return memcmp(union_out_data(x), union_out_data(y), (size_t) x->seed->bytes);
+}
+
+/*
+ * Whether the result is written as 1.2 wrote it (sbf_write_v2, the tests'
+ * switch for 1.2's bytes): version 2, which holds bloom segments only.
+ */
+static bool
+union_as_v2(const UnionScratch *s)
+{
+	uint32_t	i;
+
+	if (!sbf_write_v2)
+		return false;
+	for (i = 0; i < s->nout; i++)
+		if (s->out[i].seed->g.kind != SBF_KIND_BLOOM)
+			return false;
+	return true;
+}
+
+/*
+ * Final counts, then the canonical order; as 1.2 (sbf_write_v2): its order,
+ * and without merge the plan's.
+ */
 void
-sbf_union_order(UnionScratch *s, const SbfAllocator *a)
+sbf_union_order(UnionScratch *s, bool merge, const SbfAllocator *a)
 {
 	uint32_t	i;
 
 	for (i = 0; i < s->nout; i++)
 		s->out[i].final_count = union_out_count(&s->out[i]);
-	qsort(s->out, s->nout, sizeof(UnionOut), union_out_cmp);
+	if (!union_as_v2(s))
+		qsort(s->out, s->nout, sizeof(UnionOut), union_out_cmp);
+	else if (merge)
+		qsort(s->out, s->nout, sizeof(UnionOut), union_out_cmp_v2);
 	sbf_check_interrupt(a);
 }
 
@@ -493,9 +568,10 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 	const SbfView *f = pl->first;
 	size_t		off = SBF_HEADER_BYTES + (size_t) pl->s.nout * SBF_SEGDIR_BYTES;
 	uint32_t	i;
+	bool		v2 = union_as_v2(&pl->s);
 
-	/* as 1.2 wrote (sbf_write_v2: tests and benchmarks), version 2 */
-	buf[SBF_OFF_VERSION] = sbf_write_v2 ? SBF_FORMAT_VERSION : SBF_FORMAT_V4;
+	/* as 1.2 wrote (sbf_write_v2: tests and benchmarks) when every segment is bloom */
+	buf[SBF_OFF_VERSION] = v2 ? SBF_FORMAT_VERSION : SBF_FORMAT_V4;
 	buf[SBF_OFF_FLAGS] = pl->dense ? SBF_FLAG_HLL_DENSE : 0;
 	buf[SBF_OFF_HASH] = f->hash_id;
 	buf[SBF_OFF_HLL_P] = (uint8_t) pl->hll_p;

@@ -307,8 +307,11 @@ union4_mixed(void)
 
 	v4_make(&f, &sp, fs, 2);
 	v4_make(&g, &sp, gs, 1);
+	/* a version-2 value of bloom segments, as 1.2 wrote it */
+	sbf_write_v2 = true;
 	CHECK_ST(seg_create(&h, &sp, 0, &g_alloc), SBF_OK);
 	add_keys(&h, 2, 0, 500);
+	sbf_write_v2 = false;
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK_ST(validate_filter(&g, &v), SBF_OK);
 	fg[0] = &f; fg[1] = &g; fg[2] = &h;
@@ -513,8 +516,10 @@ union4_relabel(void)
 	SegRead		rr[8];
 	int			n, i;
 
+	sbf_write_v2 = true;
 	CHECK_ST(seg_create(&h, &sp, 0, &g_alloc), SBF_OK);
 	add_keys(&h, 0, 0, 1500);
+	sbf_write_v2 = false;
 	CHECK_ST(validate_filter(&h, &v), SBF_OK);
 	CHECK(v.version == 2 && v.nsegments >= 2);
 	in[0] = &h; in[1] = &h;
@@ -657,6 +662,46 @@ union4_fpr(void)
 }
 
 /*
+ * Values grown by adds (format 4: blocked segments, growth 1 and 2): f || f
+ * is f's canonical form, which every further union with f or with itself
+ * keeps byte for byte, and finds every key.
+ */
+static void
+union4_grown(void)
+{
+	int			i;
+
+	for (i = 0; i < 12; i++)
+	{
+		SbfParams	sp = params(100, 0.01, (uint16_t) (i % 2 + 1), i % 3 ? 1.0 : 0.9, 9);
+		SbfFilter	f, g, h;
+		SbfFilter  *in[2];
+		SbfView		v;
+		uint64_t	j;
+
+		CHECK_ST(seg_create(&f, &sp, 0, &g_alloc), SBF_OK);
+		add_keys(&f, 11, 0, 250 + 37 * (uint64_t) i);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		CHECK(v.version == 4);
+		in[0] = &f; in[1] = &f;
+		CHECK_ST(union_of(&g, in, 2, MERGE), SBF_OK);
+		in[0] = &g; in[1] = &f;
+		CHECK_ST(union_of(&h, in, 2, MERGE), SBF_OK);
+		CHECK(same_bytes(&h, &g));
+		sbf_filter_free(&h);
+		in[1] = &g;
+		CHECK_ST(union_of(&h, in, 2, MERGE), SBF_OK);
+		CHECK(same_bytes(&h, &g));
+		CHECK_ST(validate_filter(&h, &v), SBF_OK);
+		for (j = 0; j < 250 + 37 * (uint64_t) i; j++)
+			CHECK(sbf_contains_hash(&v, key(11, j)) || !"lost");
+		sbf_filter_free(&h);
+		sbf_filter_free(&g);
+		sbf_filter_free(&f);
+	}
+}
+
+/*
  * The loops over a segment's data check for interrupts every
  * SBF_WORK_STRIDE words: two blocked segments of 3.4 MB (over one stride
  * each) that OR call the callback at least once per stride in each pass
@@ -700,6 +745,7 @@ main(void)
 	RUN(union4_relabel);
 	RUN(union4_orders);
 	RUN(union4_fpr);
+	RUN(union4_grown);
 	RUN(union4_interrupts);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
