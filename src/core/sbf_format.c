@@ -304,7 +304,7 @@ validate_window(const uint8_t *buf, size_t len, SbfView *v)
 	v->buf = buf;
 	v->len = len;
 	v->version = buf[0];
-	v->flags = buf[1];
+	v->flags = len > 1 ? buf[1] : 0;	/* a 1-byte value is refused below */
 	return sbf_win_validate(buf, len, &wv);
 }
 
