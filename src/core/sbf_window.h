@@ -175,6 +175,17 @@ sbf_win_mulhi(uint64_t a, uint64_t b)
 }
 
 /*
+ * The line of hash h in a blocked segment of g->size lines at data
+ * (docs/format4.md, section 4: line mulhi(h, L)); sbf_kind_blocked.c and
+ * the windowed lookups use it.
+ */
+static inline const uint8_t *
+sbf_blocked_line(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+{
+	return data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
+}
+
+/*
  * Bloom position i (0-based) of hash h in a windowed segment of m bits
  * (WINDOWED POSITIONS in sbf_core.h): independent positions, so that small
  * segments keep the false-positive rate their sizing promises.  r_i
