@@ -286,6 +286,12 @@ typedef struct SbfWindow
 	 * SBF_WIN_OPEN_MAX); a slide or union resets it.
 	 */
 	uint32_t	open_retry;
+	/*
+	 * Kinds (bit 1 << kind) compaction must not choose: 0 in every window
+	 * the extension makes; tests set it to write the kinds a size would not
+	 * choose (blocked, which is never the smallest).
+	 */
+	unsigned	avoid_kinds;
 	const SbfAllocator *a;
 } SbfWindow;
 
@@ -334,12 +340,21 @@ extern SbfStatus sbf_win_compact(SbfWindow *w, bool newest_too);
 extern void sbf_win_sort_segments(SbfWindow *w);
 
 /*
+ * The kind of a bucket's segment of n hashes at share: the smallest area of
+ * fused (not above SBF_FUSED_MAX_BUILD hashes), blocked and kind 4, none
+ * whose bit 1 << kind is set in avoid; ties to the faster kind (fused,
+ * blocked, kind 4).
+ */
+extern SbfStatus sbf_win_kind_choose(uint64_t n, double share, unsigned avoid,
+									 SbfKindGeom *g, uint64_t *bytes);
+
+/*
  * A bucket's segment from its n >= 1 strictly ascending hashes at rate share
- * (sbf_window4.c; see there).  *built false: not made (its area would take
+ * (sbf_window4.c; see there), of no kind in avoid.  *built false: not made (its area would take
  * max_bytes or more, max_bytes != 0).
  */
 extern SbfStatus sbf_win_make_segment(const uint64_t *h, uint32_t n, double share,
-									  uint64_t max_bytes, const SbfAllocator *a,
+									  unsigned avoid, uint64_t max_bytes, const SbfAllocator *a,
 									  SbfWinSeg *seg, bool *built);
 
 /*

@@ -255,7 +255,7 @@ spent_of(const SbfWindow *w, uint32_t a)
 
 /*
  * A segment of bucket a from its c pairs at rate share (sbf_win_make_segment:
- * the kind sbf_kind_choose gives); with max_bytes not 0, none (*built false)
+ * the kind sbf_win_kind_choose gives); with max_bytes not 0, none (*built false)
  * when its area would take max_bytes or more.
  */
 static SbfStatus
@@ -273,7 +273,8 @@ build_segment(SbfWindow *w, uint32_t a, uint32_t c, double share,
 	for (i = 0; i < w->npairs && n < c; i++)
 		if (w->age[i] == a)
 			h[n++] = w->hash[i];
-	st = sbf_win_make_segment(h, n, share, max_bytes, w->a, seg, built);
+	st = sbf_win_make_segment(h, n, share, w->avoid_kinds, max_bytes, w->a,
+							  seg, built);
 	win_free(w, h);
 	if (st == SBF_OK && *built)
 		seg->age = (uint16_t) a;
@@ -299,7 +300,7 @@ drop_pairs(SbfWindow *w, uint32_t a)
 /*
  * Turns the c pairs of bucket age a into one segment (WINDOW SIZING: share
  * P^1.04, or (P - s)/2 when the bucket already spends s; the kind of
- * sbf_kind_choose) when force or when the segment (its entry and area) is
+ * sbf_win_kind_choose) when force or when the segment (its entry and area) is
  * smaller than the pairs, and its rate fits what the bucket has left (tried
  * at the share, /2, /4, /8: a fused rate always fits, a blocked one may
  * not); *done tells whether it did.

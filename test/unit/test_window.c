@@ -270,14 +270,22 @@ small_window_size(void)
 
 /* Builds the window of ids [lo, hi) spread over days, compacted. */
 static void
-build(SbfWindow *w, uint64_t lo, uint64_t hi, int64_t day0)
+build_avoiding(SbfWindow *w, uint64_t lo, uint64_t hi, int64_t day0, unsigned avoid)
 {
 	SbfWinParams p = {DAY, 30, 0.01};
 	uint64_t	x;
 
 	sbf_win_init(w, &p, &g_alloc);
+	w->avoid_kinds = avoid;
 	for (x = lo; x < hi; x++)
 		(void) sbf_win_add(w, day0 + (int64_t) (x % 5) * 3, elem(x));
+}
+
+/* The window of build_avoiding, every kind allowed (as the extension writes). */
+static void
+build(SbfWindow *w, uint64_t lo, uint64_t hi, int64_t day0)
+{
+	build_avoiding(w, lo, hi, day0, 0);
 }
 
 static void
@@ -527,6 +535,24 @@ union_pairs_only(void)
 	sbf_win_free(&b);
 }
 
+/* Whether every segment of v is of kind. */
+static bool
+segments_all_of(const SbfWinView *v, uint8_t kind)
+{
+	size_t		off = v->bits_offset;
+	uint32_t	j;
+
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		if (seg.g.kind != kind)
+			return false;
+	}
+	return true;
+}
+
 static void
 union_incompatible_and_over_budget(void)
 {
@@ -541,6 +567,7 @@ union_incompatible_and_over_budget(void)
 				vb,
 				vc;
 	uint32_t	i;
+	uint32_t	k;
 
 	build(&a, 0, 10, 5);
 	CHECK(win_encode_valid(4, &a, &fa, &va));
@@ -551,24 +578,35 @@ union_incompatible_and_over_budget(void)
 	sbf_win_free(&a);
 	sbf_win_free(&c);
 	/*
-	 * different right-sized buckets of the same days: a fused segment spends
-	 * 2^-f <= P^1.04, so two fit a bucket's budget P and a third does not
+	 * different right-sized buckets of the same days (600 elements a bucket):
+	 * a fused segment spends 2^-f <= P^1.04, so two fit a bucket's budget P
+	 * and a third does not; kind 4, the smallest at this size and the one
+	 * written, spends about P^1.04 (version 3's sizing), so a second is
+	 * refused already
 	 */
-	build(&a, 0, 3000, 5);
-	CHECK(sbf_win_compact(&a, true) == SBF_OK);
-	sbf_filter_free(&fa);
-	for (i = 1; i <= 2; i++)
+	for (k = 0; k < 2; k++)
 	{
-		build(&b, 5000 * i, 5000 * i + 3000, 5);
-		CHECK(sbf_win_compact(&b, true) == SBF_OK);
-		CHECK(win_encode_valid(4, &b, &fb[i], &vb));
-		CHECK(sbf_win_union(&a, &vb) == (i == 1 ? SBF_OK : SBF_E_OVER_BUDGET));
-		sbf_win_free(&b);
+		unsigned	avoid = k == 0 ? 0 : (1u << SBF_KIND_WBLOOM) | (1u << SBF_KIND_BLOCKED);
+
+		build_avoiding(&a, 0, 3000, 5, avoid);
+		CHECK(sbf_win_compact(&a, true) == SBF_OK);
+		for (i = 1; i <= 2; i++)
+		{
+			SbfStatus	want = i == 1 && k == 1 ? SBF_OK : SBF_E_OVER_BUDGET;
+
+			build_avoiding(&b, 5000 * i, 5000 * i + 3000, 5, avoid);
+			CHECK(sbf_win_compact(&b, true) == SBF_OK);
+			CHECK(win_encode_valid(4, &b, &fb[i], &vb));
+			CHECK(vb.nsegments == 5 && segments_all_of(&vb, k == 0 ? SBF_KIND_WBLOOM : SBF_KIND_FUSED));
+			CHECK(sbf_win_union(&a, &vb) == want);
+			sbf_win_free(&b);
+		}
+		/* a's segments borrow the inputs' bytes: freed after a */
+		sbf_win_free(&a);
+		sbf_filter_free(&fb[1]);
+		sbf_filter_free(&fb[2]);
 	}
-	/* a's segments borrow the inputs' bytes: freed after a */
-	sbf_win_free(&a);
-	sbf_filter_free(&fb[1]);
-	sbf_filter_free(&fb[2]);
+	sbf_filter_free(&fa);
 	sbf_filter_free(&fc);
 }
 

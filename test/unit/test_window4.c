@@ -1,8 +1,8 @@
 /*
  * test_window4.c
  *	  Unit tests of windowed filters in format 4 (docs/format4.md, section 8):
- *	  buckets compacted into the kind sbf_kind_choose gives (fused or
- *	  blocked), no false negatives within the window, measured rates within
+ *	  buckets compacted into the kind sbf_win_kind_choose gives (the
+ *	  smallest of fused, blocked and kind 4), no false negatives within the window, measured rates within
  *	  each bucket's budget, version-3 values (1.2) answering as before and
  *	  relabelled (kind 4) when written, the same bytes for any row order, and
  *	  crafted version-4 values the validator refuses.  Built with
@@ -35,6 +35,14 @@ rnd(uint64_t *s)
 }
 
 /*
+ * Kinds the windows of agg_window must not choose (SbfWindow.avoid_kinds):
+ * 0 writes as the extension does; tests that need blocked segments, which
+ * are never the smallest, set it to kind 4's bit.
+ */
+static unsigned g_avoid;
+#define AVOID_WBLOOM	(1u << SBF_KIND_WBLOOM)
+
+/*
  * The aggregate's window: bucket T0 - a holds sizes[a] elements (ids from
  * base + 1000000 a on), every bucket compacted as sbf_window_agg's final does.
  */
@@ -59,6 +67,7 @@ agg_window(SbfWindow *w, const SbfWinParams *p, const uint32_t *sizes,
 		}
 	n = sbf_win_pairs_normalize(pairs, n, T0, p->buckets);
 	CHECK(sbf_win_from_pairs(w, p, T0, pairs, n, &g_alloc) == SBF_OK);
+	w->avoid_kinds = g_avoid;
 	CHECK(sbf_win_compact(w, true) == SBF_OK);
 	free(pairs);
 }
@@ -81,9 +90,9 @@ count_kinds(const SbfWinView *v, uint32_t *kinds)
 	}
 }
 
-/* Every element of the window is found since its bucket; blocked and fused both written. */
+/* The elements of a window are found; small buckets written as kind small. */
 static void
-no_false_negatives_by_kind(void)
+window_found_by_kind(uint8_t small)
 {
 	static const uint32_t sizes[8] = {3, 40, 120, 600, 3000, 20000, 0, 250};
 	SbfWinParams p = {DAY, 30, 0.01};
@@ -99,10 +108,10 @@ no_false_negatives_by_kind(void)
 	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(v.version == 4 && (v.flags & SBF_WIN_FLAG_WINDOWED) != 0);
 	count_kinds(&v, kinds);
-	fprintf(stderr, "  segments: %u blocked, %u fused; %u pairs\n",
-			kinds[SBF_KIND_BLOCKED], kinds[SBF_KIND_FUSED], v.npairs);
-	CHECK(kinds[SBF_KIND_BLOCKED] >= 1 && kinds[SBF_KIND_FUSED] >= 1);
-	CHECK(kinds[SBF_KIND_BLOOM] == 0 && kinds[SBF_KIND_WBLOOM] == 0);
+	fprintf(stderr, "  segments: %u blocked, %u fused, %u kind 4; %u pairs\n",
+			kinds[SBF_KIND_BLOCKED], kinds[SBF_KIND_FUSED], kinds[SBF_KIND_WBLOOM], v.npairs);
+	CHECK(kinds[small] >= 1 && kinds[SBF_KIND_FUSED] >= 1);
+	CHECK(kinds[SBF_KIND_BLOOM] == 0 && kinds[SBF_KIND_BLOCKED + SBF_KIND_WBLOOM - small] == 0);
 	CHECK(sbf_win_fpr_bound(&v) <= 0.01 * SBF_WIN_BUDGET_SLACK);
 	for (a = 0; a < 8; a++)
 	{
@@ -120,6 +129,21 @@ no_false_negatives_by_kind(void)
 	CHECK(llround(sbf_win_cardinality(&v)) == 3 + 40 + 120 + 600 + 3000 + 20000 + 250);
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
+}
+
+/*
+ * Every element of the window is found since its bucket; kind 4 (small
+ * buckets) and fused (large ones) written, and with kind 4 avoided,
+ * blocked and fused.
+ */
+static void
+no_false_negatives_by_kind(void)
+{
+	g_avoid = 0;
+	window_found_by_kind(SBF_KIND_WBLOOM);
+	g_avoid = AVOID_WBLOOM;
+	window_found_by_kind(SBF_KIND_BLOCKED);
+	g_avoid = 0;
 }
 
 /*
@@ -149,7 +173,8 @@ rate_within_bucket_budget(void)
 		for (i = 0; i < 100000; i++)
 			fp += sbf_win_contains(&v, elem((1ULL << 40) + i), 4);
 		fprintf(stderr, "  %u elements (%s): rate %.5f, bound %.5f, budget %.3f, %.2f bits each\n",
-				sizes[s], kinds[SBF_KIND_FUSED] ? "fused" : "blocked", fp / 100000.0,
+				sizes[s], kinds[SBF_KIND_FUSED] ? "fused" : kinds[SBF_KIND_WBLOOM] ? "kind 4" : "blocked",
+				fp / 100000.0,
 				sbf_win_fpr_bound(&v), budget, f.len * 8.0 / sizes[s]);
 		CHECK(v.nsegments == 1);
 		CHECK(sbf_win_fpr_bound(&v) <= budget);
@@ -355,8 +380,14 @@ version3_read_and_relabelled(void)
 		SbfWinView	vg;
 
 		CHECK(win_encode_valid(0, &r, &g, &vg));
+		SbfKindGeom kg;
+		uint64_t	kb;
+
 		count_kinds(&vg, kinds);
-		CHECK(kinds[SBF_KIND_WBLOOM] == 3 && kinds[SBF_KIND_FUSED] == 1);
+		/* the new bucket's kind: the smallest at its size and share */
+		CHECK(sbf_win_kind_choose(3000, pow(0.01 / 10, 1.04), 0, &kg, &kb) == SBF_OK);
+		CHECK(kinds[SBF_KIND_WBLOOM] == 3 + (kg.kind == SBF_KIND_WBLOOM) &&
+			  kinds[SBF_KIND_FUSED] == (kg.kind == SBF_KIND_FUSED));
 		for (j = 0; j < 3000; j++)
 			CHECK(sbf_win_contains(&vg, elem(30000000ULL + j), 1));
 		for (j = 0; j < 500; j++)
@@ -448,8 +479,11 @@ union_keeps_both_segments(void)
 	SbfWinView	v;
 	uint32_t	i;
 
+	/* fused segments (2^-f, half the share) let two fit a bucket; kind 4 would not */
+	g_avoid = AVOID_WBLOOM;
 	agg_window(&a, &p, sa, 2, 0);
 	agg_window(&b, &p, sb, 2, 500000);
+	g_avoid = 0;
 	CHECK(win_encode_valid(0, &a, &fa, &va));
 	CHECK(win_encode_valid(0, &b, &fb, &vb));
 	CHECK(sbf_win_union(&a, &vb) == SBF_OK);
@@ -478,9 +512,9 @@ union_keeps_both_segments(void)
 	sbf_filter_free(&aa);
 }
 
-/* More segments than one lookup chunk, of mixed kinds: lookups match a reference. */
+/* One pass of lookups_match_reference: kinds in avoid left out, small buckets of kind small. */
 static void
-lookups_match_reference(void)
+lookups_match_reference_of(unsigned avoid, uint8_t small)
 {
 	SbfWinParams p = {DAY, 200, 0.05};
 	uint32_t	sizes[200];
@@ -493,11 +527,13 @@ lookups_match_reference(void)
 	uint32_t	bad = 0;
 
 	for (a = 0; a < 200; a++)
-		sizes[a] = a % 3 == 0 ? 400 : 20 + a % 50;
+		sizes[a] = a % 20 == 0 ? 6000 : a % 3 == 0 ? 400 : 20 + a % 50;
+	g_avoid = avoid;
 	agg_window(&w, &p, sizes, 200, 0);
+	g_avoid = 0;
 	CHECK(win_encode_valid(0, &w, &f, &v));
 	count_kinds(&v, kinds);
-	CHECK(v.nsegments > 64 && kinds[SBF_KIND_BLOCKED] > 0 && kinds[SBF_KIND_FUSED] > 0);
+	CHECK(v.nsegments > 64 && kinds[small] > 0 && kinds[SBF_KIND_FUSED] > 0);
 	for (i = 0; i < 20000; i++)
 	{
 		uint64_t	h = i % 2 ? elem(1000000ULL * (i % 200) + i % 20) : elem((1ULL << 42) + i);
@@ -524,6 +560,18 @@ lookups_match_reference(void)
 	CHECK(bad == 0);
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
+}
+
+
+/*
+ * More segments than one lookup chunk, of mixed kinds (fused and kind 4 as
+ * written; fused and blocked with kind 4 avoided): lookups match a reference.
+ */
+static void
+lookups_match_reference(void)
+{
+	lookups_match_reference_of(0, SBF_KIND_WBLOOM);
+	lookups_match_reference_of(AVOID_WBLOOM, SBF_KIND_BLOCKED);
 }
 
 /* A copy of a payload with byte at off set to x, validated. */
@@ -556,7 +604,9 @@ crafted_v4_refused(void)
 	size_t		e1 = SBF_WIN_HEADER_BYTES + SBF_WIN4_SEGDIR_BYTES;
 	uint32_t	kinds[5];
 
+	g_avoid = AVOID_WBLOOM;		/* a fused and a blocked entry to craft */
 	agg_window(&w, &p, sizes, 2, 0);
+	g_avoid = 0;
 	CHECK(win_encode_valid(0, &w, &f, &v));
 	b = SBF_PAYLOAD(&f);
 	count_kinds(&v, kinds);
