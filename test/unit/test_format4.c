@@ -417,7 +417,8 @@ test_validator_v4(void)
 	MUTATE(b[1] |= SBF_FLAG_EXACT, SBF_E_FLAGS);
 	MUTATE(b[1] |= 0x10, SBF_E_FLAGS);
 	MUTATE(b[1] |= 0x40, SBF_E_FLAGS);
-	MUTATE(b[1] |= SBF_FLAG_WINDOWED, SBF_E_VERSION);
+	/* WINDOWED makes it a windowed value: that validator refuses its header */
+	MUTATE(b[1] |= SBF_FLAG_WINDOWED, SBF_E_FLAGS);
 	MUTATE(b[1] |= SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN, SBF_OK);
 	MUTATE(b[2] = 2, SBF_E_HASH);
 	MUTATE(sbf_store16(b + SBF_OFF_NSEGMENTS, 0), SBF_E_SEGMENT);
