@@ -130,6 +130,10 @@ SELECT (b->>'count')::int AS elements, (b->>'bytes')::int * 8.0 / (b->>'count'):
 FROM agg, jsonb_array_elements(sbf_info(f)->'window') b
 WHERE uid = 1 AND (b->>'count')::int >= 1000 ORDER BY 1;
 
+-- each bucket's segment kind (format 4: fused when smaller than blocked)
+SELECT DISTINCT k AS kind FROM agg, jsonb_array_elements(sbf_info(f)->'window') b,
+	jsonb_array_elements_text(b->'kinds') k ORDER BY 1;
+
 SELECT pg_column_size(f) <= 64 + 10 * 100 AS small_within_bound, sbf_info(f)->>'pairs' AS pairs
 FROM (SELECT sbf_window_agg('sku:' || g, timestamptz '2026-01-01' + (g % 30) * interval '1 day') AS f
 	  FROM generate_series(1, 100) g) s;
@@ -224,9 +228,11 @@ SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('1 day
 SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_add(sbf_window_empty(), 'a')$$);
 SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_delta(sbf_window_empty())$$);
 SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_add(sbf_window_empty(), 'a', 'infinity')$$);
--- two windows right-sized for different elements in the same bucket
+-- three windows right-sized for different elements in the same bucket (a
+-- fused segment spends 2^-f <= P^1.04 of its bucket's P: two fit, three not)
 SELECT code, message, hint FROM sbf_regress.try($$SELECT (SELECT sbf_window_agg('a' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)
-	|| (SELECT sbf_window_agg('b' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)$$);
+	|| (SELECT sbf_window_agg('b' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)
+	|| (SELECT sbf_window_agg('d' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g)$$);
 \x off
 
 -- 8b. an explicit budget (the 1.1 union policy, bucket by bucket): the union
@@ -236,16 +242,18 @@ SELECT code, message, hint FROM sbf_regress.try($$SELECT (SELECT sbf_window_agg(
 CREATE TEMP TABLE heavy AS
 SELECT (SELECT sbf_window_agg('a' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g) AS a,
 	   (SELECT sbf_window_agg('b' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g) AS b,
-	   (SELECT sbf_window_agg('c' || g, timestamptz '2026-01-02', '1 day', 30, 0.02) FROM generate_series(1, 100) g) AS c;
+	   (SELECT sbf_window_agg('c' || g, timestamptz '2026-01-02', '1 day', 30, 0.02) FROM generate_series(1, 100) g) AS c,
+	   (SELECT sbf_window_agg('d' || g, timestamptz '2026-01-01') FROM generate_series(1, 3000) g) AS d;
 SELECT (sbf_info(u)->>'error_rate')::float8 AS error_rate,
-	   (SELECT count(*) FROM generate_series(1, 3000) g WHERE NOT u @> ('a' || g) OR NOT u @> ('b' || g)) AS missed,
-	   u::bytea = sbf_union(b, a, 0.015)::bytea AS symmetric,
-	   u::bytea = (SELECT sbf_union_agg(f, 0.015) FROM (VALUES (a), (b)) v(f))::bytea AS same_as_aggregate,
+	   (SELECT count(*) FROM generate_series(1, 3000) g
+		WHERE NOT u @> ('a' || g) OR NOT u @> ('b' || g) OR NOT u @> ('d' || g)) AS missed,
+	   u::bytea = sbf_union(d, b || a, 0.015)::bytea AS symmetric,
+	   u::bytea = (SELECT sbf_union_agg(f, 0.015) FROM (VALUES (a), (b), (d)) v(f))::bytea AS same_as_aggregate,
 	   sbf_info(sbf_union(a, c, 0.05))->>'error_rate' AS mixed_rates,
 	   sbf_info(sbf_union(a, NULL, 0.02))->>'error_rate' AS alone
-FROM (SELECT a, b, c, sbf_union(a, b, 0.015) AS u FROM heavy) h;
+FROM (SELECT a, b, c, d, sbf_union(a || b, d, 0.015) AS u FROM heavy) h;
 \x on
-SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_union(a, b, 0.012) FROM heavy$$);
+SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_union(a || b, d, 0.0105) FROM heavy$$);
 SELECT code, message, hint FROM sbf_regress.try($$SELECT a || c FROM heavy$$);
 SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_union(a, NULL, 0.001) FROM heavy$$);
 \x off
@@ -256,6 +264,13 @@ CREATE TEMP TABLE wbase AS
 SELECT sbf_add(sbf_add(sbf_window_empty('1 day', 3), 'a', timestamptz '2026-01-01'),
 			   'b', timestamptz '2026-01-02')::bytea AS b;
 SELECT octet_length(b) AS bytes, encode(b, 'hex') AS hex FROM wbase;
+-- the same window as 1.2 wrote it (version 3) is read forever, answers as
+-- before, and a write relabels it to version 4 (the bytes above)
+SELECT sbf_info(f)->>'version' AS read_version, f @> 'a' AS has_a, f @> 'b' AS has_b,
+	   f @> 'c' AS has_c, sbf_contains(f, 'a', timestamptz '2026-01-02') AS a_since_2nd,
+	   sbf_info(sbf_add(f, 'b', timestamptz '2026-01-02'))->>'version' AS written_version,
+	   sbf_add(f, 'b', timestamptz '2026-01-02')::bytea = (SELECT b FROM wbase) AS relabelled
+FROM (SELECT '\x030101000300000000000000020000000060d71d14000000e74f0000000000007b14ae47e17a843f3f84d8441c0b5a571f4e961eb632c6e600000100'::bytea::scalablebloom AS f) s;
 CREATE FUNCTION pg_temp.state(stmt text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
 	EXECUTE stmt;

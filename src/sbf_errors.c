@@ -98,7 +98,8 @@ sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
 			memset(v, 0, sizeof(*v));
 			v->buf = buf;
 			v->len = len;
-			v->version = SBF_WIN_VERSION;
+			v->version = wv.version;
+			v->flags = wv.flags;
 			return true;
 		}
 	}

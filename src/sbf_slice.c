@@ -126,7 +126,7 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 
 	/* the exact form is a sorted list: read it whole (it is small); a
 	 * windowed value is looked up by sbf_window.c from a whole copy */
-	if (sbf_is_exact(&s->view) || s->view.version == SBF_WIN_VERSION)
+	if (sbf_is_exact(&s->view) || sbf_view_windowed(&s->view))
 	{
 		pfree(prefix);
 		pfree(s);

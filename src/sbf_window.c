@@ -518,7 +518,29 @@ json_bucket_start(StringInfo buf, int64 b, int64 width)
 					 tm.tm_sec, (int) fsec);
 }
 
-/* One bucket of sbf_info: start, age, count, bytes, fpr bound. */
+/* The kinds of bucket age's segments, in directory order, as a JSON array. */
+static void
+json_kinds(StringInfo buf, const SbfWinView *v, uint32 age)
+{
+	size_t		off = v->bits_offset;
+	bool		first = true;
+	uint32		j;
+
+	appendStringInfoChar(buf, '[');
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		sbf_win_read_segment(v, j, &off, &seg);
+		if (seg.age != age)
+			continue;
+		appendStringInfo(buf, "%s\"%s\"", first ? "" : ", ", seg.ops->name);
+		first = false;
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+/* One bucket of sbf_info: start, age, count, bytes, fpr bound, segment kinds. */
 static void
 json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npairs)
 {
@@ -538,7 +560,7 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 			continue;
 		nseg++;
 		count += seg.count;
-		bytes += SBF_WIN_SEGDIR_BYTES + (seg.nbits + 63) / 64 * 8;
+		bytes += sbf_win_entry_bytes(v) + seg.bytes;
 		fpr += sbf_win_segment_fpr(&seg);
 	}
 	appendStringInfoString(buf, "{\"start\": ");
@@ -551,6 +573,8 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 					 ", \"fpr_bound\": ",
 					 age, count, npairs[age], nseg, bytes);
 	sbf_append_json_float(buf, fpr);
+	appendStringInfoString(buf, ", \"kinds\": ");
+	json_kinds(buf, v, age);
 	appendStringInfoChar(buf, '}');
 }
 
@@ -590,7 +614,7 @@ sbf_window_info(const SbfView *view)
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "{\"version\": %d, \"form\": \"window\", \"hash\": \"xxh3_64\""
 					 ", \"bucket_us\": " INT64_FORMAT ", \"buckets\": %u, \"error_rate\": ",
-					 SBF_WIN_VERSION, v.width, (unsigned) v.buckets);
+					 (int) v.version, v.width, (unsigned) v.buckets);
 	sbf_append_json_float(&buf, v.error_rate);
 	appendStringInfoString(&buf, ", \"newest_bucket_start\": ");
 	if (v.flags & SBF_WIN_FLAG_STARTED)

@@ -1,6 +1,6 @@
 /*
  * sbf_window_glue.h
- *	  What the glue of windowed filters (format version 3: sbf_window.c,
+ *	  What the glue of windowed filters (format version 3, and 4 with flag WINDOWED: sbf_window.c,
  *	  sbf_window_agg.c) offers the rest of the glue.  The core's window API is
  *	  src/core/sbf_window.h.
  */
@@ -43,7 +43,7 @@ extern Datum sbf_window_info(const SbfView *v);
 static inline bool
 sbf_view_is_window(const SbfView *v)
 {
-	return v->version == SBF_WIN_VERSION;
+	return sbf_view_windowed(v);
 }
 
 #endif							/* SBF_WINDOW_GLUE_H */

@@ -291,7 +291,10 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
  * The one validator: every byte string that enters from outside passes here
  * first.  Linear in len and never reads past it.
  */
-/* Version 3: sbf_win_validate; the view says only version and length. */
+/*
+ * The windowed form (version 3, or 4 with WINDOWED): sbf_win_validate; the
+ * view says only version, flags and length.
+ */
 static SbfStatus
 validate_window(const uint8_t *buf, size_t len, SbfView *v)
 {
@@ -300,7 +303,8 @@ validate_window(const uint8_t *buf, size_t len, SbfView *v)
 	memset(v, 0, sizeof(*v));
 	v->buf = buf;
 	v->len = len;
-	v->version = SBF_WIN_VERSION;
+	v->version = buf[0];
+	v->flags = len > 1 ? buf[1] : 0;	/* a 1-byte value is refused below */
 	return sbf_win_validate(buf, len, &wv);
 }
 

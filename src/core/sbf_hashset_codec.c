@@ -496,7 +496,7 @@ sbf_hs_parse(const uint8_t *buf, size_t len, SbfHsView *v)
 			return SBF_HS_E_FLAGS;
 		/* a windowed value (version 3) is never an aggregate's filter body */
 		if (sbf_validate(buf + v->body, len - v->body, &fv) != SBF_OK ||
-			fv.version == SBF_WIN_VERSION ||
+			sbf_view_windowed(&fv) ||
 			memcmp(&fv.error_rate, &v->error_rate, sizeof(double)) != 0)
 			return SBF_HS_E_FILTER;
 		return SBF_HS_OK;
@@ -649,7 +649,7 @@ sbf_hs_v1state_read(SbfHashSet *s, const uint8_t *buf, size_t len,
 			return SBF_HS_E_COUNT;
 		if (sbf_validate(buf + SBF_HS_V1STATE_HEADER, len - SBF_HS_V1STATE_HEADER,
 						 &v) != SBF_OK ||
-			v.version == SBF_WIN_VERSION ||
+			sbf_view_windowed(&v) ||
 			memcmp(&v.error_rate, &e, sizeof(double)) != 0)
 			return SBF_HS_E_FILTER;
 		*status = sbf_hs_adopt_filter(s, &v);

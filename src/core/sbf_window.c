@@ -64,23 +64,29 @@ sbf_win_age_of(int64_t newest, int64_t b)
 	return (uint64_t) newest - (uint64_t) b;
 }
 
-/* Parses the header and directory of a windowed payload (see sbf_win_parse). */
-SbfStatus
-sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
+/* The header of a windowed payload, version 3 or 4 (see sbf_win_parse). */
+static SbfStatus
+parse_header(const uint8_t *buf, size_t len, SbfWinView *v)
 {
 	SbfWinParams p;
-	uint64_t	total;
-	uint32_t	j;
+	uint8_t		allowed = SBF_WIN_FLAG_STARTED;
 
 	if (len < SBF_WIN_HEADER_BYTES)
 		return SBF_E_TRUNCATED;
-	if (buf[0] != SBF_WIN_VERSION)
+	if (buf[0] != SBF_WIN_VERSION && buf[0] != SBF_WIN4_VERSION)
 		return SBF_E_VERSION;
 	v->buf = buf;
 	v->len = len;
+	v->version = buf[0];
 	v->flags = buf[1];
-	if ((v->flags & ~SBF_WIN_FLAG_STARTED) != 0 || buf[3] != 0 ||
-		sbf_load16(buf + 6) != 0)
+	if (v->version == SBF_WIN4_VERSION)
+	{
+		/* WINDOWED is what makes a version-4 value windowed */
+		if (!(v->flags & SBF_WIN_FLAG_WINDOWED))
+			return SBF_E_FLAGS;
+		allowed |= SBF_WIN_FLAG_WINDOWED;
+	}
+	if ((v->flags & ~allowed) != 0 || buf[3] != 0 || sbf_load16(buf + 6) != 0)
 		return SBF_E_FLAGS;
 	if (buf[2] != SBF_HASH_XXH3)
 		return SBF_E_HASH;
@@ -101,29 +107,42 @@ sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
 		return SBF_E_FLAGS;
 	if (v->nsegments > SBF_WIN_MAX_SEGMENTS)
 		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
 
-	total = SBF_WIN_HEADER_BYTES + (uint64_t) v->nsegments * SBF_WIN_SEGDIR_BYTES;
+/* Parses the header and directory of a windowed payload (see sbf_win_parse). */
+SbfStatus
+sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
+{
+	uint64_t	total;
+	size_t		off;
+	uint32_t	j;
+	uint16_t	prev_age = 0;
+	SbfStatus	st = parse_header(buf, len, v);
+
+	if (st != SBF_OK)
+		return st;
+	total = SBF_WIN_HEADER_BYTES + (uint64_t) v->nsegments * sbf_win_entry_bytes(v);
 	if (total > len)
 		return SBF_E_TRUNCATED;
+	v->bits_offset = (size_t) total;
+	off = v->bits_offset;
 	for (j = 0; j < v->nsegments; j++)
 	{
-		const uint8_t *e = buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN_SEGDIR_BYTES;
-		uint64_t	nbits = sbf_load64(e + 8);
+		SbfWinSeg	seg;
 
+		st = sbf_win_entry(v, j, &off, &seg);
+		if (st != SBF_OK)
+			return st;
 		/* ages ascend: a lookup stops at the first segment too old */
-		if (j > 0 && sbf_load16(e) < sbf_load16(e - SBF_WIN_SEGDIR_BYTES))
+		if (j > 0 && seg.age < prev_age)
 			return SBF_E_WINDOW;
-		if (sbf_load16(e) >= v->buckets || e[2] < 1 || e[2] > SBF_MAX_K ||
-			e[3] != 0 || nbits < 1 ||
-			nbits > SBF_MAX_SEGMENT_BITS)
+		if (seg.age >= v->buckets)
 			return SBF_E_SEGMENT;
-		total += sbf_words_bytes(nbits);
-		if (total > len)
-			return SBF_E_TRUNCATED;
+		prev_age = seg.age;
 	}
-	v->bits_offset = SBF_WIN_HEADER_BYTES + (size_t) v->nsegments * SBF_WIN_SEGDIR_BYTES;
-	v->pairs_offset = (size_t) total;
-	total += (uint64_t) v->npairs * SBF_WIN_PAIR_BYTES;
+	v->pairs_offset = off;
+	total = (uint64_t) off + (uint64_t) v->npairs * SBF_WIN_PAIR_BYTES;
 	if (total > len)
 		return SBF_E_TRUNCATED;
 	if (total < len)
@@ -131,60 +150,25 @@ sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v)
 	return SBF_OK;
 }
 
-/* Directory entry j and its bits; *off is the running words offset. */
-void
-sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
-{
-	SbfDirIter	it;
-	SbfDirEntry e;
-
-	sbf_dir_start(&it, v->buf, v->nsegments, *off);
-	it.i = j;
-	sbf_dir_decode(&it, &e);
-	seg->age = e.age;
-	seg->k = e.g.width;
-	seg->count = (uint32_t) e.count;
-	seg->nbits = e.g.size;
-	seg->bits = v->buf + e.data;
-	seg->owned = false;
-	*off += (size_t) sbf_words_bytes(e.g.size);
-}
-
-/* False-positive rate of a segment: (ones / m)^k. */
-double
-sbf_win_segment_fpr(const SbfWinSeg *seg)
-{
-	SbfKindGeom g = {.size = seg->nbits, .kind = SBF_KIND_WBLOOM, .width = seg->k};
-
-	return sbf_kind_wbloom_ops.rate_of(&g, seg->bits);
-}
-
 /*
- * Order of two segments: (age, m, k, count), then their bit arrays, the
- * canonical directory order (WINDOWED FORM); with bits_first (age, m, k,
- * bits, count), which puts segments of equal bits side by side.
+ * Version 3's canonical order: (age, m, k, count), then the bit arrays
+ * (version 4 orders by descriptor bytes: sbf_win_segment_cmp).
  */
-int
-sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b, bool bits_first)
+static int
+v3_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b)
 {
-	int			c = 0;
-
 	if (a->age != b->age)
 		return a->age < b->age ? -1 : 1;
-	if (a->nbits != b->nbits)
-		return a->nbits < b->nbits ? -1 : 1;
-	if (a->k != b->k)
-		return a->k < b->k ? -1 : 1;
-	if (bits_first)
-		c = memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
-	if (c == 0 && a->count != b->count)
-		c = a->count < b->count ? -1 : 1;
-	if (c == 0 && !bits_first)
-		c = memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits));
-	return c;
+	if (a->g.size != b->g.size)
+		return a->g.size < b->g.size ? -1 : 1;
+	if (a->g.width != b->g.width)
+		return a->g.width < b->g.width ? -1 : 1;
+	if (a->count != b->count)
+		return a->count < b->count ? -1 : 1;
+	return memcmp(a->bits, b->bits, (size_t) a->bytes);
 }
 
-/* Checks the segments: canonical order, clear bits past m, bucket budgets. */
+/* Version 3's segments: canonical order, clear bits past m, bucket budgets. */
 static SbfStatus
 check_segments(const SbfWinView *v)
 {
@@ -194,17 +178,16 @@ check_segments(const SbfWinView *v)
 	SbfWinSeg	prev = {0};
 	uint32_t	j;
 
+	if (v->version != SBF_WIN_VERSION)
+		return sbf_win4_check_segments(v);
 	for (j = 0; j < v->nsegments; j++)
 	{
 		SbfWinSeg	seg;
-		uint64_t	wbytes;
 
 		sbf_win_read_segment(v, j, &off, &seg);
-		wbytes = sbf_words_bytes(seg.nbits);
-		if (seg.nbits % 64 != 0 &&
-			sbf_load64(seg.bits + wbytes - 8) >> (seg.nbits % 64) != 0)
+		if (seg.ops->check_data(&seg.g, seg.bits) != SBF_OK)
 			return SBF_E_BITS;
-		if (j > 0 && sbf_win_segment_cmp(&prev, &seg, false) >= 0)
+		if (j > 0 && v3_segment_cmp(&prev, &seg) >= 0)
 			return SBF_E_WINDOW;
 		if (j == 0 || seg.age != prev.age)
 			spent = 0.0;
@@ -281,32 +264,24 @@ pairs_contain(const SbfWinView *v, uint64_t h, int64_t max_age)
 		sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) i * 2) <= max_age;
 }
 
-/* Membership of h in one segment (stops at the first clear bit). */
-bool
-sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h)
-{
-	uint32_t	j;
-
-	for (j = 0; j < seg->k; j++)
-		if (!sbf_bit_test(seg->bits, sbf_win_position(h, j, seg->nbits)))
-			return false;
-	return true;
-}
-
 /* segments a lookup decodes at once: the bits of one uint64_t mask */
 #define WIN_CHUNK	64
 
 /*
- * Directory entries decoded for a lookup: m and bits of each, and by k:
- * kend[q] has bit i set when segment i has k = q + 1 hash functions.
+ * Directory entries decoded for a lookup.  Windowed bloom segments (kind 4):
+ * m and bits of each, and by k: kend[q] has bit i set when segment i has
+ * k = q + 1 hash functions.  Segments of the other kinds (blocked, fused:
+ * one cache line or three slots a probe) in other[0..nother).
  */
 typedef struct WinChunk
 {
 	uint32_t	n;
 	uint32_t	kmax;
+	uint32_t	nother;
 	uint64_t	m[WIN_CHUNK];
 	const uint8_t *bits[WIN_CHUNK];
 	uint64_t	kend[SBF_MAX_K];
+	SbfWinSeg	other[WIN_CHUNK];
 } WinChunk;
 
 /* The mixes r_i of one hash (sbf_win_mix), computed when first needed. */
@@ -331,7 +306,7 @@ mix_at(WinMixes *x, uint32_t i)
 /*
  * Decodes the directory entries from *j on into c: at most WIN_CHUNK, of
  * age <= max_age (ages ascend, so the first older one ends the directory).
- * *off runs along with the entries' words.  False when none is left.
+ * *off runs along with the entries' data.  False when none is left.
  */
 static bool
 decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
@@ -339,36 +314,42 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 {
 	c->n = 0;
 	c->kmax = 0;
-	while (*j < v->nsegments && c->n < WIN_CHUNK)
+	c->nother = 0;
+	while (*j < v->nsegments && c->n + c->nother < WIN_CHUNK)
 	{
-		const uint8_t *e = v->buf + SBF_WIN_HEADER_BYTES + (size_t) *j * SBF_WIN_SEGDIR_BYTES;
-		uint64_t	m;
-		uint32_t	k = e[2];
+		SbfWinSeg	seg;
+		uint32_t	k;
 		uint32_t	q;
 
-		if (sbf_load16(e) > max_age)
+		sbf_win_read_segment(v, *j, off, &seg);
+		if (seg.age > max_age)
 		{
 			*j = v->nsegments;
 			break;
 		}
+		(*j)++;
+		if (seg.g.kind != SBF_KIND_WBLOOM)
+		{
+			c->other[c->nother++] = seg;
+			continue;
+		}
+		k = seg.g.width;
 		for (q = c->kmax; q < k; q++)
 			c->kend[q] = 0;
 		if (k > c->kmax)
 			c->kmax = k;
 		c->kend[k - 1] |= (uint64_t) 1 << c->n;
-		m = sbf_load64(e + 8);
-		c->m[c->n] = m;
-		c->bits[c->n] = v->buf + *off;
-		*off += (size_t) sbf_words_bytes(m);
+		c->m[c->n] = seg.g.size;
+		c->bits[c->n] = seg.bits;
 		c->n++;
-		(*j)++;
 	}
-	return c->n > 0;
+	return c->n + c->nother > 0;
 }
 
 /*
- * Whether a segment of c holds the hash of x, hash function by hash
- * function: probe q tests, in every segment still alive, bit mulhi(r_q, m)
+ * Whether a segment of c holds the hash of x: first the blocked and fused
+ * segments (their kind's probe), then the windowed bloom ones hash function
+ * by hash function: probe q tests, in every segment still alive, bit mulhi(r_q, m)
  * (one mix for all of them), and the segments whose bit is clear drop out;
  * a segment that passes its k-th probe holds the hash.  No branch depends
  * on a bit (a negative over 30 segments would mispredict about half of
@@ -379,6 +360,10 @@ chunk_has(const WinChunk *c, WinMixes *x)
 {
 	uint64_t	alive = c->n == 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << c->n) - 1;
 	uint32_t	q;
+
+	for (q = 0; q < c->nother; q++)
+		if (c->other[q].ops->contains(&c->other[q].g, c->other[q].bits, x->h))
+			return true;
 
 	for (q = 0; alive != 0 && q < c->kmax; q++)
 	{
@@ -447,7 +432,7 @@ sbf_win_count_contained(const SbfWinView *v, const uint64_t *h, size_t n,
 			found++;
 			continue;
 		}
-		if (c.n == 0)
+		if (c.n + c.nother == 0)
 			continue;
 		x.h = h[i];
 		x.have = 0;

@@ -9,11 +9,15 @@
 #define SBF_WINDOW_H
 
 #include "sbf_core.h"
+#include "sbf_kind.h"
 
-#define SBF_WIN_VERSION			3
+#define SBF_WIN_VERSION			3	/* 1.2's windowed form, read forever */
+#define SBF_WIN4_VERSION		4	/* format 4, flag bit 7 set (docs/format4.md, 8) */
 #define SBF_WIN_FLAG_STARTED	0x01
+#define SBF_WIN_FLAG_WINDOWED	0x80	/* version 4: the windowed form */
 #define SBF_WIN_HEADER_BYTES	40
-#define SBF_WIN_SEGDIR_BYTES	16
+#define SBF_WIN_SEGDIR_BYTES	16	/* version 3 */
+#define SBF_WIN4_SEGDIR_BYTES	24	/* version 4: age, reserved, count, descriptor */
 #define SBF_WIN_PAIR_BYTES		10
 #define SBF_WIN_MAX_BUCKETS		1000
 #define SBF_WIN_MAX_SEGMENTS	65535
@@ -33,13 +37,18 @@ typedef struct SbfWinParams
 	double		error_rate;		/* 0 < e < 0.5 */
 } SbfWinParams;
 
-/* One decoded segment; bits points into the payload (or a mutable copy). */
+/*
+ * One decoded segment: its kind row and geometry (a version-3 segment is
+ * kind 4, windowed bloom), its data area of bytes bytes, which bits points
+ * to (into the payload, or a mutable copy).
+ */
 typedef struct SbfWinSeg
 {
 	uint16_t	age;
-	uint8_t		k;
 	uint32_t	count;
-	uint64_t	nbits;
+	SbfKindGeom g;
+	const SbfKindOps *ops;
+	uint64_t	bytes;
 	const uint8_t *bits;
 	bool		owned;			/* mutable form: bits allocated by it */
 	double		fpr;			/* mutable form: sbf_win_segment_fpr */
@@ -50,6 +59,7 @@ typedef struct SbfWinView
 {
 	const uint8_t *buf;
 	size_t		len;
+	uint8_t		version;		/* 3 or 4 */
 	uint8_t		flags;
 	uint16_t	buckets;
 	uint32_t	nsegments;
@@ -61,11 +71,23 @@ typedef struct SbfWinView
 	size_t		pairs_offset;	/* pair hashes; their ages follow */
 } SbfWinView;
 
-/* Whether a payload is in the windowed form (its version byte). */
+/*
+ * Whether a payload is in the windowed form: version 3, or version 4 with
+ * flag bit 7 (WINDOWED) set.
+ */
 static inline bool
 sbf_is_window(const uint8_t *buf, size_t len)
 {
-	return len >= 1 && buf[0] == SBF_WIN_VERSION;
+	return len >= 1 && (buf[0] == SBF_WIN_VERSION ||
+						(buf[0] == SBF_WIN4_VERSION && len >= 2 &&
+						 (buf[1] & SBF_WIN_FLAG_WINDOWED) != 0));
+}
+
+/* Whether a view of sbf_validate or sbf_view_of is of a windowed value. */
+static inline bool
+sbf_view_windowed(const SbfView *v)
+{
+	return sbf_is_window(v->buf, v->len);
 }
 
 /* Checks parameters: SBF_OK or SBF_E_PARAM. */
@@ -103,13 +125,30 @@ extern SbfStatus sbf_win_parse(const uint8_t *buf, size_t len, SbfWinView *v);
  */
 extern SbfStatus sbf_win_check_pairs(const SbfWinView *v);
 
-/* Directory entry j, with its bits; off is the running words offset (start at v->bits_offset). */
+/*
+ * Directory entry j of a parsed view, with its data; off is the running data
+ * offset (start at v->bits_offset; version 4's line-alignment padding is
+ * skipped).  sbf_win_entry is the checked form the parse uses: SBF_OK,
+ * SBF_E_SEGMENT (a geometry or kind not allowed) or SBF_E_TRUNCATED.
+ */
 extern void sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off,
 								 SbfWinSeg *seg);
+extern SbfStatus sbf_win_entry(const SbfWinView *v, uint32_t j, size_t *off,
+							   SbfWinSeg *seg);
+
+/* The directory entry bytes of a view's version (16 or 24). */
+static inline size_t
+sbf_win_entry_bytes(const SbfWinView *v)
+{
+	return v->version == SBF_WIN_VERSION ? SBF_WIN_SEGDIR_BYTES : SBF_WIN4_SEGDIR_BYTES;
+}
+
+/* Version 4's segment checks (validator): kinds, padding, order, budgets. */
+extern SbfStatus sbf_win4_check_segments(const SbfWinView *v);
 
 /*
- * Canonical order of segments: (age, m, k, count), then the bit arrays; with
- * bits_first (age, m, k, bits, count).
+ * Canonical order of version-4 segments: (age, the 16 descriptor bytes,
+ * count), then the data; with bits_first (age, descriptor, data, count).
  */
 extern int	sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b,
 								bool bits_first);
@@ -158,8 +197,10 @@ sbf_win_position(uint64_t h, uint32_t i, uint64_t m)
 extern bool sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h);
 
 /*
- * False-positive rate of a segment for a probe never added: (ones / m)^k,
- * exact for the independent positions of sbf_win_position.  O(m / 64).
+ * False-positive rate of a segment for a probe never added, from its data
+ * (the kind's rate_of: windowed bloom (ones / m)^k, exact for the independent
+ * positions of sbf_win_position; blocked the mean over lines of
+ * (ones/512)^k; fused 2^-f).  O(data bytes).
  */
 extern double sbf_win_segment_fpr(const SbfWinSeg *seg);
 
@@ -257,7 +298,25 @@ extern SbfStatus sbf_win_rebudget(SbfWindow *w, double budget, double *need);
  */
 extern SbfStatus sbf_win_compact(SbfWindow *w, bool newest_too);
 
-/* Writes the canonical payload into a new filter (prefix bytes left in front). */
+/*
+ * Sorts the segments canonically and keeps one of the segments with the same
+ * bucket, descriptor and data: the one with the smallest count.
+ */
+extern void sbf_win_sort_segments(SbfWindow *w);
+
+/*
+ * A bucket's segment from its n >= 1 strictly ascending hashes at rate share
+ * (sbf_window4.c; see there).  *built false: not made (its area would take
+ * max_bytes or more, max_bytes != 0).
+ */
+extern SbfStatus sbf_win_make_segment(const uint64_t *h, uint32_t n, double share,
+									  uint64_t max_bytes, const SbfAllocator *a,
+									  SbfWinSeg *seg, bool *built);
+
+/*
+ * Writes the canonical payload into a new filter (prefix bytes left in
+ * front): always version 4 (a version-3 value is relabelled).
+ */
 extern SbfStatus sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix);
 
 extern void sbf_win_free(SbfWindow *w);

@@ -154,15 +154,17 @@ seg_qsort_cmp(const void *a, const void *b)
 	return sbf_win_segment_cmp((const SbfWinSeg *) a, (const SbfWinSeg *) b, false);
 }
 
-/* Whether two segments have the same bucket and bits (their counts aside). */
+/* Whether two segments have the same bucket, descriptor and data (counts aside). */
 static bool
 same_bits(const SbfWinSeg *a, const SbfWinSeg *b)
 {
-	return a->age == b->age && a->nbits == b->nbits && a->k == b->k &&
-		memcmp(a->bits, b->bits, (size_t) sbf_words_bytes(a->nbits)) == 0;
+	SbfWinSeg	x = *a;
+
+	x.count = b->count;
+	return sbf_win_segment_cmp(&x, b, true) == 0;
 }
 
-/* Order by (age, m, k, bits, count): segments of equal bits side by side. */
+/* Order by (age, descriptor, data, count): segments of equal data side by side. */
 static int
 seg_bits_qsort_cmp(const void *a, const void *b)
 {
@@ -171,11 +173,11 @@ seg_bits_qsort_cmp(const void *a, const void *b)
 
 /*
  * Sorts the segments canonically and keeps one of the segments with the same
- * bucket and bits: the one with the smallest count (the same part, with
- * fewer of its elements counted here, COUNTS in sbf_core.h).
+ * bucket, descriptor and data: the one with the smallest count (the same
+ * part, with fewer of its elements counted here, COUNTS in sbf_core.h).
  */
-static void
-sort_segments(SbfWindow *w)
+void
+sbf_win_sort_segments(SbfWindow *w)
 {
 	uint32_t	i;
 	uint32_t	n = 0;
@@ -251,33 +253,31 @@ spent_of(const SbfWindow *w, uint32_t a)
 	return s;
 }
 
-/* A segment of bucket a from its c pairs, m bits and k hashes (bits owned). */
+/*
+ * A segment of bucket a from its c pairs at rate share (sbf_win_make_segment:
+ * the kind sbf_kind_choose gives); with max_bytes not 0, none (*built false)
+ * when its area would take max_bytes or more.
+ */
 static SbfStatus
-build_segment(SbfWindow *w, uint32_t a, uint32_t c, uint64_t m, uint32_t k,
-			  SbfWinSeg *seg)
+build_segment(SbfWindow *w, uint32_t a, uint32_t c, double share,
+			  uint64_t max_bytes, SbfWinSeg *seg, bool *built)
 {
-	uint8_t    *bits = win_alloc(w, (size_t) sbf_words_bytes(m));
+	uint64_t   *h = win_alloc(w, (size_t) c * sizeof(uint64_t));
+	uint32_t	n = 0;
 	uint32_t	i;
+	SbfStatus	st;
 
-	if (bits == NULL)
+	if (h == NULL)
 		return SBF_E_NOMEM;
-	memset(bits, 0, (size_t) sbf_words_bytes(m));
-	for (i = 0; i < w->npairs; i++)
+	/* the pairs ascend by hash, one per hash: strictly ascending */
+	for (i = 0; i < w->npairs && n < c; i++)
 		if (w->age[i] == a)
-		{
-			uint32_t	j;
-
-			for (j = 0; j < k; j++)
-				sbf_bit_set(bits, sbf_win_position(w->hash[i], j, m));
-		}
-	seg->age = (uint16_t) a;
-	seg->k = (uint8_t) k;
-	seg->count = c;
-	seg->nbits = m;
-	seg->bits = bits;
-	seg->owned = true;
-	seg->fpr = sbf_win_segment_fpr(seg);
-	return SBF_OK;
+			h[n++] = w->hash[i];
+	st = sbf_win_make_segment(h, n, share, max_bytes, w->a, seg, built);
+	win_free(w, h);
+	if (st == SBF_OK && *built)
+		seg->age = (uint16_t) a;
+	return st;
 }
 
 /* Drops the pairs of bucket age a (they went into a segment). */
@@ -297,10 +297,12 @@ drop_pairs(SbfWindow *w, uint32_t a)
 }
 
 /*
- * Turns the c pairs of bucket age a into one segment (WINDOW SIZING) when
- * force or when the segment is smaller, and its false-positive rate fits
- * what the bucket has left (tried at p, p/2, p/4, p/8); *done tells whether
- * it did.
+ * Turns the c pairs of bucket age a into one segment (WINDOW SIZING: share
+ * P^1.04, or (P - s)/2 when the bucket already spends s; the kind of
+ * sbf_kind_choose) when force or when the segment (its entry and area) is
+ * smaller than the pairs, and its rate fits what the bucket has left (tried
+ * at the share, /2, /4, /8: a fused rate always fits, a blocked one may
+ * not); *done tells whether it did.
  */
 static SbfStatus
 convert_age(SbfWindow *w, uint32_t a, uint32_t c, bool force, bool *done)
@@ -308,26 +310,34 @@ convert_age(SbfWindow *w, uint32_t a, uint32_t c, bool force, bool *done)
 	double		budget = w->p.error_rate / (double) w->p.buckets;
 	double		spent = spent_of(w, a);
 	double		pe = spent == 0.0 ? pow(budget, 1.04) : (budget - spent) / 2.0;
+	uint64_t	pairs_bytes = (uint64_t) c * SBF_WIN_PAIR_BYTES;
+	uint64_t	max_bytes = 0;
 	int			attempt;
 	SbfStatus	st;
 
 	*done = false;
 	if ((st = reserve_segs(w, (size_t) w->nsegs + 1)) != SBF_OK)
 		return st;
+	if (!force)
+	{
+		if (pairs_bytes <= SBF_WIN4_SEGDIR_BYTES)
+			return SBF_OK;		/* the pairs are smaller */
+		max_bytes = pairs_bytes - SBF_WIN4_SEGDIR_BYTES;
+	}
 	for (attempt = 0; attempt < 4; attempt++, pe /= 2.0)
 	{
 		SbfWinSeg	seg;
-		uint64_t	m;
-		uint32_t	k;
+		bool		built;
 
-		if (!(pe >= SBF_MIN_SEGMENT_ERROR) ||
-			!sbf_segment_geometry(c, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
+		if (!(pe >= SBF_MIN_SEGMENT_ERROR))
 			return SBF_OK;
-		if (!force && SBF_WIN_SEGDIR_BYTES + sbf_words_bytes(m) >=
-			(uint64_t) c * SBF_WIN_PAIR_BYTES)
-			return SBF_OK;		/* the pairs are smaller */
-		if ((st = build_segment(w, a, c, m, k, &seg)) != SBF_OK)
+		st = build_segment(w, a, c, pe, max_bytes, &seg, &built);
+		if (st == SBF_E_PARAM || st == SBF_E_TOO_LARGE)
+			return SBF_OK;		/* no kind reaches pe: the pairs stay */
+		if (st != SBF_OK)
 			return st;
+		if (!built)
+			return SBF_OK;		/* the pairs are smaller */
 		if (spent + seg.fpr <= budget)
 		{
 			drop_pairs(w, a);
@@ -369,7 +379,7 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 		any |= done;
 	}
 	if (any)
-		sort_segments(w);
+		sbf_win_sort_segments(w);
 	return SBF_OK;
 }
 
@@ -471,7 +481,7 @@ maybe_close_open(SbfWindow *w)
 	sbf_check_interrupt(w->a);
 	st = convert_age(w, 0, c, true, &done);
 	if (st == SBF_OK && done)
-		sort_segments(w);
+		sbf_win_sort_segments(w);
 	else if (st == SBF_OK)
 		w->open_retry = w->npairs + SBF_WIN_OPEN_MAX;
 	return st;
@@ -719,62 +729,7 @@ sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double 
 	}
 	reconcile_pairs(w, from, nw);
 	win_free(w, from);
-	sort_segments(w);
+	sbf_win_sort_segments(w);
 	/* no compaction: f || f is f, and the next slide compacts */
 	return check_budgets(w, need);
-}
-
-/* Writes the canonical payload. */
-SbfStatus
-sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix)
-{
-	uint64_t	total = SBF_WIN_HEADER_BYTES + (uint64_t) w->nsegs * SBF_WIN_SEGDIR_BYTES +
-		(uint64_t) w->npairs * SBF_WIN_PAIR_BYTES;
-	uint8_t    *base;
-	uint8_t    *buf;
-	size_t		off;
-	uint32_t	j;
-
-	sort_segments(w);
-	for (j = 0; j < w->nsegs; j++)
-		total += sbf_words_bytes(w->segs[j].nbits);
-	sbf_filter_start(out, prefix, w->a);
-	if (total > SBF_MAX_BYTES)
-		return SBF_E_TOO_LARGE;
-	base = win_alloc(w, prefix + (size_t) total);
-	if (base == NULL)
-		return SBF_E_NOMEM;
-	memset(base, 0, prefix + (size_t) total);
-	buf = base + prefix;
-	buf[0] = SBF_WIN_VERSION;
-	buf[1] = w->flags;
-	buf[2] = SBF_HASH_XXH3;
-	sbf_store16(buf + 4, (uint16_t) w->p.buckets);
-	sbf_store32(buf + 8, w->nsegs);
-	sbf_store32(buf + 12, w->npairs);
-	sbf_store64(buf + 16, (uint64_t) w->p.width);
-	sbf_store64(buf + 24, (uint64_t) ((w->flags & SBF_WIN_FLAG_STARTED) ? w->newest : 0));
-	sbf_store_double(buf + 32, w->p.error_rate);
-	off = SBF_WIN_HEADER_BYTES + (size_t) w->nsegs * SBF_WIN_SEGDIR_BYTES;
-	for (j = 0; j < w->nsegs; j++)
-	{
-		uint8_t    *e = buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN_SEGDIR_BYTES;
-		size_t		wb = (size_t) sbf_words_bytes(w->segs[j].nbits);
-
-		sbf_store16(e, w->segs[j].age);
-		e[2] = w->segs[j].k;
-		sbf_store32(e + 4, w->segs[j].count);
-		sbf_store64(e + 8, w->segs[j].nbits);
-		memcpy(buf + off, w->segs[j].bits, wb);
-		off += wb;
-	}
-	for (j = 0; j < w->npairs; j++)
-	{
-		sbf_store64(buf + off + (size_t) j * 8, w->hash[j]);
-		sbf_store16(buf + off + (size_t) w->npairs * 8 + (size_t) j * 2, w->age[j]);
-	}
-	out->base = base;
-	out->len = (size_t) total;
-	out->cap = (size_t) total;
-	return SBF_OK;
 }

@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sbf_text_encode(out, len, text);
 		FUZZ_ASSERT(memcmp(text, data, size) == 0);
 		free(text);
-		if (sbf_validate(out, len, &v) == SBF_OK && v.version == SBF_WIN_VERSION)
+		if (sbf_validate(out, len, &v) == SBF_OK && sbf_view_windowed(&v))
 			fuzz_check_window(out, len);
 		else if (sbf_validate(out, len, &v) == SBF_OK)
 		{

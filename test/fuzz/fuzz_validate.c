@@ -81,8 +81,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int			i;
 
 	st = sbf_validate(data, size, &v);
-	/* the windowed form (version 3) has its own readers */
-	if (st == SBF_OK && v.version == SBF_WIN_VERSION)
+	/* the windowed form (version 3, or 4 WINDOWED) has its own readers */
+	if (st == SBF_OK && sbf_view_windowed(&v))
 	{
 		fuzz_check_window(data, size);
 		return 0;

@@ -12,6 +12,7 @@
  *	  whose end fits for wider ones), so bucket differences overflow an int64
  *	  and newest buckets the validator refuses are asked for (SBF_E_PARAM).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"
@@ -89,6 +90,39 @@ unite_far(SbfWindow *w, const SbfWinParams *p, int64_t b, uint8_t arg)
 	return st == SBF_E_PARAM ? SBF_OK : st;
 }
 
+/*
+ * The snapshot (version 4, windowed) with byte pos % len set to x: when the
+ * validator accepts it, every reader (fuzz_check_window) and a union into w
+ * handle it.  Returns SBF_OK when the validator refused it (w unchanged);
+ * otherwise the union's error, or SBF_E_OVER_BUDGET after a union that
+ * succeeded, since w then borrows bytes of the value freed here: the
+ * caller starts w over either way.
+ */
+static SbfStatus
+unite_crafted(SbfWindow *w, const SbfFilter *snap, size_t pos, uint8_t x)
+{
+	uint8_t    *buf = malloc(snap->len);
+	SbfWinView	v;
+	SbfStatus	st = SBF_OK;
+
+	if (buf == NULL)
+		return SBF_OK;
+	memcpy(buf, SBF_PAYLOAD(snap), snap->len);
+	buf[pos % snap->len] = x;
+	if (sbf_win_validate(buf, snap->len, &v) == SBF_OK)
+	{
+		fuzz_check_window(buf, snap->len);
+		st = sbf_win_union(w, &v);
+		if (st == SBF_OK)
+		{
+			fuzz_window_valid(w);
+			st = SBF_E_OVER_BUDGET;
+		}
+	}
+	free(buf);
+	return st;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -114,7 +148,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t		arg = data[i + 1];
 		SbfStatus	st = SBF_OK;
 
-		switch (op % 12)
+		switch (op % 13)
 		{
 			case 0:
 			case 1:
@@ -177,6 +211,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			case 11:
 				st = unite_far(&w, &p, extreme_bucket(arg, p.width, p.buckets), arg);
 				if (st == SBF_E_OVER_BUDGET)
+				{
+					sbf_win_free(&w);
+					sbf_win_init(&w, &p, &fuzz_allocator);
+					nadds = 0;
+					st = SBF_OK;
+				}
+				break;
+			case 12:
+				/* a crafted value: the snapshot with one byte changed */
+				if (snap.base != NULL && snap.len > 0)
+					st = unite_crafted(&w, &snap, (size_t) arg * 2654435761u + i,
+									   (uint8_t) (op ^ arg));
+				if (st == SBF_E_OVER_BUDGET || st == SBF_E_INCOMPATIBLE)
 				{
 					sbf_win_free(&w);
 					sbf_win_init(&w, &p, &fuzz_allocator);

@@ -6,6 +6,7 @@
  *	  "make corpus"; deterministic.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ typedef enum EmitForm
 } EmitForm;
 
 /*
- * Writes a windowed value (format 3) of nb buckets: per bucket b of 0..nb-1,
+ * Writes a windowed value (format 4, WINDOWED) of nb buckets: per bucket b of 0..nb-1,
  * sizes[b % 4] elements, then compacted as the aggregate does (all) or as
  * live adds leave it (newest bucket open); for fuzz_validate and fuzz_text.
  */
@@ -101,6 +102,99 @@ emit_window(const char *root, const char *name, uint32_t buckets, int nb,
 	}
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A version-3 segment of bucket age: n >= 1 hashes in a windowed bloom
+ * segment (kind 4) sized at budget^1.04 (halved until its rate is within
+ * budget), written at buf + *off with its 16-byte entry e.
+ */
+static void
+put_v3_segment(uint8_t *buf, uint8_t *e, size_t *off, uint16_t age, int n,
+			   double budget, int seed)
+{
+	SbfKindGeom g;
+	uint64_t	bytes;
+	uint64_t   *h = malloc(sizeof(uint64_t) * (size_t) n);
+	double		share = pow(budget, 1.04);
+	int			i;
+
+	for (i = 0; i < n; i++)
+		h[i] = sbf_hash_int64(seed * 100000 + i);
+	qsort(h, (size_t) n, sizeof(uint64_t), cmp_u64);
+	/* as 1.2: a segment over its share is made again at half of it */
+	do
+	{
+		if (sbf_kind_wbloom_ops.plan((uint64_t) n, share, &g, &bytes) != SBF_OK ||
+			sbf_kind_wbloom_ops.build(&g, buf + *off, h, (size_t) n, &gen_allocator) != SBF_OK)
+			exit(1);
+		share /= 2;
+	} while (sbf_kind_wbloom_ops.rate_of(&g, buf + *off) > budget);
+	sbf_store16(e, age);
+	e[2] = g.width;
+	sbf_store32(e + 4, (uint32_t) n);
+	sbf_store64(e + 8, g.size);
+	*off += (size_t) bytes;
+	free(h);
+}
+
+/*
+ * Writes a windowed value as 1.2 wrote it (version 3, read forever): bucket
+ * ages 0..nb-1 of sizes[age % 4] elements each as windowed bloom segments
+ * (1.2's WINDOW SIZING, share P^1.04); for fuzz_validate and fuzz_text.
+ */
+static void
+emit_window_v3(const char *root, const char *name, uint16_t buckets, int nb,
+			   const int *sizes)
+{
+	uint8_t    *buf = calloc(1, 1 << 20);
+	size_t		off;
+	uint32_t	nseg = 0;
+	char		dir[512];
+	int			a;
+
+	for (a = 0; a < nb; a++)
+		nseg += sizes[a % 4] > 0;
+	off = SBF_WIN_HEADER_BYTES + (size_t) nseg * SBF_WIN_SEGDIR_BYTES;
+	nseg = 0;
+	for (a = 0; a < nb; a++)
+		if (sizes[a % 4] > 0)
+		{
+			put_v3_segment(buf, buf + SBF_WIN_HEADER_BYTES + (size_t) nseg * SBF_WIN_SEGDIR_BYTES,
+						   &off, (uint16_t) a, sizes[a % 4], 0.01 / buckets, a);
+			nseg++;
+		}
+	buf[0] = SBF_WIN_VERSION;
+	buf[1] = SBF_WIN_FLAG_STARTED;
+	buf[2] = SBF_HASH_XXH3;
+	sbf_store16(buf + 4, buckets);
+	sbf_store32(buf + 8, nseg);
+	sbf_store64(buf + 16, 3600000000ULL);
+	sbf_store64(buf + 24, 500000);
+	sbf_store_double(buf + 32, 0.01);
+	{
+		SbfWinView	v;
+		char	   *text = malloc(sbf_text_size(off) + 1);
+
+		if (sbf_win_validate(buf, off, &v) != SBF_OK)
+			exit(1);
+		snprintf(dir, sizeof(dir), "%s/fuzz_validate", root);
+		write_file(dir, name, buf, off);
+		sbf_text_encode(buf, off, text);
+		snprintf(dir, sizeof(dir), "%s/fuzz_text", root);
+		write_file(dir, name, text, sbf_text_size(off));
+		free(text);
+	}
+	free(buf);
 }
 
 /* Builds one filter and writes it in both forms. */
@@ -359,14 +453,17 @@ main(int argc, char **argv)
 	emit(root, "delta-segments", 8, 0.1, 2, 0.5, 6, 40, 0, DELTA);
 	emit(root, "format1-medium", 20, 0.01, 2, 0.9, 9, 200, 0, FORMAT1);
 	emit(root, "format1-empty", 1, 0.01, 2, 0.9, 4, 0, 0, FORMAT1);
-	/* format 3: windowed values */
+	/* windowed values */
 	{
 		static const int small[] = {1, 3, 0, 2};
 		static const int mixed[] = {5, 40, 300, 0};
+		static const int small3[] = {20, 3, 0, 9};
 
-		emit_window(root, "window-small", 7, 9, small, false);
-		emit_window(root, "window-mixed", 30, 12, mixed, true);
-		emit_window(root, "window-mixed-live", 30, 12, mixed, false);
+		emit_window_v3(root, "window3-small", 7, 5, small3);
+		emit_window_v3(root, "window3-mixed", 30, 12, mixed);
+		emit_window(root, "window4-small", 7, 9, small, false);
+		emit_window(root, "window4-mixed", 30, 12, mixed, true);
+		emit_window(root, "window4-mixed-live", 30, 12, mixed, false);
 	}
 	snprintf(dir, sizeof(dir), "%s/fuzz_window", root);
 	mkdir(dir, 0777);

@@ -830,6 +830,8 @@ status_messages(void)
 static const char *const fuzz_cases[] = {
 	/* a huge format-v1-draft tier (32-byte directory entries): rejected */
 	"AQABBAIAAQAAAAAAexSuR+F6hD/NzMzMzMzsPwEAAAEAAAAAAf8AAAAA////////+wsAAA8AAAAAAAAACgAB/wAAAAAAAAAAAAAAAA==",
+	/* a one-byte windowed value (version 3): refused without reading a flags byte */
+	"Aw==",
 };
 
 /* Every past fuzz finding still passes both targets. */

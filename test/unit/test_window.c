@@ -44,9 +44,10 @@ empty_window(void)
 	CHECK(win_encode_valid(4, &w, &f, &v));
 	CHECK(f.len == SBF_WIN_HEADER_BYTES);
 	CHECK(!sbf_win_contains(&v, elem(1), 29));
-	/* the one validator dispatches version 3 */
+	/* the one validator dispatches the windowed form: version 4, WINDOWED */
 	CHECK(sbf_validate(SBF_PAYLOAD(&f), f.len, &gv) == SBF_OK);
-	CHECK(gv.version == 3);
+	CHECK(gv.version == 4 && (gv.flags & SBF_WIN_FLAG_WINDOWED) != 0);
+	CHECK(sbf_view_windowed(&gv));
 	/* and the segmented readers refuse it */
 	CHECK(sbf_parse_prefix(SBF_PAYLOAD(&f), f.len, f.len, &gv) != SBF_OK);
 	sbf_filter_free(&f);
@@ -168,7 +169,11 @@ fpr_within_error_rate(void)
 	sbf_win_free(&w);
 }
 
-/* A compacted bucket of 1,000 or more costs at most 18 bits per element. */
+/*
+ * A compacted bucket of 1,000 or more costs at most 19 bits per element
+ * (1.2: 18; format 4 writes a fused segment, whose small-set factor costs
+ * more at 1,000 than the windowed bloom segment did: measured 18.85).
+ */
 static void
 bits_per_element(void)
 {
@@ -191,7 +196,7 @@ bits_per_element(void)
 		fprintf(stderr, "  %u elements: %.2f bits each (live, closed)\n", sizes[i],
 				(f.len + 4) * 8.0 / sizes[i]);
 		if (sizes[i] <= SBF_WIN_OPEN_MAX)
-			CHECK((f.len + 4) * 8.0 / sizes[i] <= 18.0);
+			CHECK((f.len + 4) * 8.0 / sizes[i] <= 19.0);
 		CHECK((f.len + 4) * 8.0 / sizes[i] <= 18.0 * 1.3);
 		sbf_filter_free(&f);
 		sbf_win_free(&w);
@@ -530,7 +535,7 @@ union_incompatible_and_over_budget(void)
 				b,
 				c;
 	SbfFilter	fa,
-				fb,
+				fb[3],
 				fc;
 	SbfWinView	va,
 				vb,
@@ -545,22 +550,25 @@ union_incompatible_and_over_budget(void)
 	CHECK(sbf_win_union(&a, &vc) == SBF_E_INCOMPATIBLE);
 	sbf_win_free(&a);
 	sbf_win_free(&c);
-	/* two different right-sized buckets of the same day: over the budget */
+	/*
+	 * different right-sized buckets of the same days: a fused segment spends
+	 * 2^-f <= P^1.04, so two fit a bucket's budget P and a third does not
+	 */
 	build(&a, 0, 3000, 5);
-	build(&b, 5000, 8000, 5);
-	for (i = 0; i < 1; i++)
+	CHECK(sbf_win_compact(&a, true) == SBF_OK);
+	sbf_filter_free(&fa);
+	for (i = 1; i <= 2; i++)
 	{
-		CHECK(sbf_win_compact(&a, true) == SBF_OK);
+		build(&b, 5000 * i, 5000 * i + 3000, 5);
 		CHECK(sbf_win_compact(&b, true) == SBF_OK);
+		CHECK(win_encode_valid(4, &b, &fb[i], &vb));
+		CHECK(sbf_win_union(&a, &vb) == (i == 1 ? SBF_OK : SBF_E_OVER_BUDGET));
+		sbf_win_free(&b);
 	}
-	sbf_filter_free(&fa);
-	CHECK(win_encode_valid(4, &a, &fa, &va));
-	CHECK(win_encode_valid(4, &b, &fb, &vb));
-	CHECK(sbf_win_union(&a, &vb) == SBF_E_OVER_BUDGET);
+	/* a's segments borrow the inputs' bytes: freed after a */
 	sbf_win_free(&a);
-	sbf_win_free(&b);
-	sbf_filter_free(&fa);
-	sbf_filter_free(&fb);
+	sbf_filter_free(&fb[1]);
+	sbf_filter_free(&fb[2]);
 	sbf_filter_free(&fc);
 }
 
@@ -723,15 +731,11 @@ validator_rejects(void)
 	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_SEGMENT);
 	sbf_store16(buf + SBF_WIN_HEADER_BYTES, 0);
 	CHECK(sbf_win_validate(buf, len, &v) == SBF_OK);
-	/* bits that overspend the bucket's budget: every word but the last full */
-	{
-		uint64_t	m = sbf_load64(buf + SBF_WIN_HEADER_BYTES + 8);
-		size_t		words = (size_t) (m / 64 + (m % 64 != 0));
-
-		CHECK(words >= 2);
-		memset(buf + v.bits_offset, 0xFF, (words - 1) * 8);
-		CHECK(sbf_win_validate(buf, len, &v) == SBF_E_WINDOW);
-	}
+	/* a segment over the bucket's budget: a smaller error_rate */
+	sbf_store_double(buf + 32, 1e-6);
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_E_WINDOW);
+	sbf_store_double(buf + 32, 0.01);
+	CHECK(sbf_win_validate(buf, len, &v) == SBF_OK);
 	sbf_filter_free(&f);
 	sbf_win_free(&w);
 }

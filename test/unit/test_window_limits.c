@@ -329,7 +329,7 @@ parse_checks_directory_order(void)
 		buf = SBF_PAYLOAD(&f);
 		/* swap the two ages: 0 then 3 becomes 3 then 0 */
 		sbf_store16(buf + SBF_WIN_HEADER_BYTES, 3);
-		sbf_store16(buf + SBF_WIN_HEADER_BYTES + SBF_WIN_SEGDIR_BYTES, 0);
+		sbf_store16(buf + SBF_WIN_HEADER_BYTES + SBF_WIN4_SEGDIR_BYTES, 0);
 		CHECK(sbf_win_parse(buf, f.len, &v) == SBF_E_WINDOW);
 	}
 	sbf_filter_free(&f);

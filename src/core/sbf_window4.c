@@ -1,0 +1,344 @@
+/*
+ * sbf_window4.c
+ *	  Segments of windowed filters with a kind (docs/format4.md, section 8):
+ *	  the one decode of a directory entry of version 3 (16 bytes, kind 4
+ *	  windowed bloom) or version 4 (24 bytes: age, reserved, count, kind
+ *	  descriptor), version 4's segment checks for the validator, the canonical
+ *	  segment order, a bucket's segment made from its hashes with the kind of
+ *	  sbf_kind_choose, and the canonical encoding (always version 4: a
+ *	  version-3 value is relabelled when written, its segments kind 4).
+ */
+#include <math.h>
+
+#include "sbf_internal.h"
+#include "sbf_window.h"
+
+/* version-4 entry fields */
+#define W4_AGE			0
+#define W4_RESERVED		2
+#define W4_COUNT		4
+#define W4_DESC			8
+
+/* The entry bytes of directory entry j. */
+static inline const uint8_t *
+entry_at(const SbfWinView *v, uint32_t j)
+{
+	return v->buf + SBF_WIN_HEADER_BYTES + (size_t) j * sbf_win_entry_bytes(v);
+}
+
+/*
+ * A version-3 entry: age, k, count, m; its kind is 4 (windowed bloom) and
+ * its area follows the previous one directly.
+ */
+static SbfStatus
+entry_v3(const uint8_t *e, SbfWinSeg *seg)
+{
+	memset(&seg->g, 0, sizeof(seg->g));
+	seg->age = sbf_load16(e);
+	seg->count = sbf_load32(e + 4);
+	seg->g.kind = SBF_KIND_WBLOOM;
+	seg->g.width = e[2];
+	seg->g.size = sbf_load64(e + 8);
+	seg->ops = &sbf_kind_wbloom_ops;
+	if (e[3] != 0 || seg->ops->check_geom(&seg->g) != SBF_OK)
+		return SBF_E_SEGMENT;
+	return SBF_OK;
+}
+
+/* A version-4 entry: kinds 2, 3 and 4 only (kind 1 is never windowed). */
+static SbfStatus
+entry_v4(const uint8_t *e, SbfWinSeg *seg)
+{
+	SbfStatus	st;
+
+	seg->age = sbf_load16(e + W4_AGE);
+	seg->count = sbf_load32(e + W4_COUNT);
+	st = sbf_kind_decode(e + W4_DESC, &seg->g);
+	if (st != SBF_OK)
+		return st;
+	if (sbf_load16(e + W4_RESERVED) != 0 || seg->g.kind == SBF_KIND_BLOOM)
+		return SBF_E_SEGMENT;
+	seg->ops = sbf_kind_ops(seg->g.kind);
+	return SBF_OK;
+}
+
+/* Entry j at running data offset *off (checked: see sbf_window.h). */
+SbfStatus
+sbf_win_entry(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
+{
+	const uint8_t *e = entry_at(v, j);
+	SbfStatus	st;
+	size_t		pad;
+	size_t		start = *off;
+
+	st = v->version == SBF_WIN_VERSION ? entry_v3(e, seg) : entry_v4(e, seg);
+	if (st != SBF_OK)
+		return st;
+	if (!seg->ops->bytes(&seg->g, &seg->bytes))
+		return SBF_E_SEGMENT;
+	if (v->version != SBF_WIN_VERSION)
+		start = sbf_kind_area_start(&seg->g, *off, &pad);
+	if (start > v->len || seg->bytes > v->len - start)
+		return SBF_E_TRUNCATED;
+	seg->bits = v->buf + start;
+	seg->owned = false;
+	seg->fpr = 0.0;
+	*off = start + (size_t) seg->bytes;
+	return SBF_OK;
+}
+
+/* Entry j of a parsed view (the parse checked every entry). */
+void
+sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
+{
+	(void) sbf_win_entry(v, j, off, seg);
+}
+
+/* Membership of h in one segment (its kind's probe). */
+bool
+sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h)
+{
+	return seg->ops->contains(&seg->g, seg->bits, h);
+}
+
+/* The rate of a segment's data for a hash never added. */
+double
+sbf_win_segment_fpr(const SbfWinSeg *seg)
+{
+	return seg->ops->rate_of(&seg->g, seg->bits);
+}
+
+/*
+ * Order of two segments: (age, descriptor bytes, count), then the data, the
+ * canonical directory order of version 4; with bits_first (age, descriptor,
+ * data, count), which puts segments of equal data side by side.
+ */
+int
+sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b, bool bits_first)
+{
+	uint8_t		da[SBF_KIND_DESC_BYTES];
+	uint8_t		db[SBF_KIND_DESC_BYTES];
+	int			c;
+
+	if (a->age != b->age)
+		return a->age < b->age ? -1 : 1;
+	sbf_kind_encode(&a->g, da);
+	sbf_kind_encode(&b->g, db);
+	c = memcmp(da, db, SBF_KIND_DESC_BYTES);
+	if (c != 0)
+		return c;
+	/* same descriptor: same data bytes */
+	if (bits_first)
+		c = memcmp(a->bits, b->bits, (size_t) a->bytes);
+	if (c == 0 && a->count != b->count)
+		c = a->count < b->count ? -1 : 1;
+	if (c == 0 && !bits_first)
+		c = memcmp(a->bits, b->bits, (size_t) a->bytes);
+	return c;
+}
+
+/* Whether the bytes buf[from..to) are all zero. */
+static bool
+zero_bytes(const uint8_t *buf, size_t from, size_t to)
+{
+	size_t		i;
+
+	for (i = from; i < to; i++)
+		if (buf[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Version 4's segments, after the parse: each one's descriptor and data
+ * (sbf_kind_check), zero padding before it, strictly ascending canonical
+ * order, and every bucket's rates (rate_of, linear in the data bytes) within
+ * its budget P = e/B.
+ */
+SbfStatus
+sbf_win4_check_segments(const SbfWinView *v)
+{
+	double		budget = sbf_win_budget(v) * SBF_WIN_BUDGET_SLACK;
+	double		spent = 0.0;
+	size_t		off = v->bits_offset;
+	SbfWinSeg	prev = {0};
+	uint32_t	j;
+
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+		SbfKindGeom g;
+		uint64_t	used;
+		size_t		end = off;
+		SbfStatus	st = sbf_win_entry(v, j, &off, &seg);
+		size_t		start = (size_t) (seg.bits - v->buf);
+
+		if (st != SBF_OK)
+			return st;
+		st = sbf_kind_check(entry_at(v, j) + W4_DESC, seg.bits, v->len - start,
+							&g, &used);
+		if (st != SBF_OK)
+			return st;
+		if (!zero_bytes(v->buf, end, start))
+			return SBF_E_BITS;
+		if (j > 0 && sbf_win_segment_cmp(&prev, &seg, false) >= 0)
+			return SBF_E_WINDOW;
+		if (j == 0 || seg.age != prev.age)
+			spent = 0.0;
+		spent += sbf_win_segment_fpr(&seg);
+		if (!(spent <= budget))
+			return SBF_E_WINDOW;
+		prev = seg;
+	}
+	return SBF_OK;
+}
+
+/*
+ * A segment of the n >= 1 strictly ascending hashes h at rate share, of the
+ * kind sbf_kind_choose gives (a fused build that no seed peels becomes
+ * blocked), its data allocated through a (owned).  The geometry is planned
+ * first: when max_bytes is not 0 and the area would take max_bytes or more,
+ * *built is false and nothing is allocated (the caller keeps the pairs).
+ * SBF_E_PARAM or SBF_E_TOO_LARGE: no kind reaches share for n.
+ */
+SbfStatus
+sbf_win_make_segment(const uint64_t *h, uint32_t n, double share,
+					 uint64_t max_bytes, const SbfAllocator *a,
+					 SbfWinSeg *seg, bool *built)
+{
+	SbfStatus	st;
+	uint8_t    *data;
+
+	*built = false;
+	memset(seg, 0, sizeof(*seg));
+	st = sbf_kind_choose(n, share, &seg->g, &seg->bytes);
+	if (st != SBF_OK)
+		return st;
+	if (max_bytes != 0 && seg->bytes >= max_bytes)
+		return SBF_OK;
+	if (seg->bytes > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	seg->ops = sbf_kind_ops(seg->g.kind);
+	data = a->alloc((size_t) seg->bytes, a->ctx);
+	if (data == NULL)
+		return SBF_E_NOMEM;
+	st = seg->ops->build(&seg->g, data, h, n, a);
+	if (st == SBF_E_SEGMENT && seg->g.kind == SBF_KIND_FUSED)
+	{
+		/* no seed peeled: the set is stored blocked, only larger */
+		a->free(data, a->ctx);
+		st = sbf_kind_blocked_ops.plan(n, share, &seg->g, &seg->bytes);
+		if (st != SBF_OK)
+			return st;
+		if (seg->bytes > SBF_MAX_BYTES)
+			return SBF_E_TOO_LARGE;
+		seg->ops = &sbf_kind_blocked_ops;
+		data = a->alloc((size_t) seg->bytes, a->ctx);
+		if (data == NULL)
+			return SBF_E_NOMEM;
+		st = seg->ops->build(&seg->g, data, h, n, a);
+	}
+	if (st != SBF_OK)
+	{
+		a->free(data, a->ctx);
+		return st;
+	}
+	seg->count = n;
+	seg->bits = data;
+	seg->owned = true;
+	seg->fpr = sbf_win_segment_fpr(seg);
+	*built = true;
+	return SBF_OK;
+}
+
+/*
+ * The payload length of w's canonical version-4 encoding, and each segment's
+ * data offset into offs (nsegs entries): SBF_E_TOO_LARGE past SBF_MAX_BYTES.
+ */
+static SbfStatus
+layout(const SbfWindow *w, size_t *offs, uint64_t *total)
+{
+	uint64_t	off = SBF_WIN_HEADER_BYTES + (uint64_t) w->nsegs * SBF_WIN4_SEGDIR_BYTES;
+	uint32_t	j;
+
+	for (j = 0; j < w->nsegs; j++)
+	{
+		size_t		pad;
+
+		if (off > SBF_MAX_BYTES)
+			return SBF_E_TOO_LARGE;
+		off = sbf_kind_area_start(&w->segs[j].g, (size_t) off, &pad);
+		offs[j] = (size_t) off;
+		off += w->segs[j].bytes;	/* each area <= SBF_MAX_STORED_BYTES */
+	}
+	off += (uint64_t) w->npairs * SBF_WIN_PAIR_BYTES;
+	if (off > SBF_MAX_BYTES)
+		return SBF_E_TOO_LARGE;
+	*total = off;
+	return SBF_OK;
+}
+
+/* Header, directory, data areas (padding zero) and pairs into buf. */
+static void
+write_payload(const SbfWindow *w, const size_t *offs, size_t total, uint8_t *buf)
+{
+	size_t		poff = total - (size_t) w->npairs * SBF_WIN_PAIR_BYTES;
+	uint32_t	j;
+
+	buf[0] = SBF_WIN4_VERSION;
+	buf[1] = (uint8_t) ((w->flags & SBF_WIN_FLAG_STARTED) | SBF_WIN_FLAG_WINDOWED);
+	buf[2] = SBF_HASH_XXH3;
+	sbf_store16(buf + 4, (uint16_t) w->p.buckets);
+	sbf_store32(buf + 8, w->nsegs);
+	sbf_store32(buf + 12, w->npairs);
+	sbf_store64(buf + 16, (uint64_t) w->p.width);
+	sbf_store64(buf + 24, (uint64_t) ((w->flags & SBF_WIN_FLAG_STARTED) ? w->newest : 0));
+	sbf_store_double(buf + 32, w->p.error_rate);
+	for (j = 0; j < w->nsegs; j++)
+	{
+		uint8_t    *e = buf + SBF_WIN_HEADER_BYTES + (size_t) j * SBF_WIN4_SEGDIR_BYTES;
+
+		sbf_store16(e + W4_AGE, w->segs[j].age);
+		sbf_store32(e + W4_COUNT, w->segs[j].count);
+		sbf_kind_encode(&w->segs[j].g, e + W4_DESC);
+		memcpy(buf + offs[j], w->segs[j].bits, (size_t) w->segs[j].bytes);
+	}
+	for (j = 0; j < w->npairs; j++)
+	{
+		sbf_store64(buf + poff + (size_t) j * 8, w->hash[j]);
+		sbf_store16(buf + poff + (size_t) w->npairs * 8 + (size_t) j * 2, w->age[j]);
+	}
+}
+
+/* Writes the canonical payload (version 4, windowed). */
+SbfStatus
+sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix)
+{
+	uint64_t	total;
+	size_t	   *offs;
+	uint8_t    *base;
+	SbfStatus	st;
+
+	sbf_win_sort_segments(w);
+	sbf_filter_start(out, prefix, w->a);
+	offs = w->a->alloc(sizeof(size_t) * (w->nsegs + 1), w->a->ctx);
+	if (offs == NULL)
+		return SBF_E_NOMEM;
+	st = layout(w, offs, &total);
+	if (st == SBF_OK)
+	{
+		base = w->a->alloc(prefix + (size_t) total, w->a->ctx);
+		if (base == NULL)
+			st = SBF_E_NOMEM;
+		else
+		{
+			memset(base, 0, prefix + (size_t) total);
+			write_payload(w, offs, (size_t) total, base + prefix);
+			out->base = base;
+			out->len = (size_t) total;
+			out->cap = (size_t) total;
+		}
+	}
+	w->a->free(offs, w->a->ctx);
+	return st;
+}
