@@ -21,6 +21,7 @@
 #include "sbf.h"
 #include "sbf_errors.h"
 #include "sbf_probe.h"
+#include "sbf_kind.h"
 
 /*
  * Slice reads pay off only when they fetch far fewer chunks than the value
@@ -140,7 +141,9 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 		/* O(i) each; only values with a few segments get far */
 		sbf_get_segment(&s->view, i, &s->segs[i]);
 		fetches += s->segs[i].k;
-		if (fetches * nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE >
+		/* probe bytes are those of bloom segments; other kinds read whole */
+		if (s->segs[i].kind != SBF_KIND_BLOOM ||
+			fetches * nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE >
 			len / TOAST_MAX_CHUNK_SIZE)
 		{
 			pfree(prefix);

@@ -27,6 +27,8 @@
 
 #define SBF_FORMAT_VERSION		2	/* the version written */
 #define SBF_FORMAT_V1			1	/* 1.0's version, read forever */
+#define SBF_FORMAT_V4			4	/* 1.3: segments with a kind (docs/format4.md) */
+#define SBF_FLAG_WINDOWED		0x80	/* version 4: the windowed form */
 #define SBF_HASH_XXH3			1
 #define SBF_FLAG_HLL_DENSE		0x01
 #define SBF_FLAG_EXACT			0x02	/* version 2: exact form */
@@ -397,6 +399,28 @@ extern SbfStatus sbf_hll_add_hash(SbfFilter *f, uint64_t h);
 
 /* Converts an exact filter to the segmented form (no-op if segmented). */
 extern SbfStatus sbf_convert(SbfFilter *f);
+
+/*
+ * Relabels a valid segmented value of version 1 or 2 to version 4 in place
+ * (docs/format4.md, section 2: same bits, same length; version 1 gets
+ * OVERLAP).  SBF_OK also for a plain version-4 value (unchanged);
+ * SBF_E_VERSION for the exact form and the windowed forms.
+ */
+extern SbfStatus sbf_relabel4(uint8_t *buf, size_t len);
+extern SbfStatus sbf_filter_relabel4(SbfFilter *f);
+
+/*
+ * The one builder from sorted hashes (docs/format4.md, section 6): a new
+ * version-4 value, header from p, of one segment holding the n >= 1
+ * strictly ascending distinct hashes h at rate share (the kind
+ * sbf_kind_choose picks; blocked above SBF_FUSED_MAX_BUILD hashes or when
+ * no fused seed peels), its capacity n, and the HyperLogLog of h.  flags:
+ * OVERLAP, CHAIN.  SBF_E_PARAM when h is not strictly ascending.
+ */
+extern SbfStatus sbf_build_sorted(SbfFilter *f, const SbfParams *p,
+								  const uint64_t *h, size_t n, double share,
+								  uint8_t flags, size_t prefix,
+								  const SbfAllocator *a);
 
 /*
  * New empty filter continuing v's growth chain and error budget (CHAIN): its

@@ -5,7 +5,20 @@
 #include "sbf_dir.h"
 #include "sbf_window.h"
 
-/* What each version byte allows: row i is version i + 1. */
+/* kinds allowed in a version-4 entry (docs/format4.md, sections 2 and 8) */
+#define KIND_BIT(k)		(UINT32_C(1) << (k))
+#define KINDS_PLAIN4	(KIND_BIT(SBF_KIND_BLOOM) | KIND_BIT(SBF_KIND_BLOCKED) | \
+						 KIND_BIT(SBF_KIND_FUSED))
+#define KINDS_WINDOW4	(KIND_BIT(SBF_KIND_BLOCKED) | KIND_BIT(SBF_KIND_FUSED) | \
+						 KIND_BIT(SBF_KIND_WBLOOM))
+/* a version-4 windowed entry: age, reserved, count, descriptor */
+#define WIN4_SEGDIR_BYTES	24
+#define WIN4_DESC			8
+
+/*
+ * What each version byte allows: rows 0-2 are versions 1-3; version 4 is
+ * row 3 (plain) and row 4 (windowed), told apart by flag bit 7.
+ */
 const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 	{
 		.version = SBF_FORMAT_V1,
@@ -32,6 +45,24 @@ const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 		.header_bytes = SBF_WIN_HEADER_BYTES, .entry_bytes = SBF_WIN_SEGDIR_BYTES,
 		.segment_ops = &sbf_kind_wbloom_ops,
 	},
+	{
+		.version = SBF_FORMAT_V4,
+		.flags = SBF_FLAG_HLL_DENSE | SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN,
+		.windowed = false, .exact = false, .directory_counts = true,
+		.written = true,
+		.header_bytes = SBF_HEADER_BYTES, .entry_bytes = SBF_SEGDIR_BYTES,
+		.segment_ops = NULL,
+		.desc_offset = SBF_SEG4_DESC, .kinds = KINDS_PLAIN4,
+	},
+	{
+		.version = SBF_FORMAT_V4,
+		.flags = SBF_WIN_FLAG_STARTED | SBF_FLAG_WINDOWED,
+		.windowed = true, .exact = false, .directory_counts = true,
+		.written = true,
+		.header_bytes = SBF_WIN_HEADER_BYTES, .entry_bytes = WIN4_SEGDIR_BYTES,
+		.segment_ops = NULL,
+		.desc_offset = WIN4_DESC, .kinds = KINDS_WINDOW4,
+	},
 };
 
 /* Plain values unite with plain ones (1.0's with 1.1's), windows with windows. */
@@ -40,6 +71,18 @@ sbf_versions_unite(uint8_t a, uint8_t b)
 {
 	const SbfVersion *va = sbf_version(a);
 	const SbfVersion *vb = sbf_version(b);
+
+	if (va == NULL || vb == NULL)
+		return false;
+	return va->windowed == vb->windowed;
+}
+
+/* The same for two payloads: version 4 is plain or windowed by its flag bit 7. */
+bool
+sbf_payloads_unite(const uint8_t *a, const uint8_t *b)
+{
+	const SbfVersion *va = sbf_version_of(a);
+	const SbfVersion *vb = sbf_version_of(b);
 
 	if (va == NULL || vb == NULL)
 		return false;

@@ -25,30 +25,72 @@ typedef struct SbfVersion
 	bool		written;		/* this release writes it */
 	size_t		header_bytes;	/* the directory starts here */
 	size_t		entry_bytes;	/* one directory entry */
-	/* the kind of every segment (formats 1-3 have one per version) */
+	/*
+	 * the kind of every segment (formats 1-3 have one per version); NULL
+	 * when each entry names its kind in a descriptor (format 4)
+	 */
 	const SbfKindOps *segment_ops;
+	/* format 4: the descriptor's offset in an entry, and the kinds allowed */
+	size_t		desc_offset;
+	uint32_t	kinds;			/* bit (1 << kind) set for each kind allowed */
 } SbfVersion;
 
-/* The table, one row a version byte from 1 on (sbf_dir.c). */
-#define SBF_VERSION_ROWS	3
+/*
+ * The table (sbf_dir.c): rows 0-2 are versions 1-3, row 3 version 4 plain
+ * (flag bit 7 clear), row 4 version 4 windowed (flag bit 7 set).
+ */
+#define SBF_VERSION_ROWS	5
 extern const SbfVersion sbf_version_table[SBF_VERSION_ROWS];
 
-/* The row of a version byte, NULL if unknown (inline: every walk starts here). */
+/*
+ * The row of a version byte and a flag byte (byte 1 in both forms), NULL if
+ * unknown (inline: every walk starts here).  Version 4 is two rows: the
+ * windowed form sets flag bit 7 (SBF_FLAG_WINDOWED).
+ */
+static inline const SbfVersion *
+sbf_version_row(uint8_t version, uint8_t flags)
+{
+	if (version >= 1 && version <= 3)
+		return &sbf_version_table[version - 1];
+	if (version == SBF_FORMAT_V4)
+		return &sbf_version_table[(flags & SBF_FLAG_WINDOWED) ? 4 : 3];
+	return NULL;
+}
+
+/* The row of a payload (at least 2 bytes): its version and flag bytes. */
+static inline const SbfVersion *
+sbf_version_of(const uint8_t *buf)
+{
+	return sbf_version_row(buf[0], buf[1]);
+}
+
+/*
+ * The row of a plain value's version byte (SbfView.version: a view is plain
+ * unless it is version 3), NULL if unknown.  A windowed version-4 payload
+ * needs sbf_version_of.
+ */
 static inline const SbfVersion *
 sbf_version(uint8_t version)
 {
-	if (version < 1 || version > SBF_VERSION_ROWS)
-		return NULL;
-	return &sbf_version_table[version - 1];
+	return sbf_version_row(version, 0);
 }
 
 /* Whether values of two known versions may unite (plain with plain, windowed with windowed). */
 extern bool sbf_versions_unite(uint8_t a, uint8_t b);
+/* The same for two payloads (tells plain from windowed version 4). */
+extern bool sbf_payloads_unite(const uint8_t *a, const uint8_t *b);
 
 /* One directory entry as the iterator decodes it. */
 typedef struct SbfDirEntry
 {
+	/* the kind's row; NULL when the descriptor is not valid (st) */
 	const SbfKindOps *ops;
+	/*
+	 * format 4: SBF_OK, or SBF_E_SEGMENT when the descriptor is malformed,
+	 * its kind unknown or not allowed in this form, or its data too large;
+	 * formats 1-3: always SBF_OK (their validators check the fields)
+	 */
+	SbfStatus	st;
 	SbfKindGeom g;				/* kind, size (m), width (k; 0 when out of range) */
 	uint64_t	capacity;		/* plain */
 	uint64_t	count;
@@ -57,6 +99,8 @@ typedef struct SbfDirEntry
 	uint32_t	index;			/* entry number */
 	const uint8_t *entry;		/* the entry's bytes */
 	size_t		data;			/* payload offset of the data area */
+	size_t		pad;			/* zero bytes before it (format 4 line alignment) */
+	uint64_t	bytes;			/* its length (0 when st is not SBF_OK) */
 } SbfDirEntry;
 
 typedef struct SbfDirIter
@@ -77,51 +121,95 @@ sbf_dir_start(SbfDirIter *it, const uint8_t *buf, uint32_t nsegments,
 			  size_t data_offset)
 {
 	it->buf = buf;
-	it->ver = sbf_version(buf[0]);
+	it->ver = sbf_version_of(buf);
 	it->n = it->ver != NULL ? nsegments : 0;
 	it->i = 0;
 	it->off = data_offset;
 }
 
-/* Decodes entry it->i at data offset it->off into e (no check, no advance). */
+/* Decodes a format-4 entry's descriptor into e (kind row, geometry, length). */
+static inline void
+sbf_dir_decode_kind(const SbfVersion *ver, const uint8_t *p, SbfDirEntry *e)
+{
+	e->st = sbf_kind_decode(p + ver->desc_offset, &e->g);
+	e->ops = NULL;
+	e->bytes = 0;
+	if (e->st == SBF_OK && (ver->kinds & (UINT32_C(1) << (e->g.kind & 31))) == 0)
+		e->st = SBF_E_SEGMENT;
+	if (e->st == SBF_OK)
+	{
+		e->ops = sbf_kind_ops(e->g.kind);
+		if (!e->ops->bytes(&e->g, &e->bytes))
+		{
+			e->st = SBF_E_SEGMENT;
+			e->bytes = 0;
+		}
+	}
+	if (e->st != SBF_OK)
+		e->ops = NULL;
+}
+
+/*
+ * Decodes entry it->i whose data area would follow offset it->off into e
+ * (no check, no advance; format 4 places the area after its padding).
+ */
 static inline void
 sbf_dir_decode(const SbfDirIter *it, SbfDirEntry *e)
 {
-	const uint8_t *p = it->buf + it->ver->header_bytes +
-		(size_t) it->i * it->ver->entry_bytes;
-	uint32_t	k;
+	const SbfVersion *ver = it->ver;
+	const uint8_t *p = it->buf + ver->header_bytes +
+		(size_t) it->i * ver->entry_bytes;
+	uint32_t	k = 0;
 
 	memset(&e->g, 0, sizeof(e->g));
-	e->ops = it->ver->segment_ops;
-	e->g.kind = e->ops->kind;
+	e->st = SBF_OK;
 	e->index = it->i;
 	e->entry = p;
-	e->data = it->off;
-	if (it->ver->windowed)
+	e->pad = 0;
+	if (ver->windowed)
 	{
 		e->age = sbf_load16(p);
-		k = p[2];
 		e->count = sbf_load32(p + 4);
-		e->g.size = sbf_load64(p + 8);
 		e->capacity = 0;
 		e->error = 0.0;
+		if (ver->segment_ops != NULL)
+		{
+			k = p[2];
+			e->g.size = sbf_load64(p + 8);
+		}
 	}
 	else
 	{
 		e->capacity = sbf_load64(p + SBF_SEG_CAPACITY);
 		e->count = sbf_load64(p + SBF_SEG_COUNT);
-		e->g.size = sbf_load64(p + SBF_SEG_NBITS);
-		e->error = sbf_load_double(p + SBF_SEG_ERROR);
-		k = sbf_load16(p + SBF_SEG_K);
 		e->age = 0;
+		if (ver->segment_ops != NULL)
+		{
+			e->g.size = sbf_load64(p + SBF_SEG_NBITS);
+			e->error = sbf_load_double(p + SBF_SEG_ERROR);
+			k = sbf_load16(p + SBF_SEG_K);
+		}
+		else
+			e->error = sbf_load_double(p + SBF_SEG4_ERROR);
 	}
-	e->g.width = (uint8_t) (k <= UINT8_MAX ? k : 0);
+	if (ver->segment_ops != NULL)
+	{
+		/* formats 1-3: one kind per version, fields checked by the validators */
+		e->ops = ver->segment_ops;
+		e->g.kind = e->ops->kind;
+		e->g.width = (uint8_t) (k <= UINT8_MAX ? k : 0);
+		e->bytes = sbf_words_bytes(e->g.size);
+		e->data = it->off;
+		return;
+	}
+	sbf_dir_decode_kind(ver, p, e);
+	e->data = e->st == SBF_OK ? sbf_kind_area_start(&e->g, it->off, &e->pad) : it->off;
 }
 
 /*
  * The next entry into e, and its data area skipped: false at the end.  The
  * data length of an entry whose geometry is out of range is not meaningful
- * (validators check the geometry before going on).
+ * (validators check the geometry, and e->st, before going on).
  */
 static inline bool
 sbf_dir_next(SbfDirIter *it, SbfDirEntry *e)
@@ -129,7 +217,7 @@ sbf_dir_next(SbfDirIter *it, SbfDirEntry *e)
 	if (it->i >= it->n)
 		return false;
 	sbf_dir_decode(it, e);
-	it->off += (size_t) sbf_words_bytes(e->g.size);
+	it->off = e->data + (size_t) e->bytes;
 	it->i++;
 	return true;
 }

@@ -409,6 +409,9 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 
 	if (inserted)
 		*inserted = false;
+	/* adds to version 4 are wired by the writers of format 4 (not yet) */
+	if (SBF_PAYLOAD(f)[0] == SBF_FORMAT_V4)
+		return SBF_E_VERSION;
 	memcpy(vflags, SBF_PAYLOAD(f), 2);
 	sbf_upgrade_v1(f);
 	st = add_hash(f, h, inserted);
@@ -528,6 +531,8 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	int			p;
 	SbfStatus	st;
 
+	if (SBF_PAYLOAD(f)[0] == SBF_FORMAT_V4)
+		return SBF_E_VERSION;
 	sbf_upgrade_v1(f);
 	sbf_filter_view(f, &v);
 	/*
@@ -675,6 +680,8 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 
 	sbf_view_params(v, &p);
 	sbf_filter_start(f, prefix, a);
+	if (v->version == SBF_FORMAT_V4)
+		return SBF_E_VERSION;
 	if (sbf_is_exact(v))
 		return create_filter(f, &p, v->first_capacity, v->first_error, true,
 							 v->flags & SBF_FLAG_CHAIN, prefix, a);

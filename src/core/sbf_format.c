@@ -248,7 +248,7 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 	if (avail < SBF_HEADER_BYTES)
 		return SBF_E_TRUNCATED;
 	read_header(buf, v);
-	ver = sbf_version(v->version);
+	ver = sbf_version_of(buf);
 	if (ver == NULL || ver->windowed)
 		return SBF_E_VERSION;
 	if ((v->flags & ~ver->flags) != 0)
@@ -270,8 +270,12 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 	{
-		if (sbf_load32(e.entry + SBF_SEG_RESERVED) != 0 ||
-			sbf_load16(e.entry + SBF_SEG_RESERVED16) != 0)
+		/* format 4: descriptor, kind allowed here, data length */
+		if (e.st != SBF_OK)
+			return SBF_E_SEGMENT;
+		if (ver->segment_ops != NULL &&
+			(sbf_load32(e.entry + SBF_SEG_RESERVED) != 0 ||
+			 sbf_load16(e.entry + SBF_SEG_RESERVED16) != 0))
 			return SBF_E_FLAGS;
 		if (e.ops->check_entry(&e.g, e.capacity, e.count, e.error) != SBF_OK ||
 			e.ops->check_geom(&e.g) != SBF_OK)
@@ -342,11 +346,19 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 		return SBF_OK;
 	}
 
-	/* each kind checks its data (bloom: no bit at or past m) */
+	/*
+	 * each kind checks its data (bloom: no bit at or past m); the padding
+	 * before a format-4 blocked area is zero
+	 */
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
+	{
+		for (i = 0; i < e.pad; i++)
+			if (buf[e.data - e.pad + i] != 0)
+				return SBF_E_BITS;
 		if (e.ops->check_data(&e.g, buf + e.data) != SBF_OK)
 			return SBF_E_BITS;
+	}
 
 	return sbf_hll_check(buf + v->hll_offset, v->hll_bytes,
 						 (v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
@@ -496,6 +508,15 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 			uint32_t	k = e.g.width;
 			const uint8_t *words = v->buf + e.data;
 
+			if (e.g.kind != SBF_KIND_BLOOM)
+			{
+				/* the other kinds probe one line or three slots a hash */
+				for (b = 0; b < nb; b++)
+					if (!hit[b])
+						hit[b] = e.ops->contains(&e.g, words, h[base + b]);
+				continue;
+			}
+
 			for (b = 0; b < nb; b++)
 			{
 				if (hit[b])
@@ -584,9 +605,16 @@ double
 sbf_segment_expected_fill(const SbfView *v, uint32_t i)
 {
 	SbfSegment	seg;
+	double		bits;
 
-	sbf_read_segment(v->buf, i, &seg);
-	return -expm1((double) seg.k * (double) seg.count * log1p(-1.0 / (double) seg.nbits));
+	sbf_get_segment(v, i, &seg);
+	/* a blocked segment's lines hold 512 bits each; a fused one has no fill model */
+	bits = (double) seg.nbits;
+	if (seg.kind == SBF_KIND_BLOCKED)
+		bits *= SBF_BLOCKED_LINE_BITS;
+	else if (seg.kind == SBF_KIND_FUSED)
+		return 0.5;
+	return -expm1((double) seg.k * (double) seg.count * log1p(-1.0 / bits));
 }
 
 /*
@@ -607,8 +635,10 @@ fpr_of_fills(const SbfView *v, bool expected)
 	{
 		double		p;
 
-		if (expected)
+		if (expected && e.g.kind == SBF_KIND_BLOOM)
 			p = pow(sbf_segment_expected_fill(v, e.index), (double) e.g.width);
+		else if (expected)
+			p = e.ops->rate_at(&e.g, e.count);
 		else
 			p = e.ops->rate_of(&e.g, v->buf + e.data);
 		pass *= 1.0 - p;
@@ -642,26 +672,42 @@ sbf_hll_cardinality_parts(const SbfView *v, const uint8_t *hll)
 }
 
 /*
- * Expected distinct elements behind a count of c inserts into a segment of m
- * bits and k hashes while earlier segments pass a probe with probability
- * pass (1 - their false-positive rate): the integral of dx / (1 - q(x)),
- * q(x) = 1 - pass (1 - (1 - e^(-kx/m))^k), by Simpson's rule.
+ * The model's false-positive rate of the segment of e with x elements: a
+ * bloom kind's (1 - e^(-kx/m))^k, a blocked segment's Putze rate at x/L
+ * (docs/format4.md, section 7, Counts).
  */
 static double
-segment_distinct(uint64_t c, uint64_t m, uint32_t k, double pass)
+model_fpr(const SbfDirEntry *e, double x)
+{
+	if (e->g.kind == SBF_KIND_BLOCKED)
+		return sbf_blocked_fpr(x / (double) e->g.size, e->g.width);
+	return pow(1.0 - exp(-(double) e->g.width * x / (double) e->g.size),
+			   (double) e->g.width);
+}
+
+/*
+ * Expected distinct elements behind a count of c inserts into the segment
+ * of e while earlier segments pass a probe with probability pass (1 - their
+ * false-positive rate): the integral of dx / (1 - q(x)), q(x) = 1 - pass
+ * (1 - fpr(x)), by Simpson's rule.  A fused segment counts its complete set
+ * exactly.
+ */
+static double
+segment_distinct(const SbfDirEntry *e, double pass)
 {
 #define SBF_COUNT_STEPS 64
+	uint64_t	c = e->count;
 	double		h = (double) c / SBF_COUNT_STEPS;
 	double		sum = 0.0;
 	int			i;
 
 	if (c == 0)
 		return 0.0;
+	if (e->g.kind == SBF_KIND_FUSED)
+		return (double) c;
 	for (i = 0; i <= SBF_COUNT_STEPS; i++)
 	{
-		double		x = h * i;
-		double		fpr = pow(1.0 - exp(-(double) k * x / (double) m), (double) k);
-		double		g = pass * (1.0 - fpr);
+		double		g = pass * (1.0 - model_fpr(e, h * i));
 		double		w = (i == 0 || i == SBF_COUNT_STEPS) ? 1.0 : (i % 2 ? 4.0 : 2.0);
 
 		/* a saturated model (q -> 1) cannot say more than the count */
@@ -682,7 +728,7 @@ sbf_directory_count(const SbfView *v)
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 	{
-		total += segment_distinct(e.count, e.g.size, e.g.width, pass);
+		total += segment_distinct(&e, pass);
 		/* the model's false-positive rate of this segment at its count */
 		pass *= 1.0 - e.ops->rate_at(&e.g, e.count);
 	}
@@ -705,10 +751,15 @@ sbf_count_source(const SbfView *v)
 double
 sbf_segment_fill(const SbfView *v, uint32_t i)
 {
-	SbfSegment	seg;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	sbf_get_segment(v, i, &seg);
-	return sbf_bits_fill(v->buf + seg.words_offset, seg.nbits);
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e) && e.index < i)
+		;
+	/* bloom: m bits; the other kinds: every bit of their area */
+	return sbf_bits_fill(v->buf + e.data, e.g.kind == SBF_KIND_BLOOM ?
+						 e.g.size : e.bytes * 8);
 }
 
 /*

@@ -46,6 +46,9 @@
 #define SBF_SEG_K				32
 #define SBF_SEG_RESERVED16		34
 #define SBF_SEG_RESERVED		36
+/* format 4 (docs/format4.md, section 2): the error moves, a kind descriptor follows */
+#define SBF_SEG4_ERROR			16
+#define SBF_SEG4_DESC			24
 
 /* payload offset of directory entry i */
 #define SBF_SEGDIR_OFFSET(i)	(SBF_HEADER_BYTES + (size_t) (i) * SBF_SEGDIR_BYTES)

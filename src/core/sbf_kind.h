@@ -222,6 +222,21 @@ extern SbfStatus sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data,
 										  bool (*insert) (const SbfKindGeom *,
 														  uint8_t *, uint64_t));
 
+/*
+ * The largest complete set written fused (docs/format4.md, section 6): a
+ * fused build costs 2-3x a blocked one, so above this the builder writes
+ * blocked.
+ */
+#define SBF_FUSED_MAX_BUILD		((uint64_t) 1 << 22)
+
+/*
+ * The builder's geometry for n hashes at share (sbf_build.c):
+ * sbf_kind_choose up to SBF_FUSED_MAX_BUILD hashes when fused_ok, else
+ * blocked.
+ */
+extern SbfStatus sbf_build_plan(uint64_t n, double share, bool fused_ok,
+								SbfKindGeom *g, uint64_t *bytes);
+
 /* ---- blocked internals shared with tests and benchmarks ---- */
 
 /* Putze et al.'s rate of a blocked filter with lambda elements a line, k probes. */

@@ -12,9 +12,9 @@
 #include "sbf_kind.h"
 
 #define SBF_WIN_VERSION			3	/* 1.2's windowed form, read forever */
-#define SBF_WIN4_VERSION		4	/* format 4, flag bit 7 set (docs/format4.md, 8) */
+#define SBF_WIN4_VERSION		SBF_FORMAT_V4	/* with flag bit 7 set (docs/format4.md, 8) */
 #define SBF_WIN_FLAG_STARTED	0x01
-#define SBF_WIN_FLAG_WINDOWED	0x80	/* version 4: the windowed form */
+#define SBF_WIN_FLAG_WINDOWED	SBF_FLAG_WINDOWED	/* version 4: the windowed form */
 #define SBF_WIN_HEADER_BYTES	40
 #define SBF_WIN_SEGDIR_BYTES	16	/* version 3 */
 #define SBF_WIN4_SEGDIR_BYTES	24	/* version 4: age, reserved, count, descriptor */

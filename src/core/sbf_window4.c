@@ -10,10 +10,10 @@
  */
 #include <math.h>
 
-#include "sbf_internal.h"
+#include "sbf_dir.h"
 #include "sbf_window.h"
 
-/* version-4 entry fields */
+/* version-4 entry fields (the iterator decodes them; the writer writes them) */
 #define W4_AGE			0
 #define W4_RESERVED		2
 #define W4_COUNT		4
@@ -27,63 +27,42 @@ entry_at(const SbfWinView *v, uint32_t j)
 }
 
 /*
- * A version-3 entry: age, k, count, m; its kind is 4 (windowed bloom) and
- * its area follows the previous one directly.
+ * Entry j at running data offset *off (checked: see sbf_window.h), through
+ * the directory iterator (sbf_dir.h): version 3's entries are kind 4,
+ * version 4's name their kind (2, 3 or 4) in a descriptor and their area
+ * follows its line-alignment padding.  What the iterator leaves to the
+ * format is checked here: version 3's geometry and zero byte 3, version 4's
+ * zero reserved field.
  */
-static SbfStatus
-entry_v3(const uint8_t *e, SbfWinSeg *seg)
-{
-	memset(&seg->g, 0, sizeof(seg->g));
-	seg->age = sbf_load16(e);
-	seg->count = sbf_load32(e + 4);
-	seg->g.kind = SBF_KIND_WBLOOM;
-	seg->g.width = e[2];
-	seg->g.size = sbf_load64(e + 8);
-	seg->ops = &sbf_kind_wbloom_ops;
-	if (e[3] != 0 || seg->ops->check_geom(&seg->g) != SBF_OK)
-		return SBF_E_SEGMENT;
-	return SBF_OK;
-}
-
-/* A version-4 entry: kinds 2, 3 and 4 only (kind 1 is never windowed). */
-static SbfStatus
-entry_v4(const uint8_t *e, SbfWinSeg *seg)
-{
-	SbfStatus	st;
-
-	seg->age = sbf_load16(e + W4_AGE);
-	seg->count = sbf_load32(e + W4_COUNT);
-	st = sbf_kind_decode(e + W4_DESC, &seg->g);
-	if (st != SBF_OK)
-		return st;
-	if (sbf_load16(e + W4_RESERVED) != 0 || seg->g.kind == SBF_KIND_BLOOM)
-		return SBF_E_SEGMENT;
-	seg->ops = sbf_kind_ops(seg->g.kind);
-	return SBF_OK;
-}
-
-/* Entry j at running data offset *off (checked: see sbf_window.h). */
 SbfStatus
 sbf_win_entry(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
 {
-	const uint8_t *e = entry_at(v, j);
-	SbfStatus	st;
-	size_t		pad;
-	size_t		start = *off;
+	SbfDirIter	it;
+	SbfDirEntry e;
 
-	st = v->version == SBF_WIN_VERSION ? entry_v3(e, seg) : entry_v4(e, seg);
-	if (st != SBF_OK)
-		return st;
-	if (!seg->ops->bytes(&seg->g, &seg->bytes))
+	sbf_dir_start(&it, v->buf, v->nsegments, *off);
+	it.i = j;
+	sbf_dir_decode(&it, &e);
+	if (e.st != SBF_OK)
+		return e.st;
+	if (v->version == SBF_WIN_VERSION)
+	{
+		if (e.entry[3] != 0 || e.ops->check_geom(&e.g) != SBF_OK)
+			return SBF_E_SEGMENT;
+	}
+	else if (sbf_load16(e.entry + W4_RESERVED) != 0)
 		return SBF_E_SEGMENT;
-	if (v->version != SBF_WIN_VERSION)
-		start = sbf_kind_area_start(&seg->g, *off, &pad);
-	if (start > v->len || seg->bytes > v->len - start)
+	if (e.data > v->len || e.bytes > v->len - e.data)
 		return SBF_E_TRUNCATED;
-	seg->bits = v->buf + start;
+	seg->age = e.age;
+	seg->count = (uint32_t) e.count;
+	seg->g = e.g;
+	seg->ops = e.ops;
+	seg->bytes = e.bytes;
+	seg->bits = v->buf + e.data;
 	seg->owned = false;
 	seg->fpr = 0.0;
-	*off = start + (size_t) seg->bytes;
+	*off = e.data + (size_t) e.bytes;
 	return SBF_OK;
 }
 

@@ -1,0 +1,63 @@
+/*
+ * sbf_format4.c
+ *	  Format 4's plain form (docs/format4.md, section 2): relabelling a
+ *	  segmented value of versions 1-2 to version 4 in place.  The directory
+ *	  entry keeps its 40 bytes; its bloom fields become a kind-1 descriptor,
+ *	  so no data byte moves.
+ */
+#include "sbf_dir.h"
+
+/*
+ * Rewrites the payload buf (len bytes, a valid segmented value of version 1
+ * or 2) as version 4: byte 0 becomes 4, a version-1 value gets OVERLAP (its
+ * directory counts were never the COUNTS of version 2, as 1.1 relabelled
+ * it), and each entry (capacity, count, m, p, k, reserved 0) becomes
+ * (capacity, count, p, descriptor m / kind 1 / k).  A version-4 value is
+ * left as it is; the exact form and the windowed forms are refused with
+ * SBF_E_VERSION (they have no bloom directory to relabel).
+ */
+SbfStatus
+sbf_relabel4(uint8_t *buf, size_t len)
+{
+	uint16_t	nseg;
+	uint16_t	i;
+
+	if (len < SBF_HEADER_BYTES)
+		return SBF_E_TRUNCATED;
+	if (buf[SBF_OFF_VERSION] == SBF_FORMAT_V4 &&
+		(buf[SBF_OFF_FLAGS] & SBF_FLAG_WINDOWED) == 0)
+		return SBF_OK;
+	if ((buf[SBF_OFF_VERSION] != SBF_FORMAT_V1 &&
+		 buf[SBF_OFF_VERSION] != SBF_FORMAT_VERSION) ||
+		(buf[SBF_OFF_FLAGS] & SBF_FLAG_EXACT) != 0)
+		return SBF_E_VERSION;
+	nseg = sbf_load16(buf + SBF_OFF_NSEGMENTS);
+	if (len < sbf_prefix_size(nseg))
+		return SBF_E_TRUNCATED;
+	for (i = 0; i < nseg; i++)
+	{
+		uint8_t    *e = buf + SBF_SEGDIR_OFFSET(i);
+		SbfKindGeom g;
+		uint64_t	m = sbf_load64(e + SBF_SEG_NBITS);
+		double		p = sbf_load_double(e + SBF_SEG_ERROR);
+		uint16_t	k = sbf_load16(e + SBF_SEG_K);
+
+		memset(&g, 0, sizeof(g));
+		g.kind = SBF_KIND_BLOOM;
+		g.size = m;
+		g.width = (uint8_t) k;
+		sbf_store_double(e + SBF_SEG4_ERROR, p);
+		sbf_kind_encode(&g, e + SBF_SEG4_DESC);
+	}
+	if (buf[SBF_OFF_VERSION] == SBF_FORMAT_V1)
+		buf[SBF_OFF_FLAGS] |= SBF_FLAG_OVERLAP;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_V4;
+	return SBF_OK;
+}
+
+/* sbf_relabel4 on a mutable filter's payload (see sbf_core.h). */
+SbfStatus
+sbf_filter_relabel4(SbfFilter *f)
+{
+	return sbf_relabel4(SBF_PAYLOAD(f), f->len);
+}
