@@ -254,4 +254,25 @@ sbf_dir_segment(const SbfDirEntry *e, SbfSegment *seg)
 	seg->words_offset = e->data;
 }
 
+/* ---- adds to format 4 (sbf_grow.c) ---- */
+
+/*
+ * Appended segments are blocked while their rate share is at least this,
+ * bloom (kind 1) below (docs/format4.md, sections 4 and 6).
+ */
+#define SBF_GROW_BLOOM_BELOW	1e-3
+
+extern SbfStatus sbf_grow_plan_rule(uint64_t capacity, double error,
+									double bloom_below, SbfKindGeom *g,
+									uint64_t *bytes);
+extern SbfStatus sbf_grow_plan(uint64_t capacity, double error, SbfKindGeom *g,
+							   uint64_t *bytes);
+extern SbfStatus sbf_plan_next(const SbfView *v, uint64_t *capacity, double *error);
+extern void sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity,
+							uint64_t count, double error, const SbfKindGeom *g);
+extern SbfStatus sbf_append4(SbfFilter *f, uint64_t capacity, double error,
+							 const SbfKindGeom *g, uint64_t bytes, size_t extra);
+extern void sbf_last_entry(const SbfView *v, SbfDirEntry *last);
+extern SbfStatus sbf_grow_add(SbfFilter *f, uint64_t h, size_t extra);
+
 #endif							/* SBF_DIR_H */

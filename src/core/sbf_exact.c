@@ -189,7 +189,7 @@ sbf_convert(SbfFilter *f)
 	uint64_t   *h;
 	SbfStatus	st;
 
-	sbf_upgrade_v1(f);
+	sbf_upgrade_v4(f);
 	sbf_filter_view(f, &v);
 	if (!sbf_is_exact(&v))
 		return SBF_OK;

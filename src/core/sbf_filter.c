@@ -49,13 +49,20 @@ sbf_filter_reserve(SbfFilter *f, size_t needed)
 	return filter_reserve(f, needed);
 }
 
-/* Relabels a version-1 payload as version 2 with OVERLAP (see WRITES). */
+bool		sbf_write_v2 = false;
+
+/*
+ * Relabels a segmented 1.0-1.2 payload as version 4 (the exact form stays);
+ * as 1.2 wrote, a version-1 payload as version 2 with OVERLAP.
+ */
 void
-sbf_upgrade_v1(SbfFilter *f)
+sbf_upgrade_v4(SbfFilter *f)
 {
 	uint8_t    *buf = SBF_PAYLOAD(f);
 
-	if (buf[SBF_OFF_VERSION] == SBF_FORMAT_V1)
+	if (!sbf_write_v2)
+		(void) sbf_relabel4(buf, f->len);
+	else if (buf[SBF_OFF_VERSION] == SBF_FORMAT_V1)
 	{
 		buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
 		buf[SBF_OFF_FLAGS] |= SBF_FLAG_OVERLAP;
@@ -78,18 +85,23 @@ sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
 	return spent > 0.0 ? spent : 0.0;
 }
 
-/* Writes a directory entry. */
-static void
-write_segment(uint8_t *e, uint64_t capacity, uint64_t count, uint64_t nbits,
-			  double error, uint32_t k)
+/*
+ * The first segment of a filter that grows (a conversion from the exact
+ * form, sbf_delta's): blocked, sized by its own rate formula for n
+ * elements at pe (docs/format4.md, section 6); a segment the blocked kind
+ * cannot fit within SBF_MAX_BYTES takes the bloom kind, as 1.2 sized it, so
+ * that every filter 1.2 could create can be created.
+ */
+static SbfStatus
+first_segment_plan(uint64_t n, double pe, SbfKindGeom *g, uint64_t *bytes)
 {
-	sbf_store64(e + SBF_SEG_CAPACITY, capacity);
-	sbf_store64(e + SBF_SEG_COUNT, count);
-	sbf_store64(e + SBF_SEG_NBITS, nbits);
-	sbf_store_double(e + SBF_SEG_ERROR, error);
-	sbf_store16(e + SBF_SEG_K, (uint16_t) k);
-	sbf_store16(e + SBF_SEG_RESERVED16, 0);
-	sbf_store32(e + SBF_SEG_RESERVED, 0);
+	SbfStatus	st = sbf_write_v2 ? SBF_E_PARAM :
+		sbf_kind_blocked_ops.plan(n, pe, g, bytes);
+
+	/* 76 bytes of header and entry, at most 56 of padding */
+	if (st == SBF_OK && *bytes <= SBF_MAX_BYTES - 132)
+		return st;
+	return sbf_kind_bloom_ops.plan(n, pe, g, bytes);
 }
 
 /*
@@ -106,7 +118,10 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 {
 	uint64_t	m;
 	uint32_t	k;
-	size_t		seg_size;
+	SbfKindGeom g;
+	uint64_t	bytes;
+	size_t		pad;
+	size_t		start = 0;
 	size_t		size;
 	uint8_t    *base;
 	uint8_t    *buf;
@@ -119,12 +134,17 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 		return st;
 	if (n < 1)
 		return SBF_E_PARAM;
-	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k))
+	/* the exact form stores a first segment 1.2 could build (its validator's rule) */
+	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k) ||
+		sbf_payload_size(1, &m, 0) > SBF_MAX_BYTES)
 		return SBF_E_TOO_LARGE;
-	seg_size = sbf_payload_size(1, &m, 0);
-	if (seg_size > SBF_MAX_BYTES)
+	st = first_segment_plan(n, pe, &g, &bytes);
+	if (st != SBF_OK)
+		return st;
+	start = sbf_kind_area_start(&g, sbf_prefix_size(1), &pad);
+	if (bytes > SBF_MAX_BYTES - start)
 		return SBF_E_TOO_LARGE;
-	size = exact ? SBF_EXACT_HEADER_BYTES : seg_size;
+	size = exact ? SBF_EXACT_HEADER_BYTES : start + (size_t) bytes;
 	if (prefix > SIZE_MAX - size)
 		return SBF_E_TOO_LARGE;
 
@@ -133,7 +153,7 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 		return SBF_E_NOMEM;
 	memset(base, 0, prefix + size);
 	buf = base + prefix;
-	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	buf[SBF_OFF_VERSION] = exact || sbf_write_v2 ? SBF_FORMAT_VERSION : SBF_FORMAT_V4;
 	buf[SBF_OFF_HASH] = SBF_HASH_XXH3;
 	buf[SBF_OFF_HLL_P] = p->hll_p;
 	sbf_store16(buf + SBF_OFF_GROWTH, p->growth);
@@ -153,7 +173,7 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 		buf[SBF_OFF_FLAGS] = flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN);
 		sbf_store16(buf + SBF_OFF_NSEGMENTS, 1);
 		sbf_store32(buf + SBF_OFF_HLL_BYTES, 0);
-		write_segment(buf + SBF_SEGDIR_OFFSET(0), n, 0, m, pe, k);
+		sbf_write_entry(buf, 0, n, 0, pe, &g);
 	}
 	f->base = base;
 	f->len = size;
@@ -224,72 +244,6 @@ sbf_copy(SbfFilter *f, const SbfView *v, size_t prefix, size_t extra,
 	return SBF_OK;
 }
 
-/*
- * Geometry of the segment to append (sbf_core.h, SIZING; CHAIN): capacity
- * min(largest * s, c * s^nsegments), error (1 - r) of the budget left.
- */
-static SbfStatus
-plan_segment(const SbfView *v, uint64_t *capacity, uint64_t *nbits,
-			 uint32_t *k, double *error)
-{
-	uint64_t	maxcap = 0;
-	uint64_t	geo = v->capacity;
-	double		spent = 0.0;
-	double		smallest = 0.5;
-	double		largest = 0.0;
-	SbfDirIter	it;
-	SbfDirEntry e;
-
-	if (v->nsegments >= SBF_MAX_SEGMENTS)
-		return SBF_E_TOO_MANY_SEGMENTS;
-	sbf_dir_view(&it, v);
-	while (sbf_dir_next(&it, &e))
-	{
-		if (e.capacity > maxcap)
-			maxcap = e.capacity;
-		spent += e.error;
-		if (e.error < smallest)
-			smallest = e.error;
-		if (e.error > largest)
-			largest = e.error;
-		geo = geo > UINT64_MAX / v->growth ? UINT64_MAX : geo * v->growth;
-	}
-	spent += sbf_chain_spent(v->flags, v->error_rate, v->tightening,
-							 largest);
-	*capacity = maxcap > UINT64_MAX / v->growth ? UINT64_MAX : maxcap * v->growth;
-	if (geo < *capacity)
-		*capacity = geo;
-	*error = sbf_next_error(v->error_rate, v->tightening, spent, smallest);
-	/* tightening has shrunk the rates to underflow: the chain is at its end */
-	if (!(*error >= SBF_MIN_SEGMENT_ERROR))
-		return SBF_E_TOO_MANY_SEGMENTS;
-	if (!sbf_segment_geometry(*capacity, *error, SBF_MAX_SEGMENT_BITS, nbits, k))
-		return SBF_E_TOO_LARGE;
-	return SBF_OK;
-}
-
-/*
- * Appends an empty segment; room must be reserved.  The directory grows by
- * one entry, so the bit arrays shift by SBF_SEGDIR_BYTES and the
- * HyperLogLog moves behind the new words.
- */
-static void
-append_segment(SbfFilter *f, const SbfView *v, uint64_t capacity,
-			   uint64_t nbits, uint32_t k, double error)
-{
-	uint8_t    *buf = SBF_PAYLOAD(f);
-	size_t		b = v->bits_offset;
-	size_t		h = v->hll_offset;
-	size_t		w = (size_t) sbf_words_bytes(nbits);
-
-	memmove(buf + h + SBF_SEGDIR_BYTES + w, buf + h, v->hll_bytes);
-	memmove(buf + b + SBF_SEGDIR_BYTES, buf + b, h - b);
-	write_segment(buf + b, capacity, 0, nbits, error, k);
-	memset(buf + h + SBF_SEGDIR_BYTES, 0, w);
-	sbf_store16(buf + SBF_OFF_NSEGMENTS, (uint16_t) (v->nsegments + 1));
-	f->len += SBF_SEGDIR_BYTES + w;
-}
-
 /* Adds h to the HyperLogLog in place; room must be reserved. */
 static void
 hll_apply(SbfFilter *f, uint64_t h)
@@ -331,93 +285,38 @@ sbf_hll_add_hash(SbfFilter *f, uint64_t h)
 	st = filter_reserve(f, f->len + (hll_size_after(&v, h) - v.hll_bytes));
 	if (st != SBF_OK)
 		return st;
-	sbf_upgrade_v1(f);
+	sbf_upgrade_v4(f);
 	hll_apply(f, h);
 	return SBF_OK;
 }
 
 /*
  * Adds an element by hash: HyperLogLog only if probably present, else its
- * bits go into the last segment, appended first when that one is full.
- * (The exact form: sbf_exact_add.)  Every failure happens before the payload
- * changes.
+ * bits go into the last segment, appended first when that one is full or
+ * cannot take inserts (sbf_grow_add).  (The exact form: sbf_exact_add.)
+ * Every failure happens before the payload changes, so a failed add leaves
+ * a 1.0-1.2 value unrelabelled too.
  */
-static SbfStatus
-add_hash(SbfFilter *f, uint64_t h, bool *inserted)
+SbfStatus
+sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 {
 	SbfView		v;
-	SbfSegment	last;
-	uint64_t	capacity = 0;
-	uint64_t	nbits = 0;
-	uint32_t	k = 0;
-	double		error = 0.0;
-	size_t		seg_bytes = 0;
-	size_t		words_offset;
-	uint8_t    *buf;
-	bool		append;
 	SbfStatus	st;
 
+	if (inserted)
+		*inserted = false;
 	sbf_filter_view(f, &v);
 	if (sbf_is_exact(&v))
 		return sbf_exact_add(f, h, inserted);
 	if (sbf_contains_hash(&v, h))
 		return sbf_hll_add_hash(f, h);
-
-	sbf_read_segment(v.buf, v.nsegments - 1u, &last);
-	append = last.count >= last.capacity;
-	if (append)
-	{
-		st = plan_segment(&v, &capacity, &nbits, &k, &error);
-		if (st != SBF_OK)
-			return st;
-		seg_bytes = SBF_SEGDIR_BYTES + (size_t) sbf_words_bytes(nbits);
-		if (seg_bytes > SBF_MAX_BYTES - f->len)
-			return SBF_E_TOO_LARGE;
-	}
-	st = filter_reserve(f, f->len + seg_bytes +
-						(hll_size_after(&v, h) - v.hll_bytes));
+	st = sbf_grow_add(f, h, hll_size_after(&v, h) - v.hll_bytes);
 	if (st != SBF_OK)
 		return st;
-
-	if (append)
-	{
-		sbf_filter_view(f, &v);
-		append_segment(f, &v, capacity, nbits, k, error);
-	}
-	sbf_filter_view(f, &v);
-	buf = SBF_PAYLOAD(f);
-	sbf_read_segment(buf, v.nsegments - 1u, &last);
-	words_offset = v.hll_offset - (size_t) sbf_words_bytes(last.nbits);
-	(void) sbf_bloom_set(buf + words_offset, last.nbits, last.k, h);
-	sbf_store64(buf + SBF_SEGDIR_OFFSET(v.nsegments - 1u) + SBF_SEG_COUNT,
-				last.count + 1);
 	hll_apply(f, h);
 	if (inserted)
 		*inserted = true;
 	return SBF_OK;
-}
-
-/*
- * Adds an element by hash (add_hash), relabelling a version-1 value first;
- * on failure the filter is left exactly as it was, label included.
- */
-SbfStatus
-sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
-{
-	uint8_t		vflags[2];
-	SbfStatus	st;
-
-	if (inserted)
-		*inserted = false;
-	/* adds to version 4 are wired by the writers of format 4 (not yet) */
-	if (SBF_PAYLOAD(f)[0] == SBF_FORMAT_V4)
-		return SBF_E_VERSION;
-	memcpy(vflags, SBF_PAYLOAD(f), 2);
-	sbf_upgrade_v1(f);
-	st = add_hash(f, h, inserted);
-	if (st != SBF_OK)
-		memcpy(SBF_PAYLOAD(f), vflags, 2);
-	return st;
 }
 
 /* Adds n hashes one at a time. */
@@ -519,7 +418,7 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 {
 	const SbfAllocator *a = f->a;
 	SbfView		v;
-	SbfSegment	seg;
+	SbfDirEntry seg;
 	uint8_t    *regs;
 	uint8_t    *buf;
 	uint8_t    *words;
@@ -531,9 +430,6 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	int			p;
 	SbfStatus	st;
 
-	if (SBF_PAYLOAD(f)[0] == SBF_FORMAT_V4)
-		return SBF_E_VERSION;
-	sbf_upgrade_v1(f);
 	sbf_filter_view(f, &v);
 	/*
 	 * exact: ascending runs while it stays exact; the hash that ends a run
@@ -559,9 +455,9 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	}
 	if (n == 0)
 		return SBF_OK;
-	sbf_read_segment(v.buf, 0, &seg);
-	if (n == 0 || v.nsegments != 1 || seg.count > seg.capacity ||
-		n > seg.capacity - seg.count)
+	sbf_last_entry(&v, &seg);
+	if (v.nsegments != 1 || seg.ops->insert == NULL ||
+		seg.count > seg.capacity || n > seg.capacity - seg.count)
 		return add_each(f, h, n);
 
 	p = v.hll_p;
@@ -589,16 +485,23 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	}
 
 	/* from here on nothing can fail */
+	sbf_upgrade_v4(f);
 	buf = SBF_PAYLOAD(f);
-	words = buf + v.bits_offset;
+	words = buf + seg.data;
 	count = seg.count;
-	if (seg.k <= SBF_BATCH_MAX_K && sbf_words_bytes(seg.nbits) > SBF_CACHED_BITS)
-		count = set_bits_batched(words, seg.nbits, seg.k, h, n, count);
+	if (seg.g.kind != SBF_KIND_BLOOM)
+	{
+		/* one line an element: no batch needed */
+		for (i = 0; i < n; i++)
+			count += seg.ops->insert(&seg.g, words, h[i]) ? 1 : 0;
+	}
+	else if (seg.g.width <= SBF_BATCH_MAX_K && seg.bytes > SBF_CACHED_BITS)
+		count = set_bits_batched(words, seg.g.size, seg.g.width, h, n, count);
 	else
 	{
 		/* in the caches, or k too large for the batch: hash by hash */
 		for (i = 0; i < n; i++)
-			count += sbf_bloom_set(words, seg.nbits, seg.k, h[i]) ? 1 : 0;
+			count += sbf_bloom_set(words, seg.g.size, seg.g.width, h[i]) ? 1 : 0;
 	}
 	sbf_store64(buf + SBF_SEGDIR_OFFSET(0) + SBF_SEG_COUNT, count);
 	sbf_hll_encode(regs, p, dense, buf + v.hll_offset);
@@ -673,19 +576,15 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 {
 	SbfParams	p;
 	uint64_t	capacity;
-	uint64_t	nbits;
-	uint32_t	k;
 	double		error;
 	SbfStatus	st;
 
 	sbf_view_params(v, &p);
 	sbf_filter_start(f, prefix, a);
-	if (v->version == SBF_FORMAT_V4)
-		return SBF_E_VERSION;
 	if (sbf_is_exact(v))
 		return create_filter(f, &p, v->first_capacity, v->first_error, true,
 							 v->flags & SBF_FLAG_CHAIN, prefix, a);
-	st = plan_segment(v, &capacity, &nbits, &k, &error);
+	st = sbf_plan_next(v, &capacity, &error);
 	if (st != SBF_OK)
 		return st;
 	/* growth continues from the new segment: min(cap s, cap s^i) agree */

@@ -406,8 +406,19 @@ extern SbfStatus sbf_create_segments(SbfFilter *f, const SbfParams *p, uint64_t 
 									 const SbfAllocator *a);
 /* Makes room for needed payload bytes (sbf_filter.c). */
 extern SbfStatus sbf_filter_reserve(SbfFilter *f, size_t needed);
-/* Relabels a version-1 payload as version 2 with OVERLAP (see WRITES). */
-extern void sbf_upgrade_v1(SbfFilter *f);
+/*
+ * Relabels a segmented payload of version 1 or 2 as version 4 (sbf_relabel4;
+ * the exact form stays version 2): what every write does to a 1.0-1.2 value.
+ */
+extern void sbf_upgrade_v4(SbfFilter *f);
+
+/*
+ * Write as release 1.2 did (version 2, bloom segments only, no relabelling):
+ * for the tests and benchmarks that compare with 1.2's bytes and sizes
+ * (test_bloom's golden digests, test/bench/growth_bench.c).  False in the
+ * extension; a process-wide switch of the core.
+ */
+extern bool sbf_write_v2;
 /* Budget spent before a CHAIN value's first segment (0 without CHAIN). */
 extern double sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
 							  double largest_error);

@@ -86,8 +86,10 @@ make_v2(SbfFilter *f, uint64_t nkeys)
 {
 	SbfParams	p = params(500, 0.01, 2, 0.9, 9);
 
+	sbf_write_v2 = true;
 	CHECK_ST(seg_create(f, &p, 0, &g_alloc), SBF_OK);
 	add_keys(f, 0, 0, nkeys);
+	sbf_write_v2 = false;
 }
 
 /* Relabelling keeps every bit, every answer and the length. */
@@ -514,6 +516,111 @@ test_validator_fused_padding(void)
 	CHECK(tried);
 }
 
+/*
+ * A live add to a 1.2 value relabels it to version 4 and keeps filling its
+ * last bloom segment while it has room; a failed add leaves it unchanged;
+ * growth appends segments by the growth rule, every answer kept.
+ */
+static void
+test_add_relabels_and_grows(void)
+{
+	SbfFilter	f;
+	SbfView		v;
+	SbfSegment	last2;
+	SbfSegment	s;
+	uint64_t	before_count;
+	uint32_t	i;
+	uint32_t	nseg2;
+	size_t		fp = 0;
+
+	make_v2(&f, 1200);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == 2);
+	nseg2 = v.nsegments;
+	sbf_get_segment(&v, nseg2 - 1, &last2);
+	CHECK(last2.count < last2.capacity);
+	before_count = last2.count;
+	add_keys(&f, 0, 1200, 1201);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == 4 && v.nsegments == nseg2);
+	sbf_get_segment(&v, nseg2 - 1, &s);
+	CHECK(s.kind == SBF_KIND_BLOOM && s.count == before_count + 1 &&
+		  s.nbits == last2.nbits);
+	/* grow 100 times: appended segments follow the rule */
+	add_keys(&f, 0, 1201, 50000);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == 4 && v.nsegments > nseg2);
+	for (i = nseg2; i < v.nsegments; i++)
+	{
+		sbf_get_segment(&v, i, &s);
+		CHECK(s.kind == (s.error >= SBF_GROW_BLOOM_BELOW ? SBF_KIND_BLOCKED : SBF_KIND_BLOOM));
+		CHECK(s.count <= s.capacity);
+	}
+	for (i = 0; i < 50000; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
+	for (i = 0; i < 100000; i++)
+		fp += sbf_contains_hash(&v, key(1, i)) ? 1 : 0;
+	CHECK(sbf_fpr_bound(&v) <= 0.01 * (1 + 1e-9));
+	CHECK((double) fp / 100000 <= 0.01 + 4 * sqrt(0.01 / 100000));
+	CHECK(fabs(sbf_cardinality(&v) - 50000) < 0.03 * 50000);
+	sbf_filter_free(&f);
+
+	/* a failed add leaves a 1.2 value as it was (version and all) */
+	make_v2(&f, 1200);
+	{
+		uint8_t    *copy = malloc(f.len + 1000000);
+		size_t		len = f.len;
+
+		SbfStatus	st = SBF_OK;
+
+		/*
+		 * no allocation may succeed: adds go on until one needs memory (an
+		 * append), and that one fails before relabelling
+		 */
+		g_fail_after = 0;
+		for (i = 1200; i < 20000 && st == SBF_OK; i++)
+		{
+			memcpy(copy, SBF_PAYLOAD(&f), f.len);
+			len = f.len;
+			st = sbf_add_hash(&f, key(0, i), NULL);
+		}
+		g_fail_after = -1;
+		CHECK_ST(st, SBF_E_NOMEM);
+		CHECK(f.len == len && memcmp(copy, SBF_PAYLOAD(&f), len) == 0);
+		free(copy);
+	}
+	sbf_filter_free(&f);
+}
+
+/* Conversions from the exact form write version 4 with a blocked segment. */
+static void
+test_conversion_blocked(void)
+{
+	SbfFilter	f;
+	SbfView		v;
+	SbfSegment	s;
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	uint32_t	i;
+
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 3000);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == 4 && !sbf_is_exact(&v));
+	sbf_get_segment(&v, 0, &s);
+	CHECK(s.kind == SBF_KIND_BLOCKED && s.capacity == 1000);
+	for (i = 0; i < 3000; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
+	CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
+	CHECK(fabs(sbf_cardinality(&v) - 3000) < 0.03 * 3000);
+	sbf_filter_free(&f);
+	/* small: the exact form, version 2 as 1.2 wrote it */
+	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 10);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == 2 && sbf_is_exact(&v));
+	sbf_filter_free(&f);
+}
+
 int
 main(void)
 {
@@ -523,6 +630,8 @@ main(void)
 	RUN(test_builder_choice);
 	RUN(test_iterator_padding);
 	RUN(test_count_contained_kinds);
+	RUN(test_add_relabels_and_grows);
+	RUN(test_conversion_blocked);
 	RUN(test_validator_v4);
 	RUN(test_validator_fused_padding);
 	RUN(no_leaks);

@@ -461,9 +461,9 @@ out_of_memory(void)
 int
 main(void)
 {
-	RUN(too_large);
+	RUN_V2(too_large);
 	RUN(limit_arithmetic);
-	RUN(limit_create_boundary);
+	RUN_V2(limit_create_boundary);
 	RUN(limit_stored_values);
 	RUN(error_underflow);
 	RUN(out_of_memory);

@@ -20,6 +20,17 @@
 #include "sbf_core.h"
 #include "sbf_internal.h"
 
+/*
+ * Runs a case that is about 1.2's bytes (version 2, bloom segments): the
+ * core writes as 1.2 did while it runs (sbf_write_v2).
+ */
+#define RUN_V2(fn) \
+	do { \
+		sbf_write_v2 = true; \
+		RUN(fn); \
+		sbf_write_v2 = false; \
+	} while (0)
+
 /* CHECK that expr returns status expected, naming both when it does not. */
 #define CHECK_ST(expr, expected) \
 	do { \
