@@ -221,4 +221,57 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
-DROP TABLE pairs, days, small, many;
+-- format 4 (issue 27): every union writes version 4 (byte 0), whatever its
+-- inputs' versions; f || g = g || f byte for byte; sbf_union_agg gives those
+-- bytes too, in any row order, serially and in a forced parallel plan; no
+-- key is lost; a fused segment is never OR-ed: equal ones are one, others
+-- are appended
+CREATE TABLE u4 (p int, agg scalablebloom, grown scalablebloom);
+INSERT INTO u4
+SELECT p, sbf_agg('v' || (i % 5003) || ':' || (p % 3)),
+	   pg_temp.filled(sbf_empty(400, 0.01, 2, 1), 'w' || (p % 4) || '_', 1500)
+FROM generate_series(1, 12) p, generate_series(1, 4000) i GROUP BY p;
+ALTER TABLE u4 SET (parallel_workers = 2);
+ANALYZE u4;
+
+SELECT count(*) AS pairs,
+	   bool_and(get_byte((a.grown || b.grown)::bytea, 0) = 4) AS version_4,
+	   bool_and((a.grown || b.grown)::bytea = (b.grown || a.grown)::bytea) AS commutes,
+	   bool_and((a.grown || b.grown)::bytea =
+				(SELECT sbf_union_agg(f ORDER BY o)::bytea
+				 FROM (VALUES (b.grown, 1), (a.grown, 2)) v(f, o))) AS same_as_agg,
+	   sum(pg_temp.missing(a.grown || b.grown, 'w' || (a.p % 4) || '_', 1500) +
+		   pg_temp.missing(a.grown || b.grown, 'w' || (b.p % 4) || '_', 1500)) AS missing
+FROM u4 a, u4 b WHERE a.p < b.p AND a.p <= 4 AND b.p <= 6;
+SELECT bool_and(sbf_union(a.agg, b.agg, 0.3)::bytea = sbf_union(b.agg, a.agg, 0.3)::bytea)
+	   AS agg_pairs_commute
+FROM u4 a, u4 b WHERE a.p < b.p AND a.p <= 3;
+
+-- three distinct sets in twelve rows: their segments, each once
+SELECT md5(sbf_union_agg(agg, 0.3 ORDER BY p)::bytea) AS u4_serial \gset
+SELECT get_byte(u::bytea, 0) AS version,
+	   (SELECT string_agg(s->>'kind', ',') FROM jsonb_array_elements(sbf_info(u)->'segments') s)
+	   AS kinds,
+	   md5(u::bytea) = :'u4_serial' AS same_bytes
+FROM (SELECT sbf_union_agg(agg, 0.3 ORDER BY p DESC) AS u FROM u4) s;
+SELECT md5(sbf_union_agg(agg, 0.3 ORDER BY md5(p::text))::bytea) = :'u4_serial' AS any_order
+FROM u4;
+SELECT count(*) FILTER (WHERE NOT u @> ('v' || i || ':' || r)) AS missing
+FROM (SELECT sbf_union_agg(agg, 0.3) AS u FROM u4) s, generate_series(0, 5002) i,
+	 generate_series(0, 2) r;
+SELECT md5(sbf_union_agg(grown ORDER BY p)::bytea) AS u4_grown \gset
+
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.parallel_plan('SELECT sbf_union_agg(agg, 0.3) FROM u4');
+SELECT md5(sbf_union_agg(agg, 0.3)::bytea) = :'u4_serial' AS parallel_same_bytes,
+	   md5(sbf_union_agg(grown)::bytea) = :'u4_grown' AS parallel_same_bytes_grown
+FROM u4;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+DROP TABLE pairs, days, small, many, u4;

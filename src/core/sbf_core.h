@@ -467,9 +467,11 @@ typedef struct SbfUnionSpec
  * inputs, see sbf_union.c), not on their order
  * (canonical segment order, see sbf_union.c): equal segments are one,
  * segments without a set bit are dropped (unless all are empty);
- * with merge a segment is OR-ed into an earlier one of equal geometry when
- * its bits are a subset or the OR stays within the fill expected at
- * capacity; every other segment is appended unchanged.  No false negatives
+ * with merge a bloom or blocked segment is OR-ed into an earlier one of
+ * its kind and geometry when its bits are a subset or the OR stays within
+ * the segment's rate bound (bloom: the fill expected at capacity; blocked:
+ * the OR's exact rate within the larger p); a fused segment and every
+ * other segment are appended unchanged.  Segmented results are format 4.  No false negatives
  * either way.  *bound (if not NULL) receives the result's fpr_bound, also
  * when SBF_E_OVER_BUDGET is returned, so a caller can name the error_rate
  * that would fit.  SBF_E_INCOMPATIBLE per sbf_union_mismatch.

@@ -8,7 +8,13 @@
  *	          after an insert) and merged with itself (no change);
  *	    odd:  a set to build -- byte 1 the kind and share, then 8-byte hashes;
  *	          a build that succeeds holds every hash, passes the checks, is
- *	          built again byte for byte, and (blocked) OR-ed halves give it.
+ *	          built again byte for byte, and (blocked) OR-ed halves give it;
+ *	    6 (mod 8): a union of two format-4 values of mixed kinds (bloom,
+ *	          blocked, fused) built from the rest (fuzz_union4.h): both
+ *	          orders give the same status and bytes, the result validates,
+ *	          holds every key, keeps every fused segment byte for byte,
+ *	          stays within the budget when checked, is its own union, and an
+ *	          aggregate's collection then merge gives the same bytes.
  */
 #include <math.h>
 #include <string.h>
@@ -18,6 +24,8 @@
 #include "sbf_kind.h"
 
 #define MAX_HASHES	4096
+
+#include "fuzz_union4.h"
 
 /* A crafted segment: checks, then every read and write the kind has. */
 static void
@@ -204,7 +212,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	if (data[0] & 1)
+	if ((data[0] & 7) == 6)
+		fuzz_union4(data + 1, size - 1);
+	else if (data[0] & 1)
 		fuzz_build(data, size);
 	else
 		fuzz_segment(data + 1, size - 1);

@@ -352,6 +352,34 @@ emit_kinds(const char *root)
 		snprintf(name, sizeof(name), "set-%s", k ? "fused" : "blocked");
 		write_file(dir, name, buf, 2 + 8 * 40);
 	}
+	/*
+	 * unions (fuzz_union4.h): mode 6, the parameters (budget checked), then
+	 * 5 bytes a segment: value|kind|share|OR, key base, keys, capacity, OR
+	 * length; blocked sets that nest and overlap, fused, bloom
+	 */
+	{
+		static const uint8_t u[] = {
+			6, 0x00,
+			0x02, 1, 49, 10, 0,		/* value 0, blocked, keys 1..50 */
+			0x04, 2, 199, 0, 0,		/* value 0, fused */
+			0x03, 1, 29, 15, 0,		/* value 1, blocked, a subset's keys */
+			0x01, 3, 39, 5, 0,		/* value 1, bloom */
+			0x05, 4, 99, 0, 0,		/* value 1, fused */
+			0x43, 5, 9, 10, 8,		/* value 1, blocked, OR-ed bytes */
+			0xff, 0x11, 0x22, 0x44, 0x88, 0x01, 0x02, 0x04,
+		};
+
+		/* within the budget, checked: blocked and fused at small shares */
+		static const uint8_t w[] = {
+			6, 0x0a,
+			0x0a, 7, 99, 20, 0,		/* value 0, blocked, share 0.001 */
+			0x2d, 8, 149, 0, 0,		/* value 1, fused, share 0.00005 */
+			0x0b, 7, 59, 30, 0,		/* value 1, blocked, a subset's keys */
+		};
+
+		write_file(dir, "union-mixed", u, sizeof(u));
+		write_file(dir, "union-budget", w, sizeof(w));
+	}
 }
 
 int
