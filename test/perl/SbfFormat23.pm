@@ -268,6 +268,23 @@ our $written_sql = qq{
 					(SELECT count(*) FROM generate_series(1, $NPROBES) g
 					 WHERE probe(w.f, w.kind, absent(w.kind, g))) AS fp) x};
 
+# The kinds of the segments 1.3 wrote over the 1.2 values, per operation
+# (windowed buckets included): "op kind,kind;...".
+our $kinds_sql = q{
+	SELECT string_agg(op || ' ' || kinds, '; ' ORDER BY op) FROM (
+		SELECT w.op, string_agg(DISTINCT k, ',' ORDER BY k) AS kinds
+		FROM f23_w4 w
+			 CROSS JOIN LATERAL sbf_info(w.f) i
+			 CROSS JOIN LATERAL (
+				 SELECT s ->> 'kind' AS k
+				 FROM jsonb_array_elements(CASE jsonb_typeof(i -> 'segments')
+											   WHEN 'array' THEN i -> 'segments'
+											   ELSE '[]' END) s
+				 UNION ALL
+				 SELECT t FROM jsonb_array_elements(coalesce(i -> 'window', '[]')) b,
+							   jsonb_array_elements_text(b -> 'kinds') t) k
+		GROUP BY w.op) s};
+
 # The lines $written_sql gives when every value is version 4 (the exact form
 # stays version 2), shows its kinds, misses nothing and stays within bound.
 sub written_expected

@@ -40,7 +40,8 @@
 #    (adds by element type, || with a new value of the same parameters,
 #    sbf_delta, windowed adds with at and sbf_expire, hash set unions built
 #    into filters) and REFRESHes the materialized views: every result is
-#    version 4 (none stays exact), shows each segment's kind, misses no
+#    version 4 (none stays exact), shows each segment's kind (blocked ones
+#    appended by adds, unions and sbf_delta, fused ones in the walk), misses no
 #    member old or new, and its false positives over 20,000 absent probes
 #    stay within sbf_info's fpr_bound (a binomial margin); a dump and restore
 #    keeps all of them byte for byte.
@@ -940,6 +941,10 @@ my $written = $node->safe_psql('upd', $SbfFormat23::written_sql);
 note($written);
 is($written, SbfFormat23::written_expected($written),
 	'1.3 writes over 1.2 values and refreshes views: version 4 (the exact form version 2), every segment with its kind, no false negative over old and new members, false positives within fpr_bound');
+my $kinds = $node->safe_psql('upd', $SbfFormat23::kinds_sql);
+note("kinds written per operation: $kinds");
+like($kinds, qr/^(?=.*\badd [^;]*blocked)(?=.*\bunion [^;]*blocked)(?=.*\bdelta [^;]*blocked)(?=.*fused)/,
+	'1.3 writes blocked segments onto the 1.2 values (adds, unions, sbf_delta) and fused ones somewhere in the walk');
 like($written, qr/\A(?:(?!form=exact)[^\n]*\n?)+\z/,
 	'1.3 writes over 1.2 values: no result stays in the exact form');
 
