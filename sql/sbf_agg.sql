@@ -129,15 +129,18 @@ SELECT jsonb_array_length(sbf_info(g)->'segments') > 1 AS grew,
 		   AS all_found
 FROM g;
 
--- right-sized: for n distinct elements one segment with
--- m = ceil(-n ln p / ln^2 2) bits at p = error_rate^1.04, within 5% of the
--- Bloom optimum at error_rate itself; tiny groups take the exact form (their
--- hashes take fewer bytes than that segment and its HyperLogLog)
+-- right-sized: for n distinct elements one format-4 segment (fused or
+-- blocked, whichever is smaller) at p = error_rate^1.04, no larger than
+-- 1.2's standard Bloom segment m = ceil(-n ln p / ln^2 2) plus one 512-bit
+-- line, within 5% of the Bloom optimum at error_rate itself; tiny groups
+-- take the exact form (their hashes take fewer bytes than that segment and
+-- its HyperLogLog)
 SELECT n, i->>'form' AS form, jsonb_array_length(i->'segments') AS segments,
+	   i->'segments'->0->>'kind' AS kind,
 	   (i->'segments'->0->>'capacity')::bigint = n AS capacity_is_n,
-	   abs((i->'segments'->0->>'bits')::float8 -
-		   ceil(-n * ln((i->>'error_rate')::float8 ^ 1.04) / ln(2)^2)) <= 1
-		   AS bits_as_specified,
+	   (i->'segments'->0->>'bits')::float8 <=
+		   ceil(-n * ln((i->>'error_rate')::float8 ^ 1.04) / ln(2)^2) + 512
+		   AS bits_within_1_2,
 	   (i->'segments'->0->>'bits')::float8 <=
 		   1.05 * -n * ln((i->>'error_rate')::float8) / ln(2)^2
 		   AS within_5_percent

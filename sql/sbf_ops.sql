@@ -30,14 +30,22 @@ FROM jsonb_array_elements(sbf_info(sbf_add(sbf_empty(10),
 	ARRAY(SELECT 'x' || i FROM generate_series(1, 100) i)))->'segments') s;
 
 -- sbf_info: "version" is the value's format byte; every segment of formats
--- 1-3 is of kind "bloom" (a 1.0 value made by relabelling byte 0; the windowed
--- form lists buckets, not segments, so it shows no "kind")
-WITH f AS (SELECT sbf_add(sbf_empty(10), ARRAY(SELECT 'x' || i FROM generate_series(1, 100) i)) AS v2)
-SELECT sbf_info(v2)->'version' AS v2_version,
-	   (SELECT array_agg(DISTINCT s->>'kind') FROM jsonb_array_elements(sbf_info(v2)->'segments') s) AS v2_kinds,
-	   sbf_info(set_byte(v2::bytea, 0, 1)::scalablebloom)->'version' AS v1_version,
+-- 1-2 is of kind "bloom" (1.0's sbf_agg of 'o1'..'o20', and the same bytes
+-- as version 2); a 1.3 filter grown by adds is version 4, its first segment
+-- blocked and segments at shares below 1e-3 bloom; the aggregate's is fused
+WITH f AS (SELECT sbf_add(sbf_empty(10), ARRAY(SELECT 'x' || i FROM generate_series(1, 100) i)) AS v4,
+				  'sbf1:AQABCQIAAQBQAAAAexSuR+F6hD/NzMzMzMzsP+gDAAAAAAAAFAAAAAAAAAAUAAAAAAAAAMgAAAAAAAAAVjeXb9YIgT8HAAAAAAAAAKVJVQ+txbt9cO7qVCMzeWxBoalMC8sLnoAAAAAAAAAAAQAAAAEgAAADLwAAAWYAAAKVAAABzQAAA88AAAT1AAAFBAEAATABAAI5AQABOwEAAUsBAAOOAQABwAEAAskBAAHKAQADzAEABM8BAAHuAQA='::scalablebloom AS v1,
+				  (SELECT sbf_agg('a' || i) FROM generate_series(1, 5000) i) AS agg)
+SELECT sbf_info(v4)->'version' AS v4_version,
+	   (SELECT array_agg(s->>'kind' ORDER BY ord) FROM jsonb_array_elements(sbf_info(v4)->'segments') WITH ORDINALITY AS x(s, ord)) AS v4_kinds,
+	   sbf_info(agg)->'version' AS agg_version,
+	   (SELECT array_agg(s->>'kind') FROM jsonb_array_elements(sbf_info(agg)->'segments') s) AS agg_kinds,
+	   sbf_info(set_byte(v1::bytea, 0, 2)::scalablebloom)->'version' AS v2_version,
 	   (SELECT array_agg(DISTINCT s->>'kind')
-		FROM jsonb_array_elements(sbf_info(set_byte(v2::bytea, 0, 1)::scalablebloom)->'segments') s) AS v1_kinds,
+		FROM jsonb_array_elements(sbf_info(set_byte(v1::bytea, 0, 2)::scalablebloom)->'segments') s) AS v2_kinds,
+	   sbf_info(v1)->'version' AS v1_version,
+	   (SELECT array_agg(DISTINCT s->>'kind')
+		FROM jsonb_array_elements(sbf_info(v1)->'segments') s) AS v1_kinds,
 	   sbf_info(sbf_add(sbf_window_empty(), ARRAY['a'], timestamptz '2026-01-01'))->'version' AS v3_version,
 	   sbf_info(sbf_add(sbf_window_empty(), ARRAY['a'], timestamptz '2026-01-01'))::text LIKE '%"kind"%' AS v3_has_kind
 FROM f;

@@ -33,6 +33,7 @@
 #include "sbf_app.h"
 #include "sbf_elem.h"
 #include "sbf_errors.h"
+#include "sbf_kind.h"
 #include "sbf_params.h"
 #include "sbf_probe.h"
 #include "sbf_window_glue.h"
@@ -576,6 +577,36 @@ sbf_append_json_float(StringInfo buf, double d)
 }
 
 /*
+ * sbf_info's geometry of a segment, per kind (docs/format4.md, sections
+ * 3-5): bloom its bits and hashes; blocked its bits, 512-bit lines and
+ * probes ("hashes"); fused its bits, fingerprint width, arity and segment
+ * length.
+ */
+static void
+info_geometry(StringInfo buf, const SbfView *v, uint32 i, const SbfSegment *seg)
+{
+	SbfKindGeom g;
+	uint64_t	bytes;
+
+	if (seg->kind == SBF_KIND_BLOOM)
+	{
+		appendStringInfo(buf, ", \"bits\": " UINT64_FORMAT ", \"hashes\": %u",
+						 (uint64) seg->nbits, (unsigned) seg->k);
+		return;
+	}
+	sbf_segment_geom(v, i, &g, &bytes);
+	if (g.kind == SBF_KIND_BLOCKED)
+		appendStringInfo(buf, ", \"bits\": " UINT64_FORMAT ", \"lines\": " UINT64_FORMAT
+						 ", \"hashes\": %u",
+						 (uint64) bytes * 8, (uint64) g.size, (unsigned) g.width);
+	else
+		appendStringInfo(buf, ", \"bits\": " UINT64_FORMAT ", \"fingerprint_bits\": %u"
+						 ", \"arity\": %u, \"segment_length\": %u",
+						 (uint64) bytes * 8, (unsigned) g.width, (unsigned) g.arity,
+						 1u << g.log2_len);
+}
+
+/*
  * sbf_info(scalablebloom) -> jsonb: format version, parameters, HyperLogLog,
  * form (exact: hashes and first segment), count source, estimates and one
  * object per segment, with its kind.  Reads header, directory and the
@@ -651,11 +682,11 @@ sbf_info(PG_FUNCTION_ARGS)
 		sbf_get_segment(&v, i, &seg);
 		appendStringInfo(&buf,
 						 "%s{\"kind\": \"%s\", \"capacity\": " UINT64_FORMAT
-						 ", \"count\": " UINT64_FORMAT
-						 ", \"bits\": " UINT64_FORMAT ", \"hashes\": %u, \"fill\": ",
+						 ", \"count\": " UINT64_FORMAT,
 						 i > 0 ? ", " : "", sbf_segment_kind_name(&seg),
-						 (uint64) seg.capacity, (uint64) seg.count,
-						 (uint64) seg.nbits, (unsigned) seg.k);
+						 (uint64) seg.capacity, (uint64) seg.count);
+		info_geometry(&buf, &v, i, &seg);
+		appendStringInfoString(&buf, ", \"fill\": ");
 		sbf_append_json_float(&buf, sbf_segment_expected_fill(&v, i));
 		appendStringInfoString(&buf, ", \"error_rate\": ");
 		sbf_append_json_float(&buf, seg.error);

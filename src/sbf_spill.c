@@ -16,6 +16,7 @@
 #include "utils/memutils.h"
 
 #include "sbf_errors.h"
+#include "sbf_kind.h"
 #include "sbf_spill.h"
 
 /* Hashes handed to a merge's consumer at a time (an interrupt check between). */
@@ -630,6 +631,22 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 	n = spill_all(o);
 	elog(DEBUG1, "sbf spill: building a filter of %llu distinct hashes", (unsigned long long) n);
 
+	if (n <= SBF_FUSED_MAX_BUILD)
+	{
+		/* a set the one builder takes whole (exact, fused or blocked) */
+		FillTarget	t;
+
+		t.cap = n;
+		t.n = 0;
+		t.a = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+		(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t);
+		st = sbf_build_final(&f, params, t.a, t.n, VARHDRSZ, &sbf_palloc_allocator);
+		pfree(t.a);
+		if (st != SBF_OK)
+			sbf_report_status(st);
+		return sbf_filter_finish(&f);
+	}
+	/* larger: blocked, built by streaming adds into a right-sized segment */
 	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
 	if (st != SBF_OK)
 		sbf_report_status(st);

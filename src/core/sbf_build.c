@@ -50,9 +50,10 @@ sbf_build_plan(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
 }
 
 /*
- * Fills a segment's data from the sorted hashes: a kind that inserts counts
- * the inserts that set a bit (a bloom-like count, so the skip correction of
- * COUNTS applies); a complete-set kind counts every hash.
+ * Fills a segment's data from the sorted hashes.  Its count is n, the exact
+ * number of distinct hashes, whatever the kind: an insert that found its
+ * bits set (a false positive of the segment being built) still adds an
+ * element the set holds, and # answers the set's size.
  */
 static SbfStatus
 fill_segment(const SbfKindOps *ops, SbfKindGeom *g, uint8_t *data,
@@ -66,7 +67,7 @@ fill_segment(const SbfKindOps *ops, SbfKindGeom *g, uint8_t *data,
 		*count = n;
 		return ops->build(g, data, h, n, a);
 	}
-	*count = 0;
+	*count = n;
 	memset(data, 0, (size_t) bytes);
 	for (i = 0; i < n; i++)
 	{
@@ -74,7 +75,7 @@ fill_segment(const SbfKindOps *ops, SbfKindGeom *g, uint8_t *data,
 			sbf_check_interrupt(a);
 		if (i > 0 && h[i - 1] >= h[i])
 			return SBF_E_PARAM;
-		*count += ops->insert(g, data, h[i]) ? 1 : 0;
+		(void) ops->insert(g, data, h[i]);
 	}
 	return SBF_OK;
 }
@@ -180,4 +181,43 @@ sbf_build_sorted(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 	}
 	a->free(regs, a->ctx);
 	return st;
+}
+
+/*
+ * The final of an aggregate over the complete set of n strictly ascending
+ * distinct hashes h (n may be 0): the exact form, version 2 byte for byte
+ * as 1.2 wrote it, when the whole set stays exact by 1.2's rule; else one
+ * version-4 segment from sbf_build_sorted at share sbf_sized_error (1.2's
+ * right-sized first segment).  sbf_write_v2: 1.2's create and add.
+ */
+SbfStatus
+sbf_build_final(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
+				size_t prefix, const SbfAllocator *a)
+{
+	SbfStatus	st;
+
+	if (n <= SBF_EXACT_MAX || sbf_write_v2)
+	{
+		size_t		used = 0;
+		SbfView		v;
+
+		st = sbf_create_sized(f, p, n > 0 ? n : 1, prefix, a);
+		if (st != SBF_OK || n == 0)
+			return st;
+		if (sbf_write_v2)
+			st = sbf_add_hashes(f, h, n);
+		else
+			st = sbf_exact_add_run(f, h, n, &used);
+		sbf_filter_view(f, &v);
+		if (st != SBF_OK || sbf_write_v2 || (used == n && sbf_is_exact(&v)))
+		{
+			if (st != SBF_OK)
+				sbf_filter_free(f);
+			return st;
+		}
+		sbf_filter_free(f);
+	}
+	return sbf_build_sorted(f, p, h, n,
+							sbf_sized_error(p->error_rate, p->tightening), 0,
+							prefix, a);
 }

@@ -423,6 +423,15 @@ extern SbfStatus sbf_build_sorted(SbfFilter *f, const SbfParams *p,
 								  const SbfAllocator *a);
 
 /*
+ * An aggregate's final from the complete set of n >= 0 strictly ascending
+ * distinct hashes: the exact form (version 2, as 1.2) while the whole set
+ * fits it, else sbf_build_sorted at 1.2's right-sized share.
+ */
+extern SbfStatus sbf_build_final(SbfFilter *f, const SbfParams *p,
+								 const uint64_t *h, size_t n, size_t prefix,
+								 const SbfAllocator *a);
+
+/*
  * New empty filter continuing v's growth chain and error budget (CHAIN): its
  * first segment is the one v would append next.  Exact form.  For an exact v,
  * an empty copy of its parameters.

@@ -258,7 +258,12 @@ sbf_dir_segment(const SbfDirEntry *e, SbfSegment *seg)
 
 /*
  * Appended segments are blocked while their rate share is at least this,
- * bloom (kind 1) below (docs/format4.md, sections 4 and 6).
+ * bloom (kind 1) below (docs/format4.md, sections 4 and 6): measured with
+ * test/bench/growth_bench.sh, 1000x growth at 1% costs 16.14 bits an
+ * element with 1e-3, 16.34 with 5e-4 (7 of 10 segments blocked), 17.03
+ * with 4e-4, against 16.13 for 1.2 and the release's bound of 16.5; 5e-4
+ * breaks the study's guard of 2.1x the optimum at 100x growth
+ * (expected/sbf_sizing.out), so 1e-3.
  */
 #define SBF_GROW_BLOOM_BELOW	1e-3
 

@@ -61,3 +61,17 @@ sbf_filter_relabel4(SbfFilter *f)
 {
 	return sbf_relabel4(SBF_PAYLOAD(f), f->len);
 }
+
+/* The kind geometry and data bytes of segment i (< nsegments) of a plain view. */
+void
+sbf_segment_geom(const SbfView *v, uint32_t i, SbfKindGeom *g, uint64_t *bytes)
+{
+	SbfDirIter	it;
+	SbfDirEntry e;
+
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e) && e.index < i)
+		;
+	*g = e.g;
+	*bytes = e.bytes;
+}

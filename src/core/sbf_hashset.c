@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "sbf_hashset_int.h"
+#include "sbf_kind.h"
 
 /*
  * The pending buffer holds about a quarter as many hashes as the array
@@ -506,6 +507,39 @@ sbf_hs_count(SbfHashSet *s, uint64_t *n)
 	return status;
 }
 
+/*
+ * The build of a set of at most SBF_FUSED_MAX_BUILD hashes: the iterator's
+ * hashes in one ascending array (the set's own when the buffer is empty),
+ * then the one builder (sbf_build_final: exact, fused or blocked).
+ */
+static SbfStatus
+hs_build_array(const SbfHashSet *s, const SbfParams *params, size_t prefix,
+			   const SbfAllocator *a, SbfHsIter *it, SbfFilter *out)
+{
+	uint64_t	n = it->na + it->nb;
+	uint64_t   *merged = NULL;
+	const uint64_t *h = it->a;
+	SbfStatus	status;
+
+	if (it->nb > 0)
+	{
+		uint64_t	i;
+
+		merged = a->alloc((size_t) n * sizeof(uint64_t), a->ctx);
+		if (merged == NULL)
+			return SBF_E_NOMEM;
+		for (i = 0; hs_iter_next(it, &merged[i]); i++)
+			if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1 &&
+				s->interrupt != NULL)
+				s->interrupt();
+		h = merged;
+	}
+	status = sbf_build_final(out, params, h, (size_t) n, prefix, a);
+	if (merged != NULL)
+		a->free(merged, a->ctx);
+	return status;
+}
+
 /* The one build of a right-sized filter from a set (see the header). */
 SbfStatus
 sbf_hs_build(const SbfHashSet *s, const SbfParams *params, size_t prefix,
@@ -525,8 +559,10 @@ sbf_hs_build(const SbfHashSet *s, const SbfParams *params, size_t prefix,
 	status = sbf_hs_iter_of(s, a, &it, &copy);
 	if (status != SBF_OK)
 		return status;
-	status = sbf_create_sized(out, params, SBF_HS_MAX(it.na + it.nb, 1), prefix, a);
-	if (status == SBF_OK)
+	if (it.na + it.nb <= SBF_FUSED_MAX_BUILD)
+		status = hs_build_array(s, params, prefix, a, &it, out);
+	else if ((status = sbf_create_sized(out, params, SBF_HS_MAX(it.na + it.nb, 1),
+										prefix, a)) == SBF_OK)
 	{
 		/* ascending order: the result depends only on the set */
 		status = sbf_hs_filter_add_all(out, &it, a, s->interrupt);

@@ -237,6 +237,10 @@ extern SbfStatus sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data,
 extern SbfStatus sbf_build_plan(uint64_t n, double share, bool fused_ok,
 								SbfKindGeom *g, uint64_t *bytes);
 
+/* The kind geometry and data bytes of segment i of a plain view (sbf_info). */
+extern void sbf_segment_geom(const SbfView *v, uint32_t i, SbfKindGeom *g,
+							 uint64_t *bytes);
+
 /* ---- blocked internals shared with tests and benchmarks ---- */
 
 /* Putze et al.'s rate of a blocked filter with lambda elements a line, k probes. */

@@ -23,13 +23,6 @@
 
 #include "sbf_union_int.h"
 
-/* The version the union writes (docs/format4.md, section 1). */
-#define UNION_VERSION			4
-
-/* Directory entry of format 4 (docs/format4.md, section 2). */
-#define UNION_ENTRY_ERROR		16
-#define UNION_ENTRY_DESC		24
-
 /* Words of a slice between two interrupt checks. */
 #define UNION_SLICE_WORDS		SBF_WORK_STRIDE
 
@@ -66,6 +59,28 @@ union_ones(const uint8_t *data, uint64_t bytes, const SbfAllocator *a)
 	return ones;
 }
 
+/*
+ * An item's limit of set bits (computed once: the merge loop compares it
+ * with many candidates).  Bloom, as 1.2: the fill expected at capacity,
+ * 1 - e^(-k cap / m), of its m bits.  Other kinds: the most ones whose
+ * mean fill f keeps f^k within p; the rate of a segment with more is above
+ * p, since the mean over lines of (ones/bits)^k is at least (mean ones /
+ * bits)^k (Jensen).
+ */
+static uint64_t
+union_limit(const UnionItem *it)
+{
+	double		m = (double) it->bits;
+	double		k = (double) it->g.width;
+	double		fill;
+
+	if (it->g.kind == SBF_KIND_BLOOM)
+		fill = 1.0 - exp(-k * (double) it->capacity / m);
+	else
+		fill = pow(it->error, 1.0 / k);
+	return (uint64_t) floor(fill * m);
+}
+
 /* Fills an item from entry e of view v. */
 SbfStatus
 sbf_union_item(UnionItem *it, const SbfView *v, const SbfDirEntry *e,
@@ -77,14 +92,15 @@ sbf_union_item(UnionItem *it, const SbfView *v, const SbfDirEntry *e,
 	it->capacity = e->capacity;
 	it->count = e->count;
 	it->error = e->error;
-	if (!e->ops->bytes(&e->g, &it->bytes) || e->data > v->len ||
-		it->bytes > v->len - e->data)
+	it->bytes = e->bytes;
+	if (e->st != SBF_OK || e->data > v->len || it->bytes > v->len - e->data)
 		return SBF_E_SEGMENT;
 	it->data = v->buf + e->data;
 	if (e->ops->merge != NULL)
 	{
 		it->bits = e->g.kind == SBF_KIND_BLOOM ? e->g.size : it->bytes * 8;
 		it->ones = union_ones(it->data, it->bytes, a);
+		it->limit = union_limit(it);
 	}
 	it->digest = sbf_hash(it->data, (size_t) it->bytes);
 	return SBF_OK;
@@ -282,18 +298,15 @@ union_own(UnionOut *o, const SbfAllocator *a)
 }
 
 /*
- * Bloom, as 1.2: most set bits a segment may have after an OR is the fill
- * expected at capacity, 1 - e^(-k cap / m), of its m bits.  Decided from
- * the set-bit counts when they can, else word by word (at most
- * UNION_MAX_SCANS times for one item).
+ * Bloom, as 1.2: most set bits a segment may have after an OR is x->limit
+ * (union_limit).  Decided from the set-bit counts when they can, else word
+ * by word (at most UNION_MAX_SCANS times for one item).
  */
 static SbfStatus
 union_try_fill(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
 			   const SbfAllocator *a)
 {
-	double		m = (double) x->bits;
-	double		fill = 1.0 - exp(-(double) x->g.width * (double) x->capacity / m);
-	uint64_t	limit = (uint64_t) floor(fill * m);
+	uint64_t	limit = x->limit;
 	uint64_t	room = o->ones <= limit ? limit - o->ones : 0;
 	uint64_t	extra;
 	SbfStatus	st;
@@ -327,11 +340,10 @@ union_try_fill(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
 
 /*
  * Other kinds that merge: x's bits a subset of o's, or the OR's exact rate
- * within o's p (the larger of the two: p descends within a group).  A
- * lower bound rejects an OR that adds bits without computing its rate: the
- * mean over lines of (ones/bits)^k is at least (mean ones / bits)^k
- * (Jensen), and the OR has at least as many ones as either side.  A subset
- * (only possible when x has no more ones than o) always fits.
+ * within o's p (the larger of the two: p descends within a group).  The
+ * limit of o's seed (union_limit) rejects an OR that adds bits without
+ * computing its rate: the OR has at least as many ones as either side.  A
+ * subset (only possible when x has no more ones than o) always fits.
  */
 static SbfStatus
 union_try_rate(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
@@ -339,8 +351,7 @@ union_try_rate(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
 {
 	double		p = o->seed->error;
 	uint64_t	least = o->ones > x->ones ? o->ones : x->ones;
-	bool		over = pow((double) least / (double) x->bits,
-						   (double) x->g.width) > p;
+	bool		over = least > o->seed->limit;
 	uint64_t	extra;
 	uint8_t    *tmp;
 
@@ -483,7 +494,7 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 	size_t		off = SBF_HEADER_BYTES + (size_t) pl->s.nout * SBF_SEGDIR_BYTES;
 	uint32_t	i;
 
-	buf[SBF_OFF_VERSION] = UNION_VERSION;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_V4;
 	buf[SBF_OFF_FLAGS] = pl->dense ? SBF_FLAG_HLL_DENSE : 0;
 	buf[SBF_OFF_HASH] = f->hash_id;
 	buf[SBF_OFF_HLL_P] = (uint8_t) pl->hll_p;
@@ -503,8 +514,8 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 
 		sbf_store64(e + SBF_SEG_CAPACITY, g->capacity);
 		sbf_store64(e + SBF_SEG_COUNT, o->final_count);
-		sbf_store_double(e + UNION_ENTRY_ERROR, g->error);
-		sbf_kind_encode(&g->g, e + UNION_ENTRY_DESC);
+		sbf_store_double(e + SBF_SEG4_ERROR, g->error);
+		sbf_kind_encode(&g->g, e + SBF_SEG4_DESC);
 		memset(buf + off, 0, pad);
 		memcpy(buf + start, union_out_data(o), (size_t) g->bytes);
 		off = start + (size_t) g->bytes;

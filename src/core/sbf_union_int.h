@@ -31,6 +31,9 @@ typedef struct UnionItem
 	uint64_t	bits;			/* bits of a kind that merges (bloom m,
 								 * blocked 512 L); 0: never merges */
 	uint64_t	ones;			/* set bits (kinds that merge) */
+	uint64_t	limit;			/* bloom: most set bits after an OR; other
+								 * kinds that merge: more set bits than
+								 * this cannot stay within p */
 	uint64_t	digest;			/* XXH3 of its data */
 	const uint8_t *data;
 } UnionItem;

@@ -7,6 +7,7 @@
  *	  which parses back to them), and a non-finite one is None (JSON null).
  */
 #include "_sbf.h"
+#include "sbf_kind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +120,31 @@ bucket_start(int64_t b, int64_t width)
 	return PyUnicode_FromString(buf);
 }
 
+/*
+ * A segment's geometry, per kind, as the server's sbf_info shows it
+ * (src/sbf_ops.c, info_geometry): bloom bits and hashes; blocked bits,
+ * lines and hashes; fused bits, fingerprint bits, arity, segment length.
+ */
+static int
+put_geometry(PyObject *d, const SbfView *v, uint32_t i, const SbfSegment *seg)
+{
+	SbfKindGeom g;
+	uint64_t	bytes;
+
+	if (seg->kind == SBF_KIND_BLOOM)
+		return (put(d, "bits", u64(seg->nbits)) < 0 ||
+				put(d, "hashes", u64(seg->k)) < 0) ? -1 : 0;
+	sbf_segment_geom(v, i, &g, &bytes);
+	if (put(d, "bits", u64(bytes * 8)) < 0)
+		return -1;
+	if (g.kind == SBF_KIND_BLOCKED)
+		return (put(d, "lines", u64(g.size)) < 0 ||
+				put(d, "hashes", u64(g.width)) < 0) ? -1 : 0;
+	return (put(d, "fingerprint_bits", u64(g.width)) < 0 ||
+			put(d, "arity", u64(g.arity)) < 0 ||
+			put(d, "segment_length", u64((uint64_t) 1 << g.log2_len)) < 0) ? -1 : 0;
+}
+
 /* One segment of a plain filter's "segments" list. */
 static PyObject *
 plain_segment(const SbfView *v, uint32_t i)
@@ -132,8 +158,7 @@ plain_segment(const SbfView *v, uint32_t i)
 	if (put(d, "kind", PyUnicode_FromString(sbf_segment_kind_name(&seg))) < 0 ||
 		put(d, "capacity", u64(seg.capacity)) < 0 ||
 		put(d, "count", u64(seg.count)) < 0 ||
-		put(d, "bits", u64(seg.nbits)) < 0 ||
-		put(d, "hashes", u64(seg.k)) < 0 ||
+		put_geometry(d, v, i, &seg) < 0 ||
 		put(d, "fill", json_float(sbf_segment_expected_fill(v, i))) < 0 ||
 		put(d, "error_rate", json_float(seg.error)) < 0)
 	{

@@ -50,7 +50,11 @@ FORMS = {
                     {"bytes": BYTEA_A}),
     "grown": (GROWN, {"text": TXT_A}),
     "grown_r1": ("sbf_add(sbf_empty(500, 0.05, 4, 1.0), %(int_b)s::bigint[])", {"int": INT_B}),
-    "v1": ("set_byte(" + GROWN + "::bytea, 0, 1)::scalablebloom", {"text": TXT_A}),
+    # 1.0's sbf_agg of 'o1'..'o20' (version 1; 1.3 writes version 4)
+    "v1": ("'sbf1:AQABCQIAAQBQAAAAexSuR+F6hD/NzMzMzMzsP+gDAAAAAAAAFAAAAAAAAAAUAAAAAAAAAMgAAAAAAAAA"
+           "VjeXb9YIgT8HAAAAAAAAAKVJVQ+txbt9cO7qVCMzeWxBoalMC8sLnoAAAAAAAAAAAQAAAAEgAAADLwAAAWYAAAKV"
+           "AAABzQAAA88AAAT1AAAFBAEAATABAAI5AQABOwEAAUsBAAOOAQABwAEAAskBAAHKAQADzAEABM8BAAHuAQA='"
+           "::scalablebloom", {"text": ["o%d" % i for i in range(1, 21)]}),
     "union": ("sbf_union(" + GROWN + ", (SELECT sbf_agg(x) FROM unnest(%(int_a)s::bigint[]) x), 0.03)",
               {"text": TXT_A, "int": INT_A}),
     "union_agg": ("(SELECT sbf_union_agg(f, 0.07) FROM (SELECT sbf_agg(x) AS f FROM unnest(%(txt_b)s::text[])"
