@@ -246,7 +246,23 @@ extern void sbf_segment_geom(const SbfView *v, uint32_t i, SbfKindGeom *g,
 /* Putze et al.'s rate of a blocked filter with lambda elements a line, k probes. */
 extern double sbf_blocked_fpr(double lambda, uint32_t k);
 
+/*
+ * Probes 0..k-1 of hash h in its line (0..511), the same in every blocked
+ * segment (the line: sbf_blocked_line in sbf_window.h).
+ */
+extern void sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits);
+
 /* ---- fused internals shared with tests and benchmarks ---- */
+
+/* The mixes of h for seed number attempt: x = sbf_mix64(h + seed), x2 = sbf_mix64(x). */
+extern void sbf_fused_mixes(uint8_t attempt, uint64_t h, uint64_t *x, uint64_t *x2);
+
+/*
+ * contains() of a fused segment from the mixes of sbf_fused_mixes for its
+ * seed number (g->attempt), its area being nbytes bytes.
+ */
+extern bool sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data,
+								uint64_t nbytes, uint64_t x, uint64_t x2);
 
 /* plan() for a given arity (3 or 4). */
 extern SbfStatus sbf_fused_plan_arity(uint64_t n, double share, uint8_t arity,

@@ -30,7 +30,7 @@
 static inline const uint8_t *
 line_of(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 {
-	return data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
+	return sbf_blocked_line(g, data, h);
 }
 
 /*
@@ -290,6 +290,24 @@ bool
 sbf_blocked_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 {
 	return line_has(line_of(g, data, h), h, g->width);
+}
+
+/*
+ * Probes 0..k-1 of h (bits 0..511 of its line), the same in every blocked
+ * segment: a lookup over many segments computes them once per hash.
+ */
+void
+sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits)
+{
+	uint64_t	w = sbf_mix64(h);
+	uint32_t	j;
+
+	for (j = 0; j < k; j++)
+	{
+		if (j > 0 && j % PROBES_A_WORD == 0)
+			w = sbf_mix64(w + GOLDEN);
+		bits[j] = (uint16_t) ((w >> (9 * (j % PROBES_A_WORD))) & LINE_MASK);
+	}
 }
 
 /* Batched lookups: each batch's lines are prefetched before any is tested. */

@@ -263,6 +263,37 @@ sbf_fused_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 	return x == 0;
 }
 
+/* The mixes of h for seed number attempt: x = sbf_mix64(h + seed), x2 = sbf_mix64(x). */
+void
+sbf_fused_mixes(uint8_t attempt, uint64_t h, uint64_t *x, uint64_t *x2)
+{
+	*x = sbf_mix64(h + seed_of(attempt));
+	*x2 = sbf_mix64(*x);
+}
+
+/*
+ * contains() from the mixes of sbf_fused_mixes for g->attempt, the area
+ * being nbytes bytes: a lookup over many segments built with one seed number
+ * (windowed buckets: nearly all peel with the first) mixes each hash once.
+ */
+bool
+sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data, uint64_t nbytes,
+					uint64_t x, uint64_t x2)
+{
+	uint64_t	len = seg_len(g);
+	uint64_t	mask = len - 1;
+	uint64_t	p0 = sbf_win_mulhi(x, g->size << g->log2_len);
+	uint32_t	f = g->width;
+	uint32_t	v = (uint32_t) (x2 & ((UINT64_C(1) << f) - 1));
+
+	v ^= fp_get(data, nbytes, p0, f);
+	v ^= fp_get(data, nbytes, (p0 + len) ^ (x & mask), f);
+	v ^= fp_get(data, nbytes, (p0 + 2 * len) ^ ((x >> 18) & mask), f);
+	if (g->arity == 4)
+		v ^= fp_get(data, nbytes, (p0 + 3 * len) ^ ((x2 >> 40) & mask), f);
+	return v == 0;
+}
+
 /* Batched lookups: every slot of a batch is prefetched before any is read. */
 size_t
 sbf_fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,

@@ -270,27 +270,68 @@ pairs_contain(const SbfWinView *v, uint64_t h, int64_t max_age)
 /*
  * Directory entries decoded for a lookup.  Windowed bloom segments (kind 4):
  * m and bits of each, and by k: kend[q] has bit i set when segment i has
- * k = q + 1 hash functions.  Segments of the other kinds (blocked, fused:
- * one cache line or three slots a probe) in other[0..nother).
+ * k = q + 1 hash functions.  Blocked segments (kind 2) the same way, their
+ * probe q being bit q of the hash's line.  Fused segments (three slots a
+ * probe) in other[0..nother).
  */
 typedef struct WinChunk
 {
 	uint32_t	n;
 	uint32_t	kmax;
 	uint32_t	nother;
+	uint32_t	nblocked;
+	uint32_t	bkmax;
 	uint64_t	m[WIN_CHUNK];
 	const uint8_t *bits[WIN_CHUNK];
 	uint64_t	kend[SBF_MAX_K];
+	/* blocked segments: geometry, data, and bkend by k as kend */
+	SbfKindGeom bg[WIN_CHUNK];
+	const uint8_t *bdata[WIN_CHUNK];
+	uint64_t	bkend[SBF_BLOCKED_MAX_K];
 	SbfWinSeg	other[WIN_CHUNK];
 } WinChunk;
 
-/* The mixes r_i of one hash (sbf_win_mix), computed when first needed. */
+/*
+ * The mixes of one hash, computed when first needed: r_i (sbf_win_mix) for
+ * kind 4, the fused mixes of seed number 0, which nearly every fused
+ * bucket was built with (sbf_fused_mixes), and the blocked probes, the same
+ * in every blocked segment (sbf_blocked_probes).
+ */
 typedef struct WinMixes
 {
 	uint64_t	h;
 	uint32_t	have;
+	bool		fused0;
+	bool		blocked;
+	uint64_t	fx;
+	uint64_t	fx2;
 	uint64_t	r[SBF_MAX_K];
+	uint16_t	probes[SBF_BLOCKED_MAX_K];
 } WinMixes;
+
+/* Whether segment s (fused, or a kind without a shared probe) holds x's hash. */
+static inline bool
+other_has(const SbfWinSeg *s, WinMixes *x)
+{
+	uint64_t	fx;
+	uint64_t	fx2;
+
+	if (s->g.kind != SBF_KIND_FUSED)
+		return s->ops->contains(&s->g, s->bits, x->h);
+	if (s->g.attempt != 0)
+		sbf_fused_mixes(s->g.attempt, x->h, &fx, &fx2);
+	else
+	{
+		if (!x->fused0)
+		{
+			sbf_fused_mixes(0, x->h, &x->fx, &x->fx2);
+			x->fused0 = true;
+		}
+		fx = x->fx;
+		fx2 = x->fx2;
+	}
+	return sbf_fused_has_mixed(&s->g, s->bits, s->bytes, fx, fx2);
+}
 
 static inline uint64_t
 mix_at(WinMixes *x, uint32_t i)
@@ -315,7 +356,9 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 	c->n = 0;
 	c->kmax = 0;
 	c->nother = 0;
-	while (*j < v->nsegments && c->n + c->nother < WIN_CHUNK)
+	c->nblocked = 0;
+	c->bkmax = 0;
+	while (*j < v->nsegments && c->n + c->nother + c->nblocked < WIN_CHUNK)
 	{
 		SbfWinSeg	seg;
 		uint32_t	k;
@@ -328,6 +371,18 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 			break;
 		}
 		(*j)++;
+		if (seg.g.kind == SBF_KIND_BLOCKED)
+		{
+			k = seg.g.width;
+			for (q = c->bkmax; q < k; q++)
+				c->bkend[q] = 0;
+			if (k > c->bkmax)
+				c->bkmax = k;
+			c->bkend[k - 1] |= (uint64_t) 1 << c->nblocked;
+			c->bg[c->nblocked] = seg.g;
+			c->bdata[c->nblocked++] = seg.bits;
+			continue;
+		}
 		if (seg.g.kind != SBF_KIND_WBLOOM)
 		{
 			c->other[c->nother++] = seg;
@@ -343,7 +398,48 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 		c->bits[c->n] = seg.bits;
 		c->n++;
 	}
-	return c->n + c->nother > 0;
+	return c->n + c->nother + c->nblocked > 0;
+}
+
+/*
+ * Whether a blocked segment of c holds x's hash, probe by probe as the
+ * windowed bloom ones (chunk_has): the probes are the same bits in every
+ * segment (sbf_blocked_probes, once per hash), each segment reads them from
+ * its own line, and a segment drops out at its first clear probe.
+ */
+static bool
+blocked_has(const WinChunk *c, WinMixes *x)
+{
+	const uint8_t *line[WIN_CHUNK];
+	uint64_t	alive = c->nblocked == 64 ? ~(uint64_t) 0 :
+		((uint64_t) 1 << c->nblocked) - 1;
+	uint32_t	i;
+	uint32_t	q;
+
+	if (!x->blocked)
+	{
+		sbf_blocked_probes(x->h, SBF_BLOCKED_MAX_K, x->probes);
+		x->blocked = true;
+	}
+	for (i = 0; i < c->nblocked; i++)
+		line[i] = sbf_blocked_line(&c->bg[i], c->bdata[i], x->h);
+	for (q = 0; alive != 0 && q < c->bkmax; q++)
+	{
+		uint32_t	b = x->probes[q];
+		uint64_t	next = 0;
+		uint64_t	a = alive;
+
+		while (a != 0)
+		{
+			i = (uint32_t) sbf_ctz64(a);
+			a &= a - 1;
+			next |= (uint64_t) ((line[i][b >> 3] >> (b & 7)) & 1) << i;
+		}
+		if ((next & c->bkend[q]) != 0)
+			return true;
+		alive = next & ~c->bkend[q];
+	}
+	return false;
 }
 
 /*
@@ -362,8 +458,10 @@ chunk_has(const WinChunk *c, WinMixes *x)
 	uint32_t	q;
 
 	for (q = 0; q < c->nother; q++)
-		if (c->other[q].ops->contains(&c->other[q].g, c->other[q].bits, x->h))
+		if (other_has(&c->other[q], x))
 			return true;
+	if (c->nblocked > 0 && blocked_has(c, x))
+		return true;
 
 	for (q = 0; alive != 0 && q < c->kmax; q++)
 	{
@@ -432,10 +530,12 @@ sbf_win_count_contained(const SbfWinView *v, const uint64_t *h, size_t n,
 			found++;
 			continue;
 		}
-		if (c.n + c.nother == 0)
+		if (c.n + c.nother + c.nblocked == 0)
 			continue;
 		x.h = h[i];
 		x.have = 0;
+		x.fused0 = false;
+		x.blocked = false;
 		if (chunk_has(&c, &x) ||
 			(j < v->nsegments && rest_has(v, max_age, j, off, &x)))
 			found++;

@@ -1,9 +1,27 @@
 /*
  * sbf_window.h
- *	  Pure-C core of windowed filters (format version 3; the byte layout is
- *	  "The windowed form" in docs/format.md): reading, the validator's windowed
+ *	  Pure-C core of windowed filters: reading, the validator's windowed
  *	  branch, lookups since a bucket, and the mutable form that adds, slides,
- *	  unites and compacts.  No PostgreSQL headers.
+ *	  unites and compacts.  No PostgreSQL headers.  Two layouts are read:
+ *	  version 3 (1.2; "The windowed form" in docs/format.md, WINDOWED FORM in
+ *	  sbf_core.h) and version 4 with flag bit 7 (docs/format4.md, section 8),
+ *	  which is what every write produces:
+ *
+ *		header (40 bytes)	version 3's, with byte 0 = 4 and flags STARTED (bit 0)
+ *							and WINDOWED (bit 7), every other bit 0
+ *		directory			24 bytes an entry: age u16 (< B), reserved u16 = 0,
+ *							count u32, 16-byte kind descriptor (sbf_kind.h) of
+ *							kind 2 (blocked), 3 (fused) or 4 (version 3's
+ *							windowed bloom, relabelled); strictly ascending by
+ *							(age, descriptor bytes, count, data)
+ *		data areas			in directory order, a blocked area of 64 lines or
+ *							more after zero padding to offset = 60 (mod 64)
+ *		pairs				as version 3: n hashes u64 ascending, then n ages u16
+ *
+ *	  A reader rejects what version 3's reader rejects and: flag bits other
+ *	  than those two, WINDOWED clear, a nonzero reserved field or descriptor
+ *	  byte, kind 1 or an unknown kind, nonzero padding, and a bucket whose
+ *	  segments' rates (each kind's rate_of) sum to more than e/B.
  */
 #ifndef SBF_WINDOW_H
 #define SBF_WINDOW_H
@@ -172,6 +190,17 @@ sbf_win_mulhi(uint64_t a, uint64_t b)
 
 	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 #endif
+}
+
+/*
+ * The line of hash h in a blocked segment of g->size lines at data
+ * (docs/format4.md, section 4: line mulhi(h, L)); sbf_kind_blocked.c and
+ * the windowed lookups use it.
+ */
+static inline const uint8_t *
+sbf_blocked_line(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
+{
+	return data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
 }
 
 /*

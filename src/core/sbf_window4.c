@@ -13,6 +13,15 @@
 #include "sbf_dir.h"
 #include "sbf_window.h"
 
+/*
+ * The largest set built fused (its scratch, about 24 bytes a hash, and a
+ * build 2-3 times a blocked one); larger buckets are built blocked.  The same
+ * limit as the plain builder's (sbf_kind.h defines it there).
+ */
+#ifndef SBF_FUSED_MAX_BUILD
+#define SBF_FUSED_MAX_BUILD		((uint64_t) 1 << 22)
+#endif
+
 /* version-4 entry fields (the iterator decodes them; the writer writes them) */
 #define W4_AGE			0
 #define W4_RESERVED		2
@@ -174,8 +183,9 @@ sbf_win4_check_segments(const SbfWinView *v)
 
 /*
  * A segment of the n >= 1 strictly ascending hashes h at rate share, of the
- * kind sbf_kind_choose gives (a fused build that no seed peels becomes
- * blocked), its data allocated through a (owned).  The geometry is planned
+ * kind sbf_kind_choose gives (blocked above SBF_FUSED_MAX_BUILD hashes; a
+ * fused build that no seed peels becomes blocked), its data allocated
+ * through a (owned).  The geometry is planned
  * first: when max_bytes is not 0 and the area would take max_bytes or more,
  * *built is false and nothing is allocated (the caller keeps the pairs).
  * SBF_E_PARAM or SBF_E_TOO_LARGE: no kind reaches share for n.
@@ -190,7 +200,10 @@ sbf_win_make_segment(const uint64_t *h, uint32_t n, double share,
 
 	*built = false;
 	memset(seg, 0, sizeof(*seg));
-	st = sbf_kind_choose(n, share, &seg->g, &seg->bytes);
+	if (n <= SBF_FUSED_MAX_BUILD)
+		st = sbf_kind_choose(n, share, &seg->g, &seg->bytes);
+	else
+		st = sbf_kind_blocked_ops.plan(n, share, &seg->g, &seg->bytes);
 	if (st != SBF_OK)
 		return st;
 	if (max_bytes != 0 && seg->bytes >= max_bytes)
