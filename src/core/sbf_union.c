@@ -195,7 +195,7 @@ union_dedupe(UnionScratch *s, const SbfAllocator *a)
 /*
  * Turns the canonical, distinct items into result segments; with merge, an
  * item is OR-ed into the first earlier result segment of its group that it
- * fits (sbf_union_try), else it starts one.
+ * fits (sbf_union_place), else it starts one.
  */
 static SbfStatus
 union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
@@ -221,16 +221,10 @@ union_merge(UnionPlan *pl, bool merge, const SbfAllocator *a)
 			group = s->nout;
 		if (merge)
 		{
-			uint32_t	scans = 0;
-			uint32_t	b;
+			SbfStatus	st = sbf_union_place(s, group, x, &placed, a);
 
-			for (b = group; b < s->nout && !placed; b++)
-			{
-				SbfStatus	st = sbf_union_try(&s->out[b], x, &scans, &placed, a);
-
-				if (st != SBF_OK)
-					return st;
-			}
+			if (st != SBF_OK)
+				return st;
 		}
 		if (!placed)
 		{

@@ -387,22 +387,34 @@ union_try_rate(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
 	return SBF_OK;
 }
 
-/* Tries to OR x into o (see the file header). */
+/*
+ * ORs x into the first of s->out[group..nout) it fits (see the file
+ * header); those are the result segments of x's group so far.  The loop
+ * stays in this file so that its per-candidate checks inline: it may
+ * compare one item with thousands of candidates.
+ */
 SbfStatus
-sbf_union_try(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
-			  const SbfAllocator *a)
+sbf_union_place(UnionScratch *s, uint32_t group, const UnionItem *x,
+				bool *placed, const SbfAllocator *a)
 {
-	SbfStatus	st;
+	uint32_t	scans = 0;
+	uint32_t	b;
+	SbfStatus	st = SBF_OK;
 
 	*placed = false;
-	if (!sbf_union_same_group(o->seed, x))
+	if (x->ops->merge == NULL)
 		return SBF_OK;
-	if (x->g.kind == SBF_KIND_BLOOM)
-		st = union_try_fill(o, x, scans, placed, a);
-	else
-		st = union_try_rate(o, x, scans, placed, a);
-	if (st == SBF_OK && *placed && x->count > o->count)
-		o->count = x->count;
+	for (b = group; b < s->nout && !*placed && st == SBF_OK; b++)
+	{
+		UnionOut   *o = &s->out[b];
+
+		if (x->g.kind == SBF_KIND_BLOOM)
+			st = union_try_fill(o, x, &scans, placed, a);
+		else
+			st = union_try_rate(o, x, &scans, placed, a);
+		if (st == SBF_OK && *placed && x->count > o->count)
+			o->count = x->count;
+	}
 	return st;
 }
 

@@ -88,12 +88,13 @@ extern int	sbf_union_item_cmp(const void *pa, const void *pb);
 /* Whether two items may merge: one kind that merges, one geometry. */
 extern bool sbf_union_same_group(const UnionItem *x, const UnionItem *y);
 /*
- * Tries to OR item x into result segment o of its group (the 1.1 policy,
- * see sbf_union.c): *placed when it did.  *scans counts the word-by-word
- * comparisons made for x.
+ * ORs item x into the first result segment of s->out[group..nout) (the
+ * result segments of x's group so far) that it fits (the 1.1 policy, see
+ * sbf_union.c): *placed when it did.
  */
-extern SbfStatus sbf_union_try(UnionOut *o, const UnionItem *x, uint32_t *scans,
-							   bool *placed, const SbfAllocator *a);
+extern SbfStatus sbf_union_place(UnionScratch *s, uint32_t group,
+								 const UnionItem *x, bool *placed,
+								 const SbfAllocator *a);
 /* Sorts the result segments into the canonical order of the result. */
 extern void sbf_union_order(UnionScratch *s, const SbfAllocator *a);
 /* Payload bytes of the planned directory and data areas with padding; false over max. */
