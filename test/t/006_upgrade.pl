@@ -32,6 +32,19 @@
 #    byte for byte; = and <> exist, = in a hash operator class, and on those
 #    old values = agrees with equal bytes in joins, DISTINCT, GROUP BY and
 #    UNION.
+#  - Format-2 and format-3 values and hash sets written by the sbf 1.2
+#    library (data/format23_values.tsv, made by data/format23_values.sql;
+#    helpers in test/perl/SbfFormat23.pm), loaded after the update to 1.3,
+#    print the same text and answer #, sbf_info (the keys 1.2 showed),
+#    contains and sbf_matches exactly as 1.2 did.  1.3 then writes over them
+#    (adds by element type, || with a new value of the same parameters,
+#    sbf_delta, windowed adds with at and sbf_expire, hash set unions built
+#    into filters) and REFRESHes the materialized views: every result is
+#    version 4 (none stays exact), shows each segment's kind (blocked ones
+#    appended by adds, unions and sbf_delta, fused ones in the walk), misses no
+#    member old or new, and its false positives over 20,000 absent probes
+#    stay within sbf_info's fpr_bound (a binomial margin); a dump and restore
+#    keeps all of them byte for byte.
 
 use strict;
 use warnings;
@@ -41,8 +54,12 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use lib "$FindBin::RealBin/../perl";
+use SbfFormat23;
+
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 my $fixture = "$FindBin::RealBin/data/format1_values.tsv";
+my $fixture23 = "$FindBin::RealBin/data/format23_values.tsv";
 
 my $node = PostgreSQL::Test::Cluster->new('upgrade');
 $node->init;
@@ -883,6 +900,55 @@ like( $node->safe_psql(
 	qr/^2 2$/, '1.3: the copies written at 1.2 compare equal, the other values do not');
 
 # ---------------------------------------------------------------------------
+# 1.3 on the values the 1.2 library wrote, and 1.3's writes over them
+# ---------------------------------------------------------------------------
+
+# Format-2 and format-3 values and hash sets written by the sbf 1.2 library
+# (data/format23_values.tsv, made by data/format23_values.sql), loaded into
+# the updated database: they answer exactly as 1.2 did.
+SbfFormat23::load($node, 'upd', $fixture23);
+my $n23 = $node->safe_psql('upd', 'SELECT count(*) FROM f23_src');
+cmp_ok($n23, '>=', 22, "$n23 values written by 1.2 loaded from their text form");
+is($node->safe_psql('upd', $SbfFormat23::old_answers_sql),
+	SbfFormat23::old_expected($node, 'upd'),
+	"1.3: each value 1.2 wrote prints the same text and answers #, sbf_info (1.2's keys), contains and sbf_matches exactly as 1.2 did");
+my $f23_fp_sql = q{
+	SELECT (SELECT string_agg(id || ' ' || md5(f::bytea), ',' ORDER BY id) FROM f23) || ' / ' ||
+		   (SELECT string_agg(id || ' ' || md5(h::bytea), ',' ORDER BY id) FROM f23_h)};
+my $f23_fp = $node->safe_psql('upd', $f23_fp_sql);
+
+# 1.3 writes over them: adds by element type, || with a new value of the
+# same parameters, sbf_delta, windowed adds with at and sbf_expire, hash set
+# unions built into filters; and the views and the refreshed materialized
+# views on sbf_agg and sbf_union_agg, their members the events.
+SbfFormat23::write_over($node, 'upd');
+$node->safe_psql(
+	'upd', q{
+	REFRESH MATERIALIZED VIEW mv_agg;
+	REFRESH MATERIALIZED VIEW mv_union;
+	INSERT INTO f23_w4
+		SELECT 100 + g, 'v_agg', 'text', f FROM v_agg
+		UNION ALL SELECT 100 + g, 'mv_agg', 'text', f FROM mv_agg
+		UNION ALL SELECT 100, 'v_union', 'text', f FROM v_union
+		UNION ALL SELECT 100, 'mv_union', 'text', f FROM mv_union;
+	INSERT INTO f23_new
+		SELECT 100 + g, o, e FROM events, unnest(ARRAY['v_agg', 'mv_agg']) o
+		UNION ALL SELECT 100, o, e FROM events, unnest(ARRAY['v_union', 'mv_union']) o;
+});
+is($node->safe_psql('upd', $f23_fp_sql),
+	$f23_fp, "1.3: writing over the values 1.2 wrote leaves the stored ones byte for byte");
+my $written = $node->safe_psql('upd', $SbfFormat23::written_sql);
+note($written);
+is($written, SbfFormat23::written_expected($written),
+	'1.3 writes over 1.2 values and refreshes views: version 4 (the exact form version 2), every segment with its kind, no false negative over old and new members, false positives within fpr_bound');
+my $kinds = $node->safe_psql('upd', $SbfFormat23::kinds_sql);
+note("kinds written per operation: $kinds");
+like($kinds, qr/^(?=.*\badd [^;]*blocked)(?=.*\bunion [^;]*blocked)(?=.*\bdelta [^;]*blocked)(?=.*fused)/,
+	'1.3 writes blocked segments onto the 1.2 values (adds, unions, sbf_delta) and fused ones somewhere in the walk');
+like($written, qr/\A(?:(?!form=exact)[^\n]*\n?)+\z/,
+	'1.3 writes over 1.2 values: no result stays in the exact form');
+
+# ---------------------------------------------------------------------------
 # Fresh install and updated install: the same catalog
 # ---------------------------------------------------------------------------
 
@@ -922,6 +988,13 @@ is($node->safe_psql('restored', fingerprint_sql('stored')),
 is($node->safe_psql('restored', $views_sql),
 	'v_agg groups=5 misses=0; v_union misses=0; mv_agg groups=5 misses=0; mv_union misses=0',
 	'the restored views and materialized views answer without false negatives');
+my $w4_fp_sql = q{
+	SELECT string_agg(format('%s %s %s', id, op, md5(f::bytea)), ',' ORDER BY id, op) FROM f23_w4};
+is($node->safe_psql('restored', $f23_fp_sql),
+	$f23_fp, 'the restored values 1.2 wrote are byte for byte the originals');
+is($node->safe_psql('restored', $w4_fp_sql),
+	$node->safe_psql('upd', $w4_fp_sql),
+	'the restored values 1.3 wrote over them are byte for byte the originals');
 
 # The dump taken at 1.0 restores too: the restore creates the extension at
 # the default version, 1.3, and loads the format-1 values and the views.
