@@ -20,7 +20,7 @@
 #   BIG=1     also 200,000,000 (one run of each query: about 15 minutes more)
 #   REPS      repetitions (default 3; 1 for sizes >= 100M)
 #   WORK_MEM  work_mem of the runs (default 4MB, PostgreSQL's default)
-#   USERS     ordinary users of the feed (default 50000); ALPHA (1.1)
+#   USERS     ordinary users of the feed (default 20000); ZIPF (1.0)
 #   NO15=1    skip the PostgreSQL 15 part (hll_add_agg)
 # Writes test/bench/results/f4_agg.txt.
 set -euo pipefail
@@ -29,7 +29,7 @@ cd "$(dirname "$0")"
 . ./f4_lib.sh
 export SIZES=${SIZES:-"1000000 10000000 40000000"}
 [ "${BIG:-0}" = 1 ] && SIZES="$SIZES 200000000"
-export REPS=${REPS:-3} WORK_MEM=${WORK_MEM:-4MB} USERS=${USERS:-50000} ALPHA=${ALPHA:-1.1}
+export REPS=${REPS:-3} WORK_MEM=${WORK_MEM:-4MB} USERS=${USERS:-20000} ZIPF=${ZIPF:-1.0}
 SET="SET work_mem = '$WORK_MEM'"
 
 # one group of n: the queries, by aggregate name
@@ -96,8 +96,8 @@ if [ "${1:-}" = --body18 ]; then	# in f4_pair.sh's two clusters
 			"$(bits "${V[$n,12:sbf_agg]}" "$n")" "$(bits "${V[$n,13:sbf_agg]}" "$n")"
 	done
 	echo
-	echo "## the feed workload, GROUP BY user_id (f4_feed.sql, users=$USERS alpha=$ALPHA)"
-	for b in 12 13; do q $b -v users="$USERS" -v alpha="$ALPHA" -f f4_feed.sql >/dev/null; done
+	echo "## the feed workload, GROUP BY user_id (f4_feed.sql, users=$USERS zipf=$ZIPF)"
+	for b in 12 13; do q $b -v users="$USERS" -v zipf="$ZIPF" -f f4_feed.sql >/dev/null; done
 	echo "rows: $(q 12 -c "SELECT format('%s rows, %s users; same rows on both: %s', count(*), count(DISTINCT user_id), (SELECT md5(string_agg(user_id || object, ',')) FROM (SELECT * FROM feed ORDER BY 1, 2 LIMIT 100000) t)) FROM feed")"
 	echo "      (1.3 cluster: $(q 13 -c "SELECT format('%s rows, %s users; same rows on both: %s', count(*), count(DISTINCT user_id), (SELECT md5(string_agg(user_id || object, ',')) FROM (SELECT * FROM feed ORDER BY 1, 2 LIMIT 100000) t)) FROM feed"))"
 	for b in 12 13; do
@@ -128,7 +128,7 @@ if [ "${1:-}" = --body15 ]; then	# in a throwaway cluster of Debian's 15 (pg_tmp
 			"${T[$n,15:hll_add_agg]}" "$(ratio "${R[$n,15:sbf_agg]}" 1)" "$(ratio "${R[$n,15:hll_add_agg]}" 1)"
 	done
 	echo
-	q 15 -v users="$USERS" -v alpha="$ALPHA" -f f4_feed.sql >/dev/null
+	q 15 -v users="$USERS" -v zipf="$ZIPF" -f f4_feed.sql >/dev/null
 	echo "## the feed workload, GROUP BY user_id: $(q 15 -c "SELECT format('%s rows, %s users; rows md5 %s', count(*), count(DISTINCT user_id), (SELECT md5(string_agg(user_id || object, ',')) FROM (SELECT * FROM feed ORDER BY 1, 2 LIMIT 100000) t)) FROM feed")"
 	echo "plans: count $(plan_of 15 "$(feed_query count)"), sbf_agg $(plan_of 15 "$(feed_query sbf_agg)"), hll_add_agg $(plan_of 15 "$(feed_query hll_add_agg)")"
 	measure feed 15:count 15:sbf_agg 15:hll_add_agg 2>>"$F4_LOG"
@@ -151,7 +151,7 @@ if [ "${1:-}" = --pg15 ]; then	# holding the PostgreSQL 15 lock: install this tr
 fi
 
 mkdir -p results
-export F4_COMMAND="${F4_COMMAND:-SIZES=\"$SIZES\" REPS=$REPS WORK_MEM=$WORK_MEM USERS=$USERS ALPHA=$ALPHA bash test/bench/f4_agg.sh}"
+export F4_COMMAND="${F4_COMMAND:-SIZES=\"$SIZES\" REPS=$REPS WORK_MEM=$WORK_MEM USERS=$USERS ZIPF=$ZIPF bash test/bench/f4_agg.sh}"
 out=results/f4_agg.txt
 export F4_LOG=results/f4_agg.log
 : >"$F4_LOG"
