@@ -7,7 +7,7 @@ q() {
 	local b=$1 h p
 	shift
 	eval "h=\$H$b p=\$P$b"
-	psql -X -q -At -v ON_ERROR_STOP=1 -h "$h" -p "$p" -U postgres -d postgres "$@"
+	PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" psql -X -q -At -v ON_ERROR_STOP=1 -h "$h" -p "$p" -U postgres -d postgres "$@"
 }
 
 # one run of query $2 on build $1 in a new session after the statement $3
