@@ -12,6 +12,8 @@
 #     found (no false negatives);
 #  3. bits per element after 1000x growth by adds at 1% (issue 27's target:
 #     no worse than 1.2's 16.5);
+#  3b. bits per element-bucket of a 30-bucket sbf_window_agg filter of 20,000
+#     distinct elements a bucket (target <= 14.5);
 #  4. the feed workload (f4_feed.sql), one sbf_agg filter per user: the stored
 #     bytes (pg_column_size) against the optimal Bloom filter's bits for every
 #     user's true distinct count (target <= 1.0x), and the HyperLogLog's share.
@@ -80,6 +82,14 @@ if [ "${1:-}" = --body ]; then	# in f4_pair.sh's two clusters
 	printf '|%s|\n' "------------------|-----------|-----------|-----------|-----------|------------------------"
 	paste -d'|' "$work/12.tsv" "$work/13.tsv" |
 		awk -F'|' '$1 ~ /^grown/ {b2 = $3 * 8 / $2; b3 = $12 * 8 / $2
+			printf "| %-16s | %9d | %9.2f | %9.2f | %9.3f | %-22s |\n", $1, $2, b2, b3, b3 / b2, $18}'
+	echo
+	echo "## 3b. sbf_window_agg, 30 daily buckets of 20,000 distinct elements: bits per element-bucket"
+	echo "(issue 27's target: <= 14.5; 1.2 measured 17.3; the bound at 1%/30 buckets is 11.6)"
+	printf '| %-16s | %9s | %9s | %9s | %9s | %-22s |\n' filter "element-buckets" "bits 1.2" "bits 1.3" "1.3 / 1.2" "1.3 kinds"
+	printf '|%s|\n' "------------------|-----------|-----------|-----------|-----------|------------------------"
+	paste -d'|' "$work/12.tsv" "$work/13.tsv" |
+		awk -F'|' '$1 ~ /^window/ {b2 = $3 * 8 / $2; b3 = $12 * 8 / $2
 			printf "| %-16s | %9d | %9.2f | %9.2f | %9.3f | %-22s |\n", $1, $2, b2, b3, b3 / b2, $18}'
 	echo
 	echo "## 4. the feed workload (f4_feed.sql, users=$USERS zipf=$ZIPF): one sbf_agg filter per user"

@@ -15,6 +15,20 @@
 SELECT set_config('f4.maxn', :'maxn', false), set_config('f4.probes', :'probes', false),
 	   set_config('f4.grow', :'grow', false), set_config('f4.unionn', :'unionn', false) \gset
 CREATE TEMP TABLE f4 (ord serial, kase text, n bigint, f scalablebloom);
+-- the kinds of a value's segments from sbf_info, e.g. "blocked x10+fused";
+-- a windowed value's from its buckets' "kinds" (1.3), else its form
+CREATE FUNCTION pg_temp.kinds(i jsonb) RETURNS text LANGUAGE sql AS $$
+	SELECT coalesce((SELECT string_agg(k || CASE WHEN c > 1 THEN 'x' || c ELSE '' END, '+' ORDER BY k)
+					 FROM (SELECT k, count(*) AS c
+						   FROM (SELECT s->>'kind' AS k FROM jsonb_array_elements(
+									CASE jsonb_typeof(i->'segments') WHEN 'array' THEN i->'segments' END) s
+								 UNION ALL
+								 SELECT jsonb_array_elements_text(w->'kinds')
+								 FROM jsonb_array_elements(CASE jsonb_typeof(i->'window') WHEN 'array'
+															   THEN i->'window' END) w) a
+						   GROUP BY k) t),
+					i->>'form')
+$$;
 
 -- one filter per size: sbf_agg at its default error_rate 0.01
 DO $$
@@ -76,6 +90,13 @@ BEGIN
 			LATERAL (SELECT (x - 1) / ((2 * n + 9) / 10) AS d) dd GROUP BY d) s;
 END $$;
 
+-- a windowed filter: 30 daily buckets of 20,000 distinct elements each
+-- (sbf_window_agg's defaults: buckets of 1 day, 30 of them, error_rate 0.01)
+INSERT INTO f4 (kase, n, f)
+SELECT 'window 30x20000', 600000,
+	   sbf_window_agg(x, timestamptz '2026-01-01 12:00+00' + ((x - 1) / 20000) * interval '1 day')
+FROM generate_series(1, 600000) x;
+
 SELECT kase, n, octet_length(f::bytea),
 	   sbf_matches(f, ARRAY(SELECT -x FROM generate_series(1, current_setting('f4.probes')::bigint) x))::float8
 		   / current_setting('f4.probes')::bigint,
@@ -83,8 +104,5 @@ SELECT kase, n, octet_length(f::bytea),
 	   sbf_matches(f, ARRAY(SELECT x FROM generate_series(1, least(n, current_setting('f4.probes')::bigint)) x))
 		   || '/' || least(n, current_setting('f4.probes')::bigint),
 	   sbf_info(f)->>'version',
-	   coalesce((SELECT string_agg(k || CASE WHEN c > 1 THEN 'x' || c ELSE '' END, '+' ORDER BY k)
-				 FROM (SELECT s->>'kind' AS k, count(*) AS c
-					   FROM jsonb_array_elements(sbf_info(f)->'segments') s GROUP BY 1) t),
-				sbf_info(f)->>'form')
+	   pg_temp.kinds(sbf_info(f))
 FROM f4 ORDER BY ord;
