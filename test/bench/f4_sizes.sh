@@ -41,7 +41,8 @@ SELECT c, count(*), sum(n), sum(pg_column_size(f)), sum(octet_length(f::bytea)),
 	   sum(n) * -log(2, 0.01) / ln(2) / 8
 FROM (SELECT *, CASE WHEN n <= 100 THEN '1: <= 100' WHEN n <= 10000 THEN '2: 101..10,000'
 					 ELSE '3: > 10,000' END AS c FROM uf
-	  UNION ALL SELECT *, '4: all' FROM uf) s
+	  UNION ALL SELECT *, '4: > 100' FROM uf WHERE n > 100
+	  UNION ALL SELECT *, '5: all' FROM uf) s
 GROUP BY c ORDER BY c"
 
 if [ "${1:-}" = --body ]; then	# in f4_pair.sh's two clusters
