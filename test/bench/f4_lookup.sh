@@ -54,48 +54,86 @@ if [ "${1:-}" = --body ]; then	# in f4_pair.sh's two clusters
 			WHERE r.req_id = :r;
 		SQL
 	done
-	# tps of one run: build $1, request $2, requests $3..$4
-	tps() {
-		local h p
+	# Server CPU (ms) used so far by a cluster's exited backends: the
+	# postmaster's cutime + cstime, as lookup_compare.sh measures it (pgbench
+	# opens new connections for each run, so a run's backends are all counted
+	# once it ends); less disturbed than tps by other load on the machine.
+	declare -A PM
+	for b in 12 13; do PM[$b]=$(head -1 "$(q $b -c 'SHOW data_directory')/postmaster.pid"); done
+	reaped_ms() { awk -v t="$(getconf CLK_TCK)" '{print ($16 + $17) * 1000 / t}' "/proc/${PM[$1]}/stat"; }
+	# one run: build $1, request $2, requests $3..$4, $5 seconds; prints
+	# "tps server-CPU-microseconds-per-request"
+	run() {
+		local h p c0 out
 		eval "h=\$H$1 p=\$P$1"
-		pgbench -h "$h" -p "$p" -U postgres -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$5" \
-			-D lo="$3" -D hi="$4" -f "$work/$2.sql" postgres 2>&1 | sed -n 's/^tps = \([0-9.]*\).*/\1/p'
+		c0=$(reaped_ms "$1")
+		out=$(pgbench -h "$h" -p "$p" -U postgres -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$5" \
+			-D lo="$3" -D hi="$4" -f "$work/$2.sql" postgres 2>&1)
+		sleep 0.2	# let the postmaster reap the run's backends
+		awk -v c0="$c0" -v c1="$(reaped_ms "$1")" '
+			/^tps = / {tps = $3}
+			/^number of transactions actually processed: / {split($6, a, "/"); n = a[1]}
+			END {printf "%s %.1f\n", tps, (n > 0) ? (c1 - c0) * 1000 / n : 0}' <<<"$out"
 	}
 	declare -A lo=([typical]=1 [heavy]=501) hi=([typical]=500 [heavy]=1000)
-	declare -A runs=() vs12=() wp=() last=()
+	declare -A runs=() cpus=() vs12=() wp=() cvs12=() cwp=() last=() lastc=()
 	for class in typical heavy; do	# warm-up
-		for b in 12 13; do for v in plain window; do tps $b $v "${lo[$class]}" "${hi[$class]}" 1 >/dev/null; done; done
+		for b in 12 13; do for v in plain window; do run $b $v "${lo[$class]}" "${hi[$class]}" 1 >/dev/null; done; done
 	done
 	for ((i = 0; i < REPS; i++)); do
 		for class in typical heavy; do
 			for b in 12 13; do
 				for v in plain window; do
-					t=$(tps $b $v "${lo[$class]}" "${hi[$class]}" "$DURATION")
-					runs[$class,$b,$v]+="$t " last[$b,$v]=$t
+					read -r t c < <(run $b $v "${lo[$class]}" "${hi[$class]}" "$DURATION")
+					runs[$class,$b,$v]+="$t " cpus[$class,$b,$v]+="$c " last[$b,$v]=$t lastc[$b,$v]=$c
 				done
 				wp[$class,$b]+="$(ratio "${last[$b,window]}" "${last[$b,plain]}" 3) "
+				cwp[$class,$b]+="$(ratio "${lastc[$b,plain]}" "${lastc[$b,window]}" 3) "
 			done
-			for v in plain window; do vs12[$class,$v]+="$(ratio "${last[13,$v]}" "${last[12,$v]}" 3) "; done
+			for v in plain window; do
+				vs12[$class,$v]+="$(ratio "${last[13,$v]}" "${last[12,$v]}" 3) "
+				cvs12[$class,$v]+="$(ratio "${lastc[12,$v]}" "${lastc[13,$v]}" 3) "
+			done
 		done
 	done
+	# shellcheck disable=SC2086
+	table() {	# $1: tps or cpu
+		local class
+		for class in typical heavy; do
+			if [ "$1" = tps ]; then
+				printf '| %-8s | %10.0f | %10.0f | %10.0f | %10.0f | %13s | %14s | %9s | %9s |\n' $class \
+					"$(median ${runs[$class,12,plain]})" "$(median ${runs[$class,13,plain]})" \
+					"$(median ${runs[$class,12,window]})" "$(median ${runs[$class,13,window]})" \
+					"$(ratio "$(median ${vs12[$class,plain]})" 1)" "$(ratio "$(median ${vs12[$class,window]})" 1)" \
+					"$(ratio "$(median ${wp[$class,12]})" 1)" "$(ratio "$(median ${wp[$class,13]})" 1)"
+			else
+				printf '| %-8s | %10.0f | %10.0f | %10.0f | %10.0f | %13s | %14s | %9s | %9s |\n' $class \
+					"$(median ${cpus[$class,12,plain]})" "$(median ${cpus[$class,13,plain]})" \
+					"$(median ${cpus[$class,12,window]})" "$(median ${cpus[$class,13,window]})" \
+					"$(ratio "$(median ${cvs12[$class,plain]})" 1)" "$(ratio "$(median ${cvs12[$class,window]})" 1)" \
+					"$(ratio "$(median ${cwp[$class,12]})" 1)" "$(ratio "$(median ${cwp[$class,13]})" 1)"
+			fi
+		done
+	}
 	echo
-	echo "tps: medians; ratios: medians of each repetition's own ratios"
+	echo "tps: medians; ratios (of speed: above 1 is faster) are medians of each repetition's own ratios"
 	printf '| %-8s | %10s | %10s | %10s | %10s | %9s | %9s | %9s | %9s |\n' user "plain 1.2" "plain 1.3" "window 1.2" "window 1.3" \
 		"plain 1.3/1.2" "window 1.3/1.2" "w/p 1.2" "w/p 1.3"
 	printf '|%s|\n' "----------|------------|------------|------------|------------|---------------|----------------|-----------|-----------"
-	for class in typical heavy; do
-		# shellcheck disable=SC2086
-		printf '| %-8s | %10.0f | %10.0f | %10.0f | %10.0f | %13s | %14s | %9s | %9s |\n' $class \
-			"$(median ${runs[$class,12,plain]})" "$(median ${runs[$class,13,plain]})" \
-			"$(median ${runs[$class,12,window]})" "$(median ${runs[$class,13,window]})" \
-			"$(ratio "$(median ${vs12[$class,plain]})" 1)" "$(ratio "$(median ${vs12[$class,window]})" 1)" \
-			"$(ratio "$(median ${wp[$class,12]})" 1)" "$(ratio "$(median ${wp[$class,13]})" 1)"
-	done
+	table tps
+	echo
+	echo "server CPU per request (microseconds, all backends, medians); the same ratios of speed, from CPU"
+	printf '| %-8s | %10s | %10s | %10s | %10s | %9s | %9s | %9s | %9s |\n' user "plain 1.2" "plain 1.3" "window 1.2" "window 1.3" \
+		"plain 1.3/1.2" "window 1.3/1.2" "w/p 1.2" "w/p 1.3"
+	printf '|%s|\n' "----------|------------|------------|------------|------------|---------------|----------------|-----------|-----------"
+	table cpu
 	echo
 	for class in typical heavy; do
-		for b in 12 13; do for v in plain window; do echo "  $class $b $v tps: ${runs[$class,$b,$v]}"; done; done
-		echo "  $class 1.3/1.2 plain: ${vs12[$class,plain]}; window: ${vs12[$class,window]}"
-		echo "  $class window/plain 1.2: ${wp[$class,12]}; 1.3: ${wp[$class,13]}"
+		for b in 12 13; do for v in plain window; do
+			echo "  $class $b $v tps: ${runs[$class,$b,$v]}; CPU us: ${cpus[$class,$b,$v]}"
+		done; done
+		echo "  $class 1.3/1.2 plain: ${vs12[$class,plain]}(CPU ${cvs12[$class,plain]}); window: ${vs12[$class,window]}(CPU ${cvs12[$class,window]})"
+		echo "  $class window/plain 1.2: ${wp[$class,12]}(CPU ${cwp[$class,12]}); 1.3: ${wp[$class,13]}(CPU ${cwp[$class,13]})"
 	done
 	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	exit 0
