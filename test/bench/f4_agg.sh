@@ -52,29 +52,31 @@ feed_query() {
 plan_of() { q "$1" -c "$SET" -c "EXPLAIN (COSTS OFF) $2" | grep -o -E '(Hash|Group|Mixed)Aggregate|Sort' | head -2 | paste -sd' ' -; }
 
 # runs the cases "build:aggregate" of $2.. for workload $1 (a size or feed),
-# REPS times in turn; prints the table rows.  Sets T[case] (median ms) and
-# R[case] (median of the repetitions' ratios to the same build's count).
-declare -A T R V
+# REPS times in turn.  Sets T[w,case] (median ms), R[w,case] (median of the
+# repetitions' ratios to the same build's count), C and RC (the same of the
+# backend's CPU time) and V[w,case] (the query's result).
+declare -A T R V C RC
 measure() {
 	local w=$1 reps=$REPS i c b a qry out
 	shift
 	[ "$w" != feed ] && [ "$w" -ge 100000000 ] && reps=1
-	declare -A runs=() rr=()
+	local ms val cpu
+	declare -A runs=() rr=() cpus=() cr=()
 	for ((i = 0; i < reps; i++)); do
-		declare -A cnt=()
+		declare -A cnt=() cntc=()
 		for c in "$@"; do
 			b=${c%%:*} a=${c#*:}
 			if [ "$w" = feed ]; then qry=$(feed_query "$a"); else qry=$(group_query "$a" "$w"); fi
-			out=$(timed "$b" "$qry" "$SET")
-			runs[$c]+="${out%% *} " V[$w,$c]=${out#* }
-			[ "$a" = count ] && cnt[$b]=${out%% *}
-			rr[$c]+="$(ratio "${out%% *}" "${cnt[$b]}" 3) "
+			read -r ms val cpu < <(timed "$b" "$qry" "$SET")
+			runs[$c]+="$ms " cpus[$c]+="$cpu " V[$w,$c]=$val
+			[ "$a" = count ] && cnt[$b]=$ms cntc[$b]=$cpu
+			rr[$c]+="$(ratio "$ms" "${cnt[$b]}" 3) " cr[$c]+="$(ratio "$cpu" "${cntc[$b]}" 3) "
 		done
 	done
 	for c in "$@"; do
 		# shellcheck disable=SC2086
-		T[$w,$c]=$(median ${runs[$c]}) R[$w,$c]=$(median ${rr[$c]})
-		echo "  $w $c ms: ${runs[$c]}; / count: ${rr[$c]}" >&2
+		T[$w,$c]=$(median ${runs[$c]}) R[$w,$c]=$(median ${rr[$c]}) C[$w,$c]=$(median ${cpus[$c]}) RC[$w,$c]=$(median ${cr[$c]})
+		echo "  $w $c ms: ${runs[$c]}; / count: ${rr[$c]}; CPU ms: ${cpus[$c]}; / count: ${cr[$c]}" >&2
 	done
 }
 
@@ -85,18 +87,23 @@ if [ "${1:-}" = --body18 ]; then	# in f4_pair.sh's two clusters
 	echo "extension versions: 1.2 cluster $(q 12 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'"), 1.3 cluster $(q 13 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'")"
 	echo
 	echo "## one group of N distinct bigints; ms are medians, ratios medians of each repetition's own"
-	printf '| %11s | %9s | %9s | %9s | %9s | %10s | %10s | %10s | %9s | %9s |\n' distinct "count 1.2" "count 1.3" "sbf 1.2" "sbf 1.3" "1.2 /count" "1.3 /count" "1.3 / 1.2" "bits 1.2" "bits 1.3"
-	printf '|%s|\n' "-------------|-----------|-----------|-----------|-----------|------------|------------|------------|-----------|-----------"
+	f4_stamp
+	echo "(ms: wall time of the query; CPU: the backend's own CPU time, less disturbed by other load)"
+	printf '| %11s | %9s | %9s | %9s | %9s | %10s | %10s | %10s | %10s | %10s | %10s | %9s | %9s |\n' distinct "count 1.2" "count 1.3" "sbf 1.2" "sbf 1.3" "1.2 /count" "1.3 /count" "1.3 / 1.2" "CPU: 1.2/c" "CPU: 1.3/c" "CPU: 13/12" "bits 1.2" "bits 1.3"
+	printf '|%s|\n' "-------------|-----------|-----------|-----------|-----------|------------|------------|------------|------------|------------|------------|-----------|-----------"
 	for n in $SIZES; do
 		measure "$n" 12:count 12:sbf_agg 13:count 13:sbf_agg 2>>"$F4_LOG"
-		printf '| %11s | %9.0f | %9.0f | %9.0f | %9.0f | %10s | %10s | %10s | %9s | %9s |\n' "$n" \
+		printf '| %11s | %9.0f | %9.0f | %9.0f | %9.0f | %10s | %10s | %10s | %10s | %10s | %10s | %9s | %9s |\n' "$n" \
 			"${T[$n,12:count]}" "${T[$n,13:count]}" "${T[$n,12:sbf_agg]}" "${T[$n,13:sbf_agg]}" \
 			"$(ratio "${R[$n,12:sbf_agg]}" 1)" "$(ratio "${R[$n,13:sbf_agg]}" 1)" \
 			"$(ratio "${T[$n,13:sbf_agg]}" "${T[$n,12:sbf_agg]}")" \
+			"$(ratio "${RC[$n,12:sbf_agg]}" 1)" "$(ratio "${RC[$n,13:sbf_agg]}" 1)" \
+			"$(ratio "${C[$n,13:sbf_agg]}" "${C[$n,12:sbf_agg]}")" \
 			"$(bits "${V[$n,12:sbf_agg]}" "$n")" "$(bits "${V[$n,13:sbf_agg]}" "$n")"
 	done
 	echo
 	echo "## the feed workload, GROUP BY user_id (f4_feed.sql, users=$USERS zipf=$ZIPF)"
+	f4_stamp
 	for b in 12 13; do q $b -v users="$USERS" -v zipf="$ZIPF" -f f4_feed.sql >/dev/null; done
 	echo "rows: $(q 12 -c "SELECT format('%s rows, %s users; rows checksum %s', count(*), count(DISTINCT user_id), (SELECT sum(hashtext(user_id || object)::bigint) FROM feed)) FROM feed")"
 	echo "      (1.3 cluster: $(q 13 -c "SELECT format('%s rows, %s users; rows checksum %s', count(*), count(DISTINCT user_id), (SELECT sum(hashtext(user_id || object)::bigint) FROM feed)) FROM feed"))"
@@ -109,6 +116,8 @@ if [ "${1:-}" = --body18 ]; then	# in f4_pair.sh's two clusters
 	printf '| %-28s | %9.0f | %9.0f | %9s |\n' "count(*) ms" "${T[feed,12:count]}" "${T[feed,13:count]}" "$(ratio "${T[feed,13:count]}" "${T[feed,12:count]}")"
 	printf '| %-28s | %9.0f | %9.0f | %9s |\n' "sbf_agg ms" "${T[feed,12:sbf_agg]}" "${T[feed,13:sbf_agg]}" "$(ratio "${T[feed,13:sbf_agg]}" "${T[feed,12:sbf_agg]}")"
 	printf '| %-28s | %9s | %9s | %9s |\n' "sbf_agg / count(*)" "$(ratio "${R[feed,12:sbf_agg]}" 1)" "$(ratio "${R[feed,13:sbf_agg]}" 1)" ""
+	printf '| %-28s | %9.0f | %9.0f | %9s |\n' "sbf_agg backend CPU ms" "${C[feed,12:sbf_agg]}" "${C[feed,13:sbf_agg]}" "$(ratio "${C[feed,13:sbf_agg]}" "${C[feed,12:sbf_agg]}")"
+	printf '| %-28s | %9s | %9s | %9s |\n' "sbf_agg / count(*), CPU" "$(ratio "${RC[feed,12:sbf_agg]}" 1)" "$(ratio "${RC[feed,13:sbf_agg]}" 1)" ""
 	printf '| %-28s | %9s | %9s | %9s |\n' "filters' bytes (sum)" "${V[feed,12:sbf_agg]}" "${V[feed,13:sbf_agg]}" "$(ratio "${V[feed,13:sbf_agg]}" "${V[feed,12:sbf_agg]}")"
 	exit 0
 fi
@@ -120,22 +129,26 @@ if [ "${1:-}" = --body15 ]; then	# in a throwaway cluster of Debian's 15 (pg_tmp
 	echo "server: $(q 15 -c 'SELECT version()' | cut -d, -f1); sbf $(q 15 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'"), hll $(q 15 -c "SELECT extversion FROM pg_extension WHERE extname = 'hll'"); work_mem $WORK_MEM, jit off, no parallel workers; REPS=$REPS"
 	echo
 	echo "## one group of N distinct bigints (hll_add_agg(hll_hash_bigint(x)), postgresql-hll's defaults)"
-	printf '| %11s | %9s | %9s | %9s | %10s | %10s |\n' distinct "count ms" "sbf ms" "hll ms" "sbf /count" "hll /count"
-	printf '|%s|\n' "-------------|-----------|-----------|-----------|------------|------------"
+	f4_stamp
+	printf '| %11s | %9s | %9s | %9s | %10s | %10s | %10s | %10s |\n' distinct "count ms" "sbf ms" "hll ms" "sbf /count" "hll /count" "CPU: sbf/c" "CPU: hll/c"
+	printf '|%s|\n' "-------------|-----------|-----------|-----------|------------|------------|------------|------------"
 	for n in $SIZES; do
 		measure "$n" 15:count 15:sbf_agg 15:hll_add_agg 2>>"$F4_LOG"
-		printf '| %11s | %9.0f | %9.0f | %9.0f | %10s | %10s |\n' "$n" "${T[$n,15:count]}" "${T[$n,15:sbf_agg]}" \
-			"${T[$n,15:hll_add_agg]}" "$(ratio "${R[$n,15:sbf_agg]}" 1)" "$(ratio "${R[$n,15:hll_add_agg]}" 1)"
+		printf '| %11s | %9.0f | %9.0f | %9.0f | %10s | %10s | %10s | %10s |\n' "$n" "${T[$n,15:count]}" "${T[$n,15:sbf_agg]}" \
+			"${T[$n,15:hll_add_agg]}" "$(ratio "${R[$n,15:sbf_agg]}" 1)" "$(ratio "${R[$n,15:hll_add_agg]}" 1)" \
+			"$(ratio "${RC[$n,15:sbf_agg]}" 1)" "$(ratio "${RC[$n,15:hll_add_agg]}" 1)"
 	done
 	echo
 	q 15 -v users="$USERS" -v zipf="$ZIPF" -f f4_feed.sql >/dev/null
 	echo "## the feed workload, GROUP BY user_id: $(q 15 -c "SELECT format('%s rows, %s users; rows checksum %s', count(*), count(DISTINCT user_id), (SELECT sum(hashtext(user_id || object)::bigint) FROM feed)) FROM feed")"
+	f4_stamp
 	echo "plans: count $(plan_of 15 "$(feed_query count)"), sbf_agg $(plan_of 15 "$(feed_query sbf_agg)"), hll_add_agg $(plan_of 15 "$(feed_query hll_add_agg)")"
 	measure feed 15:count 15:sbf_agg 15:hll_add_agg 2>>"$F4_LOG"
-	printf '| %9s | %9s | %9s | %10s | %10s |\n' "count ms" "sbf ms" "hll ms" "sbf /count" "hll /count"
-	printf '|%s|\n' "-----------|-----------|-----------|------------|------------"
-	printf '| %9.0f | %9.0f | %9.0f | %10s | %10s |\n' "${T[feed,15:count]}" "${T[feed,15:sbf_agg]}" \
-		"${T[feed,15:hll_add_agg]}" "$(ratio "${R[feed,15:sbf_agg]}" 1)" "$(ratio "${R[feed,15:hll_add_agg]}" 1)"
+	printf '| %9s | %9s | %9s | %10s | %10s | %10s | %10s |\n' "count ms" "sbf ms" "hll ms" "sbf /count" "hll /count" "CPU: sbf/c" "CPU: hll/c"
+	printf '|%s|\n' "-----------|-----------|-----------|------------|------------|------------|------------"
+	printf '| %9.0f | %9.0f | %9.0f | %10s | %10s | %10s | %10s |\n' "${T[feed,15:count]}" "${T[feed,15:sbf_agg]}" \
+		"${T[feed,15:hll_add_agg]}" "$(ratio "${R[feed,15:sbf_agg]}" 1)" "$(ratio "${R[feed,15:hll_add_agg]}" 1)" \
+		"$(ratio "${RC[feed,15:sbf_agg]}" 1)" "$(ratio "${RC[feed,15:hll_add_agg]}" 1)"
 	exit 0
 fi
 

@@ -10,12 +10,19 @@ q() {
 	PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" psql -X -q -At -v ON_ERROR_STOP=1 -h "$h" -p "$p" -U postgres -d postgres "$@"
 }
 
+# the backend's own CPU time so far, in clock ticks (utime + stime of
+# /proc/self/stat, read by the server: superuser)
+CPU_SQL="SELECT (SELECT sum(x::bigint) FROM unnest((string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' '))[12:13]) x)"
+TICK_MS=$(awk -v t="$(getconf CLK_TCK)" 'BEGIN {print 1000 / t}')
+
 # one run of query $2 on build $1 in a new session after the statement $3
-# (settings): prints "milliseconds value", the time from psql's \timing (the
-# query's round trip; its result is one short row) and the result's last row
+# (settings): prints "milliseconds value cpu-milliseconds": the time from
+# psql's \timing (the query's round trip; its result is one short row), the
+# result, and the backend's CPU time for the query (clock-tick resolution)
 timed() {
-	q "$1" -c "${3:-SELECT 1}" -c '\timing on' -c "$2" |
-		awk '/^Time: / {t = $2; next} /^Timing is/ {next} {v = $0} END {print t, v}'
+	q "$1" -c "${3:-SELECT 1}" -c "$CPU_SQL" -c '\timing on' -c "$2" -c '\timing off' -c "$CPU_SQL" |
+		awk -v tick="$TICK_MS" '/^Time: / {t = $2; next} /^Timing is/ {next}
+			{l[++n] = $0} END {print t, l[2], (l[n] - l[1]) * tick}'
 }
 
 # the median of the arguments
@@ -35,3 +42,8 @@ f4_header() {
 
 # bits per element: $1 bytes for $2 elements, 2 decimals
 bits() { awk -v a="$1" -v n="$2" 'BEGIN {printf "%.2f", (n > 0) ? a * 8 / n : 0}'; }
+
+# the line under every table's title: date, commit, command
+f4_stamp() {
+	echo "[$(date -u '+%Y-%m-%d %H:%M UTC'); sbf commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $F4_COMMAND]"
+}

@@ -116,12 +116,14 @@ if [ "${1:-}" = --body ]; then	# in f4_pair.sh's two clusters
 		done
 	}
 	echo
+	f4_stamp
 	echo "tps: medians; ratios (of speed: above 1 is faster) are medians of each repetition's own ratios"
 	printf '| %-8s | %10s | %10s | %10s | %10s | %9s | %9s | %9s | %9s |\n' user "plain 1.2" "plain 1.3" "window 1.2" "window 1.3" \
 		"plain 1.3/1.2" "window 1.3/1.2" "w/p 1.2" "w/p 1.3"
 	printf '|%s|\n' "----------|------------|------------|------------|------------|---------------|----------------|-----------|-----------"
 	table tps
 	echo
+	f4_stamp
 	echo "server CPU per request (microseconds, all backends, medians); the same ratios of speed, from CPU"
 	printf '| %-8s | %10s | %10s | %10s | %10s | %9s | %9s | %9s | %9s |\n' user "plain 1.2" "plain 1.3" "window 1.2" "window 1.3" \
 		"plain 1.3/1.2" "window 1.3/1.2" "w/p 1.2" "w/p 1.3"
