@@ -22,14 +22,16 @@
 #   WORK_MEM  work_mem of the runs (default 4MB, PostgreSQL's default)
 #   USERS     ordinary users of the feed (default 20000); ZIPF (1.0)
 #   NO15=1    skip the PostgreSQL 15 part (hll_add_agg)
-# Writes test/bench/results/f4_agg.txt.
+#   FEED=0    skip the feed workload (e.g. SIZES=" " BIG=1 FEED=0: 200M only)
+#   OUT       file name under results/ (default f4_agg.txt)
+# Writes test/bench/results/$OUT (and the single runs to a .log beside it).
 set -euo pipefail
 cd "$(dirname "$0")"
 # shellcheck source=f4_lib.sh
 . ./f4_lib.sh
 export SIZES=${SIZES:-"1000000 10000000 40000000"}
 [ "${BIG:-0}" = 1 ] && SIZES="$SIZES 200000000"
-export REPS=${REPS:-3} WORK_MEM=${WORK_MEM:-4MB} USERS=${USERS:-20000} ZIPF=${ZIPF:-1.0}
+export FEED=${FEED:-1} REPS=${REPS:-3} WORK_MEM=${WORK_MEM:-4MB} USERS=${USERS:-20000} ZIPF=${ZIPF:-1.0}
 SET="SET work_mem = '$WORK_MEM'"
 
 # one group of n: the queries, by aggregate name
@@ -101,6 +103,7 @@ if [ "${1:-}" = --body18 ]; then	# in f4_pair.sh's two clusters
 			"$(ratio "${C[$n,13:sbf_agg]}" "${C[$n,12:sbf_agg]}")" \
 			"$(bits "${V[$n,12:sbf_agg]}" "$n")" "$(bits "${V[$n,13:sbf_agg]}" "$n")"
 	done
+	[ "$FEED" = 1 ] || exit 0
 	echo
 	echo "## the feed workload, GROUP BY user_id (f4_feed.sql, users=$USERS zipf=$ZIPF)"
 	f4_stamp
@@ -138,6 +141,7 @@ if [ "${1:-}" = --body15 ]; then	# in a throwaway cluster of Debian's 15 (pg_tmp
 			"${T[$n,15:hll_add_agg]}" "$(ratio "${R[$n,15:sbf_agg]}" 1)" "$(ratio "${R[$n,15:hll_add_agg]}" 1)" \
 			"$(ratio "${RC[$n,15:sbf_agg]}" 1)" "$(ratio "${RC[$n,15:hll_add_agg]}" 1)"
 	done
+	[ "$FEED" = 1 ] || exit 0
 	echo
 	q 15 -v users="$USERS" -v zipf="$ZIPF" -f f4_feed.sql >/dev/null
 	echo "## the feed workload, GROUP BY user_id: $(q 15 -c "SELECT format('%s rows, %s users; rows checksum %s', count(*), count(DISTINCT user_id), (SELECT sum(hashtext(user_id || object)::bigint) FROM feed)) FROM feed")"
@@ -164,9 +168,9 @@ if [ "${1:-}" = --pg15 ]; then	# holding the PostgreSQL 15 lock: install this tr
 fi
 
 mkdir -p results
-export F4_COMMAND="${F4_COMMAND:-SIZES=\"$SIZES\" REPS=$REPS WORK_MEM=$WORK_MEM USERS=$USERS ZIPF=$ZIPF bash test/bench/f4_agg.sh}"
-out=results/f4_agg.txt
-export F4_LOG=results/f4_agg.log
+export F4_COMMAND="${F4_COMMAND:-${OUT:+OUT=$OUT }SIZES=\"$SIZES\" FEED=$FEED REPS=$REPS WORK_MEM=$WORK_MEM USERS=$USERS ZIPF=$ZIPF bash test/bench/f4_agg.sh}"
+out=results/${OUT:-f4_agg.txt}
+export F4_LOG=${out%.txt}.log
 : >"$F4_LOG"
 bash ./f4_pair.sh "shared_buffers=256MB jit=off max_parallel_workers_per_gather=0" bash ./f4_agg.sh --body18 | tee "$out"
 if [ "${NO15:-0}" != 1 ]; then
