@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Functions shared by the f4_*.sh benchmarks (sourced; see f4_pair.sh).
 # Build names are "12" and "13" (the two clusters of f4_pair.sh) or "15"
 # (a cluster whose PGHOST/PGPORT are H15/P15).
