@@ -66,27 +66,23 @@ const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 };
 
 /* Plain values unite with plain ones (1.0's with 1.1's), windows with windows. */
+static bool
+rows_unite(const SbfVersion *va, const SbfVersion *vb)
+{
+	return va != NULL && vb != NULL && va->windowed == vb->windowed;
+}
+
 bool
 sbf_versions_unite(uint8_t a, uint8_t b)
 {
-	const SbfVersion *va = sbf_version(a);
-	const SbfVersion *vb = sbf_version(b);
-
-	if (va == NULL || vb == NULL)
-		return false;
-	return va->windowed == vb->windowed;
+	return rows_unite(sbf_version(a), sbf_version(b));
 }
 
 /* The same for two payloads: version 4 is plain or windowed by its flag bit 7. */
 bool
 sbf_payloads_unite(const uint8_t *a, const uint8_t *b)
 {
-	const SbfVersion *va = sbf_version_of(a);
-	const SbfVersion *vb = sbf_version_of(b);
-
-	if (va == NULL || vb == NULL)
-		return false;
-	return va->windowed == vb->windowed;
+	return rows_unite(sbf_version_of(a), sbf_version_of(b));
 }
 
 /* Fraction of set bits of an m-bit array (popcount ignores byte order). */

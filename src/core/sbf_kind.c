@@ -99,6 +99,27 @@ sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad)
 }
 
 /*
+ * Places an area of geometry g and bytes after *off in a layout walk: *off
+ * becomes the area's end; returns its start, or UINT64_MAX when it would
+ * pass max (*off unchanged).
+ */
+uint64_t
+sbf_kind_area_place(const SbfKindGeom *g, uint64_t bytes, uint64_t *off,
+					uint64_t max)
+{
+	size_t		pad;
+	uint64_t	start;
+
+	if (*off > max)
+		return UINT64_MAX;
+	start = sbf_kind_area_start(g, (size_t) *off, &pad);
+	if (bytes > max || start > max - bytes)
+		return UINT64_MAX;
+	*off = start + bytes;
+	return start;
+}
+
+/*
  * Kind of a complete set: fused when it can be built at share and takes
  * fewer bytes than blocked (ties go to blocked, which can still grow and
  * merge); blocked otherwise.
@@ -106,18 +127,16 @@ sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad)
 SbfStatus
 sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
-	SbfKindGeom fg;
-	uint64_t	fbytes;
-	SbfStatus	st;
+	SbfKindGeom fused;
+	uint64_t	fused_bytes = 0;
+	SbfStatus	st = sbf_kind_blocked_ops.plan(n, share, g, bytes);
+	bool		fits = (st == SBF_OK || st == SBF_E_TOO_LARGE) &&
+		sbf_kind_fused_ops.plan(n, share, &fused, &fused_bytes) == SBF_OK;
 
-	st = sbf_kind_blocked_ops.plan(n, share, g, bytes);
-	if (st != SBF_OK && st != SBF_E_TOO_LARGE)
-		return st;
-	if (sbf_kind_fused_ops.plan(n, share, &fg, &fbytes) == SBF_OK &&
-		(st != SBF_OK || fbytes < *bytes))
+	if (fits && (st != SBF_OK || fused_bytes < *bytes))
 	{
-		*g = fg;
-		*bytes = fbytes;
+		*g = fused;
+		*bytes = fused_bytes;
 		return SBF_OK;
 	}
 	return st;

@@ -204,6 +204,10 @@ extern SbfStatus sbf_kind_check(const uint8_t *desc, const uint8_t *data,
 #define SBF_BLOCKED_ALIGN_LINES	64
 extern size_t sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad);
 
+/* The next area's start in a layout walk (see sbf_kind.c); UINT64_MAX past max. */
+extern uint64_t sbf_kind_area_place(const SbfKindGeom *g, uint64_t bytes,
+									uint64_t *off, uint64_t max);
+
 /*
  * Which kind a complete set of n distinct hashes is written as at rate
  * share: fused when it plans and is smaller than blocked, else blocked.

@@ -234,27 +234,40 @@ union_slice(const SbfKindGeom *g, uint64_t unit, uint64_t units,
 	return take;
 }
 
+/* A walk over the slices of a segment (union_slice). */
+typedef struct UnionSlices
+{
+	const SbfKindGeom *g;
+	uint64_t	unit;			/* units before this slice */
+	uint64_t	take;			/* units in it; 0 before the first */
+	SbfKindGeom sub;			/* its geometry */
+	uint64_t	off;			/* its byte offset */
+} UnionSlices;
+
+/* The next slice into it, with an interrupt check between slices. */
+static bool
+union_slices_next(UnionSlices *it, const SbfAllocator *a)
+{
+	if (it->take == UINT64_MAX)
+		return false;			/* one slice was the whole area */
+	if (it->take != 0)
+	{
+		sbf_check_interrupt(a);
+		it->unit += it->take;
+	}
+	it->take = union_slice(it->g, it->unit, UNION_SLICE_WORDS, &it->sub, &it->off);
+	return it->take != 0;
+}
+
 /* dst |= src through the kind's merge, slice by slice. */
 static void
 union_merge_data(const UnionItem *x, uint8_t *dst, const uint8_t *src,
 				 const SbfAllocator *a)
 {
-	uint64_t	unit = 0;
+	UnionSlices it = {.g = &x->g};
 
-	for (;;)
-	{
-		SbfKindGeom sub;
-		uint64_t	off;
-		uint64_t	take = union_slice(&x->g, unit, UNION_SLICE_WORDS, &sub, &off);
-
-		if (take == 0)
-			break;
-		x->ops->merge(&sub, dst + off, src + off);
-		sbf_check_interrupt(a);
-		if (take == UINT64_MAX)
-			break;
-		unit += take;
-	}
+	while (union_slices_next(&it, a))
+		x->ops->merge(&it.sub, dst + it.off, src + it.off);
 }
 
 /*
@@ -264,23 +277,13 @@ union_merge_data(const UnionItem *x, uint8_t *dst, const uint8_t *src,
 static double
 union_rate_data(const UnionItem *x, const uint8_t *data, const SbfAllocator *a)
 {
+	UnionSlices it = {.g = &x->g};
 	double		sum = 0.0;
-	uint64_t	unit = 0;
 
 	if (x->g.kind != SBF_KIND_BLOCKED)
 		return x->ops->rate_of(&x->g, data);
-	for (;;)
-	{
-		SbfKindGeom sub;
-		uint64_t	off;
-		uint64_t	take = union_slice(&x->g, unit, UNION_SLICE_WORDS, &sub, &off);
-
-		if (take == 0)
-			break;
-		sum += x->ops->rate_of(&sub, data + off) * (double) take;
-		sbf_check_interrupt(a);
-		unit += take;
-	}
+	while (union_slices_next(&it, a))
+		sum += x->ops->rate_of(&it.sub, data + it.off) * (double) it.take;
 	return sum / (double) x->g.size;
 }
 
@@ -469,10 +472,8 @@ union_out_count(const UnionOut *o)
  * keeps it byte for byte).
  */
 static int
-union_out_cmp(const void *pa, const void *pb)
+union_out_order(const UnionOut *x, const UnionOut *y, bool v2)
 {
-	const UnionOut *x = pa;
-	const UnionOut *y = pb;
 	int			c;
 
 	UNION_CMP(x->seed->capacity, y->seed->capacity);
@@ -480,28 +481,24 @@ union_out_cmp(const void *pa, const void *pb)
 	if (c != 0)
 		return c;
 	UNION_CMP(x->seed->error, y->seed->error);
-	UNION_CMP(y->final_count, x->final_count);
+	if (v2)
+		UNION_CMP(y->ones, x->ones);
+	else
+		UNION_CMP(y->final_count, x->final_count);
 	return memcmp(union_out_data(x), union_out_data(y), (size_t) x->seed->bytes);
 }
 
-/*
- * 1.2's order of result segments (sbf_write_v2): geometry, the fuller
- * first, then the bits.
- */
+static int
+union_out_cmp(const void *pa, const void *pb)
+{
+	return union_out_order(pa, pb, false);
+}
+
+/* 1.2's order of result segments (sbf_write_v2): the fuller by its bits. */
 static int
 union_out_cmp_v2(const void *pa, const void *pb)
 {
-	const UnionOut *x = pa;
-	const UnionOut *y = pb;
-	int			c;
-
-	UNION_CMP(x->seed->capacity, y->seed->capacity);
-	c = union_geom_cmp(&x->seed->g, &y->seed->g);
-	if (c != 0)
-		return c;
-	UNION_CMP(x->seed->error, y->seed->error);
-	UNION_CMP(y->ones, x->ones);
-	return memcmp(union_out_data(x), union_out_data(y), (size_t) x->seed->bytes);
+	return union_out_order(pa, pb, true);
 }
 
 /*
@@ -547,16 +544,9 @@ sbf_union_areas(const UnionScratch *s, uint64_t *len, uint64_t max)
 	uint32_t	i;
 
 	for (i = 0; i < s->nout; i++)
-	{
-		size_t		pad;
-
-		if (off > max)
+		if (sbf_kind_area_place(&s->out[i].seed->g, s->out[i].seed->bytes,
+								&off, max) == UINT64_MAX)
 			return false;
-		off = sbf_kind_area_start(&s->out[i].seed->g, (size_t) off, &pad);
-		if (s->out[i].seed->bytes > max || off > max - s->out[i].seed->bytes)
-			return false;
-		off += s->out[i].seed->bytes;
-	}
 	*len = off;
 	return true;
 }

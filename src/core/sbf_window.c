@@ -172,10 +172,8 @@ v3_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b)
 static SbfStatus
 check_segments(const SbfWinView *v)
 {
-	double		budget = sbf_win_budget(v) * SBF_WIN_BUDGET_SLACK;
-	double		spent = 0.0;
+	SbfWinSpend sp = {.budget = sbf_win_budget(v) * SBF_WIN_BUDGET_SLACK};
 	size_t		off = v->bits_offset;
-	SbfWinSeg	prev = {0};
 	uint32_t	j;
 
 	if (v->version != SBF_WIN_VERSION)
@@ -187,16 +185,27 @@ check_segments(const SbfWinView *v)
 		sbf_win_read_segment(v, j, &off, &seg);
 		if (seg.ops->check_data(&seg.g, seg.bits) != SBF_OK)
 			return SBF_E_BITS;
-		if (j > 0 && v3_segment_cmp(&prev, &seg) >= 0)
+		if (sbf_win_spend(&sp, &seg, j, j == 0 || v3_segment_cmp(&sp.prev, &seg) < 0) != SBF_OK)
 			return SBF_E_WINDOW;
-		if (j == 0 || seg.age != prev.age)
-			spent = 0.0;
-		spent += sbf_win_segment_fpr(&seg);
-		if (!(spent <= budget))
-			return SBF_E_WINDOW;
-		prev = seg;
 	}
 	return SBF_OK;
+}
+
+/*
+ * One step of a validator's walk over a windowed directory: entry j must
+ * ascend (the caller's comparison with sp->prev) and each bucket's segments
+ * spend at most sp->budget between them.
+ */
+SbfStatus
+sbf_win_spend(SbfWinSpend *sp, const SbfWinSeg *seg, uint32_t j, bool ascending)
+{
+	if (!ascending)
+		return SBF_E_WINDOW;
+	if (j == 0 || seg->age != sp->prev.age)
+		sp->spent = 0.0;
+	sp->spent += sbf_win_segment_fpr(seg);
+	sp->prev = *seg;
+	return sp->spent <= sp->budget ? SBF_OK : SBF_E_WINDOW;
 }
 
 /* The validator's windowed branch. */
@@ -345,6 +354,22 @@ mix_at(WinMixes *x, uint32_t i)
 }
 
 /*
+ * Marks slot of a chunk's segments of width k in end (end[k - 1] has the
+ * slot's bit; end[q] for q up to the widest so far exists).
+ */
+static inline void
+chunk_mark(uint64_t *end, uint32_t *kmax, uint32_t k, uint32_t slot)
+{
+	uint32_t	q;
+
+	for (q = *kmax; q < k; q++)
+		end[q] = 0;
+	if (k > *kmax)
+		*kmax = k;
+	end[k - 1] |= (uint64_t) 1 << slot;
+}
+
+/*
  * Decodes the directory entries from *j on into c: at most WIN_CHUNK, of
  * age <= max_age (ages ascend, so the first older one ends the directory).
  * *off runs along with the entries' data.  False when none is left.
@@ -361,8 +386,6 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 	while (*j < v->nsegments && c->n + c->nother + c->nblocked < WIN_CHUNK)
 	{
 		SbfWinSeg	seg;
-		uint32_t	k;
-		uint32_t	q;
 
 		sbf_win_read_segment(v, *j, off, &seg);
 		if (seg.age > max_age)
@@ -373,12 +396,7 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 		(*j)++;
 		if (seg.g.kind == SBF_KIND_BLOCKED)
 		{
-			k = seg.g.width;
-			for (q = c->bkmax; q < k; q++)
-				c->bkend[q] = 0;
-			if (k > c->bkmax)
-				c->bkmax = k;
-			c->bkend[k - 1] |= (uint64_t) 1 << c->nblocked;
+			chunk_mark(c->bkend, &c->bkmax, seg.g.width, c->nblocked);
 			c->bg[c->nblocked] = seg.g;
 			c->bdata[c->nblocked++] = seg.bits;
 			continue;
@@ -388,12 +406,7 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 			c->other[c->nother++] = seg;
 			continue;
 		}
-		k = seg.g.width;
-		for (q = c->kmax; q < k; q++)
-			c->kend[q] = 0;
-		if (k > c->kmax)
-			c->kmax = k;
-		c->kend[k - 1] |= (uint64_t) 1 << c->n;
+		chunk_mark(c->kend, &c->kmax, seg.g.width, c->n);
 		c->m[c->n] = seg.g.size;
 		c->bits[c->n] = seg.bits;
 		c->n++;

@@ -232,6 +232,17 @@ extern bool sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h);
  * (ones/512)^k; fused 2^-f).  O(data bytes).
  */
 extern double sbf_win_segment_fpr(const SbfWinSeg *seg);
+/* A validator's walk over a windowed directory: order and bucket budgets. */
+typedef struct SbfWinSpend
+{
+	double		budget;			/* P = e/B, with SBF_WIN_BUDGET_SLACK */
+	double		spent;			/* by the current bucket's segments so far */
+	SbfWinSeg	prev;			/* the previous entry */
+} SbfWinSpend;
+
+/* One step (sbf_window.c): SBF_E_WINDOW out of order or over the budget. */
+extern SbfStatus sbf_win_spend(SbfWinSpend *sp, const SbfWinSeg *seg, uint32_t j,
+							   bool ascending);
 
 /* The budget of one bucket: e / B. */
 static inline double

@@ -147,10 +147,8 @@ zero_bytes(const uint8_t *buf, size_t from, size_t to)
 SbfStatus
 sbf_win4_check_segments(const SbfWinView *v)
 {
-	double		budget = sbf_win_budget(v) * SBF_WIN_BUDGET_SLACK;
-	double		spent = 0.0;
+	SbfWinSpend sp = {.budget = sbf_win_budget(v) * SBF_WIN_BUDGET_SLACK};
 	size_t		off = v->bits_offset;
-	SbfWinSeg	prev = {0};
 	uint32_t	j;
 
 	for (j = 0; j < v->nsegments; j++)
@@ -170,14 +168,9 @@ sbf_win4_check_segments(const SbfWinView *v)
 			return st;
 		if (!zero_bytes(v->buf, end, start))
 			return SBF_E_BITS;
-		if (j > 0 && sbf_win_segment_cmp(&prev, &seg, false) >= 0)
+		if (sbf_win_spend(&sp, &seg, j,
+						  j == 0 || sbf_win_segment_cmp(&sp.prev, &seg, false) < 0) != SBF_OK)
 			return SBF_E_WINDOW;
-		if (j == 0 || seg.age != prev.age)
-			spent = 0.0;
-		spent += sbf_win_segment_fpr(&seg);
-		if (!(spent <= budget))
-			return SBF_E_WINDOW;
-		prev = seg;
 	}
 	return SBF_OK;
 }
@@ -314,13 +307,12 @@ layout(const SbfWindow *w, size_t *offs, uint64_t *total)
 
 	for (j = 0; j < w->nsegs; j++)
 	{
-		size_t		pad;
+		uint64_t	start = sbf_kind_area_place(&w->segs[j].g, w->segs[j].bytes,
+												&off, SBF_MAX_BYTES);
 
-		if (off > SBF_MAX_BYTES)
+		if (start == UINT64_MAX)
 			return SBF_E_TOO_LARGE;
-		off = sbf_kind_area_start(&w->segs[j].g, (size_t) off, &pad);
-		offs[j] = (size_t) off;
-		off += w->segs[j].bytes;	/* each area <= SBF_MAX_STORED_BYTES */
+		offs[j] = (size_t) start;
 	}
 	off += (uint64_t) w->npairs * SBF_WIN_PAIR_BYTES;
 	if (off > SBF_MAX_BYTES)
