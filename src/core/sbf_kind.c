@@ -120,24 +120,43 @@ sbf_kind_area_place(const SbfKindGeom *g, uint64_t bytes, uint64_t *off,
 }
 
 /*
- * Kind of a complete set: fused when it can be built at share and takes
- * fewer bytes than blocked (ties go to blocked, which can still grow and
- * merge); blocked otherwise.
+ * Kind of a complete set: the fewer bytes of fused and bloom at share, ties
+ * to fused (docs/format4.md, section 6).  Bloom wins below about 700 hashes
+ * at 1% (fused's small-set overhead), so no set is stored larger than 1.2
+ * stored it.  A blocked segment never takes fewer bytes than a bloom one
+ * (a line cannot spread its probes as the whole array does), so blocked is
+ * planned only when neither fits: its plan searches, and a final of many
+ * small groups must not pay that per group.  A bloom array of fewer than
+ * SBF_CHOOSE_BLOOM_MIN_BITS bits is not chosen while fused fits: the
+ * standard formula does not bound so small an array (measured: m = 101,
+ * k = 10 answers 2.2 times its p; m = 10, k = 7 five times).
  */
+#define SBF_CHOOSE_BLOOM_MIN_BITS	512
 SbfStatus
 sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
-	SbfKindGeom fused;
-	uint64_t	fused_bytes = 0;
-	SbfStatus	st = sbf_kind_blocked_ops.plan(n, share, g, bytes);
-	bool		fits = (st == SBF_OK || st == SBF_E_TOO_LARGE) &&
-		sbf_kind_fused_ops.plan(n, share, &fused, &fused_bytes) == SBF_OK;
+	const SbfKindOps *order[3] = {&sbf_kind_fused_ops, &sbf_kind_bloom_ops,
+	&sbf_kind_blocked_ops};
+	SbfStatus	st = SBF_E_TOO_LARGE;
+	int			i;
 
-	if (fits && (st != SBF_OK || fused_bytes < *bytes))
+	for (i = 0; i < 3 && !(i == 2 && st == SBF_OK); i++)
 	{
-		*g = fused;
-		*bytes = fused_bytes;
-		return SBF_OK;
+		SbfKindGeom cand;
+		uint64_t	cand_bytes = 0;
+		SbfStatus	c = order[i]->plan(n, share, &cand, &cand_bytes);
+
+		if (c == SBF_E_PARAM && order[i] != &sbf_kind_fused_ops)
+			return c;			/* n or share out of range */
+		if (c == SBF_OK && order[i] == &sbf_kind_bloom_ops &&
+			cand.size < SBF_CHOOSE_BLOOM_MIN_BITS && st == SBF_OK)
+			continue;			/* too small for its formula to bound it */
+		if (c == SBF_OK && (st != SBF_OK || cand_bytes < *bytes))
+		{
+			*g = cand;
+			*bytes = cand_bytes;
+			st = SBF_OK;
+		}
 	}
 	return st;
 }

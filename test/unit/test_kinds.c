@@ -819,22 +819,29 @@ test_choose(void)
 		{
 			SbfKindGeom bg;
 			SbfKindGeom fg;
+			SbfKindGeom sg;
 			uint64_t	bb;
 			uint64_t	fb;
+			uint64_t	sb;
 
 			CHECK(sbf_kind_choose(ns[i], shares[j], &g, &bytes) == SBF_OK);
 			CHECK(sbf_kind_blocked_ops.plan(ns[i], shares[j], &bg, &bb) == SBF_OK);
 			CHECK(sbf_kind_fused_ops.plan(ns[i], shares[j], &fg, &fb) == SBF_OK);
-			CHECK(g.kind == (fb < bb ? SBF_KIND_FUSED : SBF_KIND_BLOCKED));
-			CHECK(bytes == (fb < bb ? fb : bb));
+			CHECK(sbf_kind_bloom_ops.plan(ns[i], shares[j], &sg, &sb) == SBF_OK);
+			/* why blocked is not planned: it never takes fewer bytes than bloom */
+			CHECK(bb >= sb);
+			(void) bg;
+			if (sg.size < 512)
+				sb = UINT64_MAX;	/* too small an array: not chosen */
+			CHECK(g.kind == (fb <= sb ? SBF_KIND_FUSED : SBF_KIND_BLOOM));
+			CHECK(bytes == (fb <= sb ? fb : sb));
 		}
-	/* measured crossovers (docs/format4.md): 1 hash and 100,000 go fused, 100 blocked */
-	CHECK(sbf_kind_choose(1, 0.0096, &g, &bytes) == SBF_OK && g.kind == SBF_KIND_FUSED);
-	CHECK(sbf_kind_choose(100, 0.0096, &g, &bytes) == SBF_OK && g.kind == SBF_KIND_BLOCKED);
+	/* crossovers at 1% (docs/format4.md, section 6): bloom below ~700 hashes, fused above */
+	CHECK(sbf_kind_choose(100, 0.0096, &g, &bytes) == SBF_OK && g.kind == SBF_KIND_BLOOM);
 	CHECK(sbf_kind_choose(100000, 0.0096, &g, &bytes) == SBF_OK && g.kind == SBF_KIND_FUSED);
-	/* below 2^-32 only blocked reaches the share */
+	/* below 2^-32 fused cannot reach the share: bloom */
 	CHECK(sbf_kind_choose(100000, 1e-11, &g, &bytes) == SBF_OK);
-	CHECK(g.kind == SBF_KIND_BLOCKED);
+	CHECK(g.kind == SBF_KIND_BLOOM);
 	CHECK(sbf_kind_choose(0, 0.01, &g, &bytes) == SBF_E_PARAM);
 	CHECK(sbf_kind_ops(SBF_KIND_BLOCKED) == &sbf_kind_blocked_ops);
 	CHECK(sbf_kind_ops(SBF_KIND_FUSED) == &sbf_kind_fused_ops);
