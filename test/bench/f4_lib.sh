@@ -39,6 +39,19 @@ f4_header() {
 	echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); 1.2 = commit 232b1eb"
 	echo "command: $F4_COMMAND"
 	echo "The machine has 2 vCPUs shared with other work: absolute times are noisy; ratios within one run count."
+	f4_formats
+}
+
+# the on-disk format each running build writes (sbf_info's version of an
+# sbf_agg of 100,000 bigints): 1.2 writes format 2, 1.3 format 4
+f4_formats() {
+	local b h line=""
+	for b in 12 13 15; do
+		eval "h=\${H$b:-}"
+		[ -n "$h" ] || continue
+		line+="${line:+, }build $b writes format $(q "$b" -c "SELECT sbf_info(sbf_agg(x))->>'version' FROM generate_series(1, 100000) x")"
+	done
+	[ -z "$line" ] || echo "on-disk format (sbf_info version of an sbf_agg): $line"
 }
 
 # bits per element: $1 bytes for $2 elements, 2 decimals

@@ -27,11 +27,11 @@ if [ "${1:-}" = --body ]; then	# in f4_pair.sh's two clusters
 	work=$(mktemp -d)
 	chmod 755 "$work"
 	trap 'rm -rf "$work"' EXIT
-	f4_header "ranking request, 120 candidates: 1.2 and 1.3 on PostgreSQL 18, alternating"
 	for b in 12 13; do
 		q $b -c "CREATE EXTENSION sbf"
 		q $b -f window_speed_data.sql >/dev/null
 	done
+	f4_header "ranking request, 120 candidates: 1.2 and 1.3 on PostgreSQL 18, alternating"
 	echo "server: $(q 12 -c 'SELECT version()' | cut -d, -f1); pgbench -M prepared -c $CLIENTS -j $CLIENTS -T $DURATION; REPS=$REPS"
 	for b in 12 13; do
 		echo "$b: $(q $b -c "SELECT format('sbf %s; rows md5 %s; typical users: window %s bytes (median), plain %s; heavy: window %s, plain %s; window versions %s, plain %s',
