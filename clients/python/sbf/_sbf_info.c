@@ -279,22 +279,39 @@ window_bucket(const SbfWinView *v, uint32_t age, const uint32_t *npairs)
 	double		fpr = 0.0;
 	uint32_t	j;
 	PyObject   *d;
+	PyObject   *kinds = PyList_New(0);
 
+	if (kinds == NULL)
+		return NULL;
 	for (j = 0; j < v->nsegments; j++)
 	{
 		SbfWinSeg	seg;
+		PyObject   *name;
 
 		sbf_win_read_segment(v, j, &off, &seg);
 		if (seg.age != age)
 			continue;
 		nseg++;
 		count += seg.count;
-		bytes += SBF_WIN_SEGDIR_BYTES + (seg.nbits + 63) / 64 * 8;
+		bytes += sbf_win_entry_bytes(v) + seg.bytes;
 		fpr += sbf_win_segment_fpr(&seg);
+		name = PyUnicode_FromString(seg.ops->name);
+		if (name == NULL || PyList_Append(kinds, name) < 0)
+		{
+			Py_XDECREF(name);
+			Py_DECREF(kinds);
+			return NULL;
+		}
+		Py_DECREF(name);
 	}
 	d = PyDict_New();
-	if (d == NULL)
+	if (d == NULL || put(d, "kinds", kinds) < 0)	/* put takes kinds either way */
+	{
+		Py_XDECREF(d);
+		if (d == NULL)
+			Py_DECREF(kinds);
 		return NULL;
+	}
 	if (put(d, "start", bucket_start(v->newest - (int64_t) age, v->width)) < 0 ||
 		put(d, "age", u64(age)) < 0 ||
 		put(d, "count", u64(count)) < 0 ||
