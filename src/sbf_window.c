@@ -518,28 +518,6 @@ json_bucket_start(StringInfo buf, int64 b, int64 width)
 					 tm.tm_sec, (int) fsec);
 }
 
-/* The kinds of bucket age's segments, in directory order, as a JSON array. */
-static void
-json_kinds(StringInfo buf, const SbfWinView *v, uint32 age)
-{
-	size_t		off = v->bits_offset;
-	bool		first = true;
-	uint32		j;
-
-	appendStringInfoChar(buf, '[');
-	for (j = 0; j < v->nsegments; j++)
-	{
-		SbfWinSeg	seg;
-
-		sbf_win_read_segment(v, j, &off, &seg);
-		if (seg.age != age)
-			continue;
-		appendStringInfo(buf, "%s\"%s\"", first ? "" : ", ", seg.ops->name);
-		first = false;
-	}
-	appendStringInfoChar(buf, ']');
-}
-
 /* One bucket of sbf_info: start, age, count, bytes, fpr bound, segment kinds. */
 static void
 json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npairs)
@@ -550,7 +528,9 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 	uint32		nseg = 0;
 	double		fpr = 0.0;
 	uint32		j;
+	StringInfoData kinds;		/* the segments' kinds, in directory order */
 
+	initStringInfo(&kinds);
 	for (j = 0; j < v->nsegments; j++)
 	{
 		SbfWinSeg	seg;
@@ -558,6 +538,7 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 		sbf_win_read_segment(v, j, &off, &seg);
 		if (seg.age != age)
 			continue;
+		appendStringInfo(&kinds, "%s\"%s\"", nseg > 0 ? ", " : "", seg.ops->name);
 		nseg++;
 		count += seg.count;
 		bytes += sbf_win_entry_bytes(v) + seg.bytes;
@@ -573,9 +554,8 @@ json_bucket(StringInfo buf, const SbfWinView *v, uint32 age, const uint32 *npair
 					 ", \"fpr_bound\": ",
 					 age, count, npairs[age], nseg, bytes);
 	sbf_append_json_float(buf, fpr);
-	appendStringInfoString(buf, ", \"kinds\": ");
-	json_kinds(buf, v, age);
-	appendStringInfoChar(buf, '}');
+	appendStringInfo(buf, ", \"kinds\": [%s]}", kinds.data);
+	pfree(kinds.data);
 }
 
 Datum

@@ -49,45 +49,11 @@ sbf_build_plan(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
 	return sbf_kind_blocked_ops.plan(n, share, g, bytes);
 }
 
-/*
- * Fills a segment's data from the sorted hashes.  Its count is n, the exact
- * number of distinct hashes, whatever the kind: an insert that found its
- * bits set (a false positive of the segment being built) still adds an
- * element the set holds, and # answers the set's size.
- */
-static SbfStatus
-fill_segment(const SbfKindOps *ops, SbfKindGeom *g, uint8_t *data,
-			 uint64_t bytes, const uint64_t *h, size_t n, uint64_t *count,
-			 const SbfAllocator *a)
-{
-	size_t		i;
-
-	if (ops->insert == NULL)
-	{
-		*count = n;
-		return ops->build(g, data, h, n, a);
-	}
-	*count = n;
-	memset(data, 0, (size_t) bytes);
-	for (i = 0; i < n; i++)
-	{
-		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
-			sbf_check_interrupt(a);
-		if (i > 0 && h[i - 1] >= h[i])
-			return SBF_E_PARAM;
-		(void) ops->insert(g, data, h[i]);
-	}
-	return SBF_OK;
-}
-
 /* Writes the header and the one directory entry of a built value. */
 static void
 write_head(uint8_t *buf, const SbfParams *p, uint8_t flags, bool dense,
-		   size_t hll_bytes, const SbfKindGeom *g, uint64_t n, uint64_t count,
-		   double error)
+		   size_t hll_bytes, const SbfKindGeom *g, uint64_t n, double error)
 {
-	uint8_t    *e = buf + SBF_SEGDIR_OFFSET(0);
-
 	buf[SBF_OFF_VERSION] = SBF_FORMAT_V4;
 	buf[SBF_OFF_FLAGS] = (uint8_t) ((flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN)) |
 									(dense ? SBF_FLAG_HLL_DENSE : 0));
@@ -99,10 +65,7 @@ write_head(uint8_t *buf, const SbfParams *p, uint8_t flags, bool dense,
 	sbf_store_double(buf + SBF_OFF_ERROR_RATE, p->error_rate);
 	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
 	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
-	sbf_store64(e + SBF_SEG_CAPACITY, n);
-	sbf_store64(e + SBF_SEG_COUNT, count);
-	sbf_store_double(e + SBF_SEG4_ERROR, error);
-	sbf_kind_encode(g, e + SBF_SEG4_DESC);
+	sbf_write_entry(buf, 0, n, n, error, g);	/* count = capacity = n */
 }
 
 /* One attempt of sbf_build_sorted with a planned geometry. */
@@ -116,7 +79,6 @@ build_with(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 	size_t		pad;
 	size_t		start = sbf_kind_area_start(g, ONE_SEGMENT_END, &pad);
 	uint64_t	size = (uint64_t) start + bytes + hll_bytes;
-	uint64_t	count;
 	uint8_t    *buf;
 	double		error;
 	SbfStatus	st;
@@ -128,7 +90,13 @@ build_with(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 		return SBF_E_NOMEM;
 	memset(f->base, 0, f->prefix + (size_t) size);
 	buf = SBF_PAYLOAD(f);
-	st = fill_segment(ops, g, buf + start, bytes, h, n, &count, a);
+	/*
+	 * The kind's build from the sorted hashes.  The count is n, the exact
+	 * number of distinct hashes, whatever the kind: an insert that found its
+	 * bits set (a false positive of the segment being built) still adds an
+	 * element the set holds, and # answers the set's size.
+	 */
+	st = ops->build(g, buf + start, h, n, a);
 	if (st != SBF_OK)
 	{
 		sbf_filter_free(f);
@@ -136,7 +104,7 @@ build_with(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 	}
 	/* the stored bound: the share sized for, or the kind's exact rate below it */
 	error = ops->insert == NULL ? ops->rate_at(g, n) : share;
-	write_head(buf, p, flags, dense, hll_bytes, g, n, count, error);
+	write_head(buf, p, flags, dense, hll_bytes, g, n, error);
 	sbf_hll_encode(regs, p->hll_p, dense, buf + start + bytes);
 	f->len = (size_t) size;
 	f->cap = (size_t) size;
