@@ -278,6 +278,12 @@ test_builder_choice(void)
 	CHECK_ST(sbf_build_sorted(&f, &p, h, 3, 0.5, 0, 0, &g_alloc), SBF_E_PARAM);
 	CHECK(f.base == NULL);
 	free(h);
+	/* the same refusal on the bloom path (300 hashes: a bloom segment) */
+	h = sorted_hashes(300, 5);
+	h[100] = h[99];
+	CHECK_ST(sbf_build_sorted(&f, &p, h, 300, 0.0083, 0, 0, &g_alloc), SBF_E_PARAM);
+	CHECK(f.base == NULL);
+	free(h);
 	/* flags: CHAIN and OVERLAP kept, EXACT never */
 	CHECK_ST(build(&f, 1, 0.0083, 1, NULL), SBF_OK);
 	sbf_filter_free(&f);

@@ -346,6 +346,12 @@ union4_mixed(void)
 		CHECK(src != NULL && src->p == rr[i].p && src->count == rr[i].count);
 	}
 	CHECK(fused == 2 && bloom == 1);
+	/* the result's segments in the canonical order (docs/format4.md section 7): capacity, then kind and size */
+	for (i = 1; i < n && i < 8; i++)
+		CHECK(rr[i - 1].capacity < rr[i].capacity ||
+			  (rr[i - 1].capacity == rr[i].capacity &&
+			   (rr[i - 1].g.kind < rr[i].g.kind ||
+				(rr[i - 1].g.kind == rr[i].g.kind && rr[i - 1].g.size <= rr[i].g.size))));
 	/* the bound is the sum of p: 0.004 + 2^-8 + 2^-9 + h's segment's p */
 	{
 		SbfView		vh;
