@@ -325,7 +325,10 @@ extern SbfStatus sbf_win_slide(SbfWindow *w, int64_t b);
  */
 extern SbfStatus sbf_win_add(SbfWindow *w, int64_t b, uint64_t h);
 
-/* w := w UNION src; SBF_E_INCOMPATIBLE or SBF_E_OVER_BUDGET leave w unusable. */
+/*
+ * w := w UNION src (w copies the segments it keeps: src may go after the
+ * call); SBF_E_INCOMPATIBLE, SBF_E_NOMEM or SBF_E_OVER_BUDGET leave w unusable.
+ */
 extern SbfStatus sbf_win_union(SbfWindow *w, const SbfWinView *src);
 /*
  * The same with an explicit budget (0: the inputs' own error_rate, which

@@ -721,9 +721,21 @@ sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double 
 	{
 		SbfWinSeg	seg;
 
+		uint8_t    *copy;
+
 		sbf_win_read_segment(src, j, &off, &seg);
 		if ((uint32_t) seg.age + shift >= w->p.buckets)
 			continue;
+		/* w owns what it keeps of src: src need not outlive the union */
+		copy = win_alloc(w, (size_t) seg.bytes);
+		if (copy == NULL)
+		{
+			win_free(w, from);
+			return SBF_E_NOMEM;
+		}
+		memcpy(copy, seg.bits, (size_t) seg.bytes);
+		seg.bits = copy;
+		seg.owned = true;
 		seg.age = (uint16_t) (seg.age + shift);
 		seg.fpr = sbf_win_segment_fpr(&seg);
 		w->segs[w->nsegs++] = seg;

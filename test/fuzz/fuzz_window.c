@@ -95,8 +95,8 @@ unite_far(SbfWindow *w, const SbfWinParams *p, int64_t b, uint8_t arg)
  * validator accepts it, every reader (fuzz_check_window) and a union into w
  * handle it.  Returns SBF_OK when the validator refused it (w unchanged);
  * otherwise the union's error, or SBF_E_OVER_BUDGET after a union that
- * succeeded, since w then borrows bytes of the value freed here: the
- * caller starts w over either way.
+ * succeeded: the caller starts w over either way, so that crafted bytes do
+ * not steer the rest of the run.
  */
 static SbfStatus
 unite_crafted(SbfWindow *w, const SbfFilter *snap, size_t pos, uint8_t x)

@@ -379,7 +379,7 @@ window_info(FilterObject *f)
 
 	if (d == NULL)
 		return NULL;
-	if (put(d, "version", u64(SBF_WIN_VERSION)) < 0 ||
+	if (put(d, "version", u64(v->version)) < 0 ||
 		put(d, "form", PyUnicode_FromString("window")) < 0 ||
 		put(d, "hash", PyUnicode_FromString("xxh3_64")) < 0 ||
 		put(d, "bucket_us", PyLong_FromLongLong(v->width)) < 0 ||
