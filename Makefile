@@ -2,13 +2,13 @@
 
 EXTENSION = sbf
 MODULE_big = sbf
-# sbf--1.1.sql, sbf--1.2.sql and sbf--1.3.sql (fresh installs) are built from
+# sbf--1.1.sql to sbf--1.4.sql (fresh installs) are built from
 # the 1.0 script and the update scripts, so a fresh install and an updated one
 # cannot drift apart; the older ones stay, so CREATE EXTENSION sbf VERSION
-# '1.1' (or '1.2') works
+# '1.1' (or '1.2', '1.3') works
 DATA = sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql sql/sbf--1.1--1.2.sql \
-	sql/sbf--1.2--1.3.sql
-DATA_built = sql/sbf--1.1.sql sql/sbf--1.2.sql sql/sbf--1.3.sql
+	sql/sbf--1.2--1.3.sql sql/sbf--1.3--1.4.sql
+DATA_built = sql/sbf--1.1.sql sql/sbf--1.2.sql sql/sbf--1.3.sql sql/sbf--1.4.sql
 PGFILEDESC = "sbf - scalable Bloom filter with an embedded HyperLogLog"
 
 CORE_SRCS = $(wildcard src/core/*.c)
@@ -49,6 +49,12 @@ sql/sbf--1.3.sql: sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql sql/sbf--1.1--1.2.sql s
 	{ echo '/* sbf--1.3.sql: install script for sbf 1.3, built by the Makefile from sbf--1.0.sql and the update scripts to 1.3; do not edit */'; \
 	  sed -e '1d' sql/sbf--1.0.sql; sed -e '1,/\\quit/d' sql/sbf--1.0--1.1.sql; \
 	  sed -e '1,/\\quit/d' sql/sbf--1.1--1.2.sql; sed -e '1,/\\quit/d' sql/sbf--1.2--1.3.sql; } > $@
+
+sql/sbf--1.4.sql: sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql sql/sbf--1.1--1.2.sql sql/sbf--1.2--1.3.sql sql/sbf--1.3--1.4.sql
+	{ echo '/* sbf--1.4.sql: install script for sbf 1.4, built by the Makefile from sbf--1.0.sql and the update scripts to 1.4; do not edit */'; \
+	  sed -e '1d' sql/sbf--1.0.sql; sed -e '1,/\\quit/d' sql/sbf--1.0--1.1.sql; \
+	  sed -e '1,/\\quit/d' sql/sbf--1.1--1.2.sql; sed -e '1,/\\quit/d' sql/sbf--1.2--1.3.sql; \
+	  sed -e '1,/\\quit/d' sql/sbf--1.3--1.4.sql; } > $@
 
 # the TAP tests alone (needs a PostgreSQL configured with --enable-tap-tests;
 # initdb refuses root, so test/run_all.sh runs this as user postgres)

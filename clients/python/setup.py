@@ -28,7 +28,7 @@ ldflags = os.environ.get("SBF_PY_LDFLAGS", "").split()
 
 setup(
     name="sbf",
-    version="1.3.0",
+    version="1.4.0",
     description="Read, check and build PostgreSQL scalablebloom (sbf) values",
     packages=["sbf"],
     ext_modules=[Extension(

@@ -1,6 +1,6 @@
 # Copyright (c) sbf contributors
 
-# ALTER EXTENSION sbf UPDATE from 1.0 to 1.1, then to 1.2, then to 1.3,
+# ALTER EXTENSION sbf UPDATE from 1.0 to 1.1, then to 1.2, then to 1.3, then to 1.4,
 # with data in place.  A database
 # is created at extension version 1.0 and filled; the shared library is the
 # new one throughout, so everything done before the update also proves that
@@ -949,14 +949,34 @@ like($written, qr/\A(?:(?!form=exact)[^\n]*\n?)+\z/,
 	'1.3 writes over 1.2 values: no result stays in the exact form');
 
 # ---------------------------------------------------------------------------
+# 1.3 -> 1.4: every value stored so far stays byte for byte
+# ---------------------------------------------------------------------------
+
+my %before14 = map { ($_ => $node->safe_psql('upd', fingerprint_sql($_))) }
+  qw(legacy stored v11);
+$before14{f23} = $node->safe_psql('upd', $f23_fp_sql);
+$node->safe_psql('upd', q{ALTER EXTENSION sbf UPDATE TO '1.4'});
+is( $node->safe_psql(
+		'upd', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
+	'1.4',
+	'ALTER EXTENSION sbf UPDATE TO 1.4 reaches 1.4');
+foreach my $table (qw(legacy stored v11))
+{
+	is($node->safe_psql('upd', fingerprint_sql($table)),
+		$before14{$table}, "1.4: $table is byte for byte unchanged");
+}
+is($node->safe_psql('upd', $f23_fp_sql),
+	$before14{f23}, '1.4: the values 1.2 wrote are byte for byte unchanged');
+
+# ---------------------------------------------------------------------------
 # Fresh install and updated install: the same catalog
 # ---------------------------------------------------------------------------
 
 $node->safe_psql('fresh', 'CREATE EXTENSION sbf');
 is( $node->safe_psql(
 		'fresh', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
-	'1.3',
-	'CREATE EXTENSION sbf installs 1.3 by default');
+	'1.4',
+	'CREATE EXTENSION sbf installs 1.4 by default');
 $node->safe_psql('postgres', 'CREATE DATABASE at11');
 $node->safe_psql('at11', q{CREATE EXTENSION sbf VERSION '1.1'});
 is( $node->safe_psql(
@@ -997,15 +1017,15 @@ is($node->safe_psql('restored', $w4_fp_sql),
 	'the restored values 1.3 wrote over them are byte for byte the originals');
 
 # The dump taken at 1.0 restores too: the restore creates the extension at
-# the default version, 1.3, and loads the format-1 values and the views.
+# the default version, 1.4, and loads the format-1 values and the views.
 $node->safe_psql('postgres', 'CREATE DATABASE restored10');
 $node->command_ok(
 	[ 'pg_restore', '--exit-on-error', '-d', 'restored10', "$tmp/upd10.dump" ],
-	'pg_restore of the dump taken at 1.0 into a server with 1.3');
+	'pg_restore of the dump taken at 1.0 into a server with 1.4');
 is( $node->safe_psql(
 		'restored10', q{SELECT extversion FROM pg_extension WHERE extname = 'sbf'}),
-	'1.3',
-	'the dump taken at 1.0 restores as extension version 1.3');
+	'1.4',
+	'the dump taken at 1.0 restores as extension version 1.4');
 is($node->safe_psql('restored10', $catalog_sql),
 	$catalog_fresh, 'and with the fresh catalog');
 is($node->safe_psql('restored10', fingerprint_sql('legacy')),

@@ -25,7 +25,7 @@ from datetime import timedelta
 from ._sbf import Filter, MAX_BUCKETS, MAX_BYTES, hash as _hash
 
 __all__ = ["Filter", "build", "build_window", "element_hash"]
-__version__ = "1.3.0"
+__version__ = "1.4.0"
 
 _ONE_US = timedelta(microseconds=1)
 
