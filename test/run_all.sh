@@ -14,7 +14,7 @@
 # anything failed.
 #   SBF_PG             majors to run the server suites on (default "15 17 18 19")
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
-#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap docs python kit
+#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap docs python kit s390x
 #   SBF_VENDOR         the vendored sources (default ../shared/vendor next to the
 #                      clone, else /work/shared/vendor); without them, 18 and
 #                      the Citus test are skipped
@@ -365,6 +365,21 @@ if ! skip kit; then
 		kskip=1
 	fi
 	tally "kit" "$kpass" "$kfail" "$kskip"
+fi
+
+# Big-endian: the core's unit tests and the kit's C runner built for s390x
+# and run under qemu-user (test/s390x.sh: values built there must be the
+# kit's bytes, written on x86-64).  Where the cross compiler or qemu cannot
+# be installed it says so and counts as skipped.
+if ! skip s390x; then
+	echo "== big-endian: the core's unit tests and the kit on s390x (qemu-user)"
+	bash test/s390x.sh > "$logdir/s390x.log" 2>&1
+	rc=$?
+	grep -E '^s390x: ' "$logdir/s390x.log" | grep -vE '^s390x: [0-9]+ passed'
+	sline=$(sed -nE 's/^s390x: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+		"$logdir/s390x.log" | tail -n 1)
+	read -r spass sfail sskip <<<"${sline:-0 1 0}"
+	tally "s390x" "$spass" "$(failed_at_least "$rc" "$sfail")" "$sskip"
 fi
 
 [ ${#root_jobs[@]} -eq 0 ] || wait "${root_jobs[@]}"
