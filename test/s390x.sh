@@ -10,7 +10,8 @@
 # (test/packages.sh); where they cannot be installed (not root, no
 # network) the run is skipped with a line saying so and counted as skipped.
 # Ends with one line "s390x: N passed, N failed, N skipped".
-#   SBF_S390X_UNIT=0   only the kit (skip the unit tests)
+#   SBF_S390X_UNIT=0   only the kit (skip the unit tests); SBF_S390X_UNIT="test_bloom
+#                      test_app" only those unit test programs
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -69,6 +70,7 @@ print-tests:
 	@echo $(CORE_TESTS) $(OTHER_TESTS)
 MK
 )
+	case ${SBF_S390X_UNIT:-1} in 1) ;; *) tests=$SBF_S390X_UNIT ;; esac
 	# shellcheck disable=SC2086
 	if make -s -j2 -C "$work/test/unit" CC="$cc" CFLAGS="$cflags" $tests > "$work/unit_build.log" 2>&1; then
 		for t in $tests; do
