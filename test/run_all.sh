@@ -14,7 +14,7 @@
 # anything failed.
 #   SBF_PG             majors to run the server suites on (default "15 17 18 19")
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
-#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap docs python
+#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap docs python kit s390x
 #   SBF_VENDOR         the vendored sources (default ../shared/vendor next to the
 #                      clone, else /work/shared/vendor); without them, 18 and
 #                      the Citus test are skipped
@@ -332,6 +332,54 @@ if ! skip python; then
 		read -r pypass pyfail pyskip <<<"${pyline:-0 1 0}"
 		tally "python" "$pypass" "$(failed_at_least "$pyrc" "$pyfail")" "$pyskip"
 	fi
+fi
+
+# The cross-language test kit (test/kit/README.md): its C runner reads
+# every committed value, answer and malformed value with the core (pure C,
+# ASan/UBSan), and test/kit/generate.sh remakes the kit from the PostgreSQL
+# 15 set up above and fails on any difference with the committed files
+# (skipped, and counted so, when this run did not set up 15).
+if ! skip kit; then
+	echo "== test kit (test/kit: the core's C runner; the kit regenerated from PostgreSQL 15)"
+	make -s -C test/kit clean check \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror" \
+		> "$logdir/kit.log" 2>&1
+	rc=$?
+	grep -E '^(kit_core|FAIL)' "$logdir/kit.log"
+	kline=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logdir/kit.log" | tail -1)
+	read -r kpass _ kfail _ <<<"${kline:-0 passed, 1 failed}"
+	kfail=$(failed_at_least "$rc" "$kfail")
+	kskip=0
+	if [ -n "${set_up_15:-}" ]; then
+		PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config bash test/kit/generate.sh > "$logdir/kit_generate.log" 2>&1
+		rc=$?
+		grep -E '^(ok|FAIL) ' "$logdir/kit_generate.log"
+		gline=$(sed -nE 's/^kit: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+			"$logdir/kit_generate.log" | tail -n 1)
+		read -r gpass gfail gskip <<<"${gline:-0 1 0}"
+		kpass=$((kpass + gpass))
+		kfail=$((kfail + $(failed_at_least "$rc" "$gfail")))
+		kskip=$((kskip + gskip))
+	else
+		echo "kit: generator check skipped (PostgreSQL 15 was not set up in this run: SBF_PG)"
+		kskip=1
+	fi
+	tally "kit" "$kpass" "$kfail" "$kskip"
+fi
+
+# Big-endian: the core's unit tests and the kit's C runner built for s390x
+# and run under qemu-user (test/s390x.sh: values built there must be the
+# kit's bytes, written on x86-64).  Where the cross compiler or qemu cannot
+# be installed it says so and counts as skipped.
+if ! skip s390x; then
+	echo "== big-endian: the core's unit tests and the kit on s390x (qemu-user)"
+	bash test/s390x.sh > "$logdir/s390x.log" 2>&1
+	rc=$?
+	grep -E '^s390x: ' "$logdir/s390x.log" | grep -vE '^s390x: [0-9]+ passed'
+	sline=$(sed -nE 's/^s390x: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+		"$logdir/s390x.log" | tail -n 1)
+	read -r spass sfail sskip <<<"${sline:-0 1 0}"
+	tally "s390x" "$spass" "$(failed_at_least "$rc" "$sfail")" "$sskip"
 fi
 
 [ ${#root_jobs[@]} -eq 0 ] || wait "${root_jobs[@]}"

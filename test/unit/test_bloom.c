@@ -57,10 +57,14 @@ fold_bytes(Digest *g, const void *p, size_t n)
 	g->d = sbf_mix64(g->d ^ h) + n;
 }
 
+/* x as its 8 little-endian bytes, so the digest is the same on every host */
 static void
 fold_u64(Digest *g, uint64_t x)
 {
-	fold_bytes(g, &x, sizeof(x));
+	uint8_t		b[8];
+
+	sbf_store64(b, x);
+	fold_bytes(g, b, sizeof(b));
 }
 
 static void
