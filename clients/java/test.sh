@@ -40,22 +40,24 @@ if command -v gcc > /dev/null && [ -f /usr/include/xxhash.h ]; then
 fi
 
 passed=0 failed=0 skipped=0
-# Runs JUnit over a class directory ($1) with a class path ($2) into log $3; adds its counts.
-run_junit() {
-	local dir=$1 cp=$2 log=$3 rc n
-	"$java" -Dsbf.kit="$kit" -Dsbf.xxh3="$vectors" -jar "$junit" --disable-banner \
-		--details=summary --fail-if-no-tests --class-path "$dir:$cp" --scan-class-path "$dir" \
-		> "$log" 2>&1
-	rc=$?
-	count() { sed -nE "s/^\[ *([0-9]+) tests $1 *\]$/\1/p" "$log" | tail -n 1; }
+# Adds the counts of a JUnit console log $1 whose run exited with $2.
+tally_junit() {
+	local log=$1 rc=$2 n
+	count() { sed -nE "s/^\[ *([0-9]+) tests $1 *\]$/\1/p" "$log" 2>/dev/null | tail -n 1; }
 	n=$(count successful); passed=$((passed + ${n:-0}))
 	n=$(count failed); n=${n:-0}; [ "$rc" -ne 0 ] && [ "$n" -eq 0 ] && n=1
 	failed=$((failed + n))
 	n=$(count aborted); skipped=$((skipped + ${n:-0}))
 	n=$(count skipped); skipped=$((skipped + ${n:-0}))
-	[ "$rc" -eq 0 ] || { echo "---- $log (exit status $rc):"; grep -v '^\s*$' "$log" | head -n 80; }
-	grep -E '^\[ *[0-9]+ tests (successful|failed|aborted|skipped)' "$log" | tr -s ' ' | tr '\n' ' '
+	[ "$rc" -eq 0 ] || { echo "---- $log (exit status $rc):"; grep -v '^\s*$' "$log" 2>/dev/null | head -n 80; }
+	grep -E '^\[ *[0-9]+ tests (successful|failed|aborted|skipped)' "$log" 2>/dev/null | tr -s ' ' | tr '\n' ' '
 	echo
+}
+# Runs JUnit over the test classes in $1 with the class path $2 into log $3.
+run_junit() {
+	"$java" -Dsbf.kit="$kit" -Dsbf.xxh3="$vectors" -jar "$junit" --disable-banner \
+		--details=summary --fail-if-no-tests --class-path "$1:$2" --scan-class-path "$1" > "$3" 2>&1
+	tally_junit "$3" $?
 }
 
 echo "== java: reader suites (kit $kit)"
@@ -71,8 +73,8 @@ if [ "${SBF_JAVA_JDBC:-1}" = 0 ]; then
 	skipped=$((skipped + 1))
 elif [ ! -x "$pg_config" ]; then
 	echo "java: no PostgreSQL at $pg_config: the JDBC tests skip"
-	(unset PGPORT; jdbc_tests)
-	skipped=$((skipped + 1))
+	unset PGPORT
+	jdbc_tests
 else
 	work=$(mktemp -d /tmp/sbf-java.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
@@ -92,16 +94,7 @@ INNER
 		else
 			bash "$work/in_cluster.sh"
 		fi
-		rc=$?
-		log=$build/junit-jdbc.log
-		count() { sed -nE "s/^\[ *([0-9]+) tests $1 *\]$/\1/p" "$log" 2>/dev/null | tail -n 1; }
-		n=$(count successful); passed=$((passed + ${n:-0}))
-		n=$(count failed); n=${n:-0}; [ "$rc" -ne 0 ] && [ "$n" -eq 0 ] && n=1; failed=$((failed + n))
-		n=$(count aborted); skipped=$((skipped + ${n:-0}))
-		n=$(count skipped); skipped=$((skipped + ${n:-0}))
-		[ "$rc" -eq 0 ] || { echo "---- $log (exit status $rc):"; grep -v '^\s*$' "$log" 2>/dev/null | head -n 80; }
-		grep -E '^\[ *[0-9]+ tests (successful|failed|aborted|skipped)' "$log" 2>/dev/null | tr -s ' ' | tr '\n' ' '
-		echo
+		tally_junit "$build/junit-jdbc.log" $?
 	fi
 fi
 echo "java: $passed passed, $failed failed, $skipped skipped"
