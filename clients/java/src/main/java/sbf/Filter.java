@@ -42,6 +42,12 @@ public final class Filter {
     long newest;
     long[] pairHash;
     int[] pairAge;
+    /* the windowed lookup's plan (Window.plan) */
+    long[] wbM;
+    int[] wbData;
+    int[] wbAge;
+    long[][] wbKend;
+    Seg[] others;
 
     Filter(byte[] buf, boolean windowed, boolean exact) {
         this.buf = buf;
@@ -155,19 +161,35 @@ public final class Filter {
 
     private int matchesSince(String[] xs, long sinceBucket) {
         int hits = 0;
-        if (windowed) {
-            int maxAge = Window.maxAge(this, sinceBucket);
-            if (maxAge < 0)
-                return 0;
-            for (String x : xs)
-                if (x != null && Window.contains(this, hash(x), maxAge))
-                    hits++;
-            return hits;
-        }
-        for (String x : xs)
-            if (x != null && Plain.contains(this, hash(x)))
+        byte[] scratch = new byte[64];
+        int maxAge = windowed ? Window.maxAge(this, sinceBucket) : 0;
+        if (maxAge < 0)
+            return 0;
+        for (String x : xs) {
+            if (x == null)
+                continue;
+            /* ASCII text is its own UTF-8: encoded into one scratch array, no allocation */
+            int n = x.length();
+            long h;
+            if (n <= scratch.length && ascii(x, n, scratch))
+                h = Xxh3.hash(scratch, 0, n);
+            else
+                h = hash(x);
+            if (windowed ? Window.contains(this, h, maxAge) : Plain.contains(this, h))
                 hits++;
+        }
         return hits;
+    }
+
+    /** Copies x's chars into b when all are ASCII; false otherwise. */
+    private static boolean ascii(String x, int n, byte[] b) {
+        for (int i = 0; i < n; i++) {
+            char c = x.charAt(i);
+            if (c >= 0x80)
+                return false;
+            b[i] = (byte) c;
+        }
+        return true;
     }
 
     /** Membership of an element hash (see {@link #hash(String)}), as {@code f @> x}. */

@@ -41,6 +41,11 @@ final class Le {
         return Xxh3.mulhi(a, b);
     }
 
+    /** mulhi(a, m) for 0 <= m < 2^63 (a segment's bits, lines or slots). */
+    static long mulhiSmall(long a, long m) {
+        return Math.multiplyHigh(a, m) + ((a >> 63) & m);
+    }
+
     /** An unsigned 64-bit integer as a double (as C's (double) of a uint64_t). */
     static double udouble(long x) {
         if (x >= 0)

@@ -164,13 +164,13 @@ final class Seg {
             }
             case WBLOOM:
                 for (int i = 0; i < width; i++) {
-                    long q = Le.mulhi(Le.mix64(h + (i + 1) * Le.GOLDEN), size);
+                    long q = Le.mulhiSmall(Le.mix64(h + (i + 1) * Le.GOLDEN), size);
                     if (((b[data + (int) (q >>> 3)] >> (q & 7)) & 1) == 0)
                         return false;
                 }
                 return true;
             case BLOCKED: {
-                int line = data + (int) Le.mulhi(h, size) * 64;
+                int line = data + (int) Le.mulhiSmall(h, size) * 64;
                 long w = Le.mix64(h);
                 int all = 1;
                 for (int j = 0; j < width; j++) {
@@ -191,7 +191,7 @@ final class Seg {
         long x2 = Le.mix64(x);
         long len = 1L << log2len;
         long mask = len - 1;
-        long p0 = Le.mulhi(x, size << log2len);
+        long p0 = Le.mulhiSmall(x, size << log2len);
         long fmask = (1L << width) - 1;
         long v = x2 & fmask;
         v ^= slot(b, p0, fmask);

@@ -73,6 +73,7 @@ final class Window {
         if (off + npairs * 10 != b.length)
             throw bad(off + npairs * 10 > b.length ? "truncated" : "length mismatch");
         checkSegments(f, b);
+        plan(f);
         f.pairHash = new long[(int) npairs];
         f.pairAge = new int[(int) npairs];
         int ages = (int) (off + npairs * 8);
@@ -179,6 +180,44 @@ final class Window {
         return (int) age;
     }
 
+    /**
+     * The lookup's plan, made once per value: the windowed bloom segments (kind 4) in directory
+     * order with their m, data and ages, and per chunk of 64 of them the mask of those whose k
+     * ends at probe q; the other kinds (blocked, fused) apart.
+     */
+    static void plan(Filter f) {
+        int n4 = 0;
+        for (Seg s : f.segs)
+            if (s.kind == Seg.WBLOOM)
+                n4++;
+        f.wbM = new long[n4];
+        f.wbData = new int[n4];
+        f.wbAge = new int[n4];
+        f.wbKend = new long[(n4 + 63) / 64][];
+        f.others = new Seg[f.segs.length - n4];
+        int i = 0;
+        int o = 0;
+        for (Seg s : f.segs) {
+            if (s.kind != Seg.WBLOOM) {
+                f.others[o++] = s;
+                continue;
+            }
+            f.wbM[i] = s.size;
+            f.wbData[i] = s.data;
+            f.wbAge[i] = s.age;
+            long[] kend = f.wbKend[i >>> 6];
+            if (kend == null || kend.length < s.width) {
+                long[] k2 = new long[Math.max(s.width, kend == null ? 0 : kend.length)];
+                if (kend != null)
+                    System.arraycopy(kend, 0, k2, 0, kend.length);
+                kend = k2;
+                f.wbKend[i >>> 6] = kend;
+            }
+            kend[s.width - 1] |= 1L << (i & 63);
+            i++;
+        }
+    }
+
     static boolean contains(Filter f, long h, int maxAge) {
         if (maxAge < 0)
             return false;
@@ -188,11 +227,32 @@ final class Window {
                 return true;
         }
         byte[] b = f.buf;
-        for (Seg s : f.segs) {
-            if (s.age > maxAge)
-                break;
-            if (s.has(b, h))
+        for (Seg s : f.others)
+            if (s.age <= maxAge && s.has(b, h))
                 return true;
+        /* the kind-4 segments of age <= maxAge: a prefix (ages ascend) */
+        int[] ages = f.wbAge;
+        long[] ms = f.wbM;
+        int[] data = f.wbData;
+        int n = ages.length;
+        while (n > 0 && ages[n - 1] > maxAge)
+            n--;
+        for (int base = 0; base < n; base += 64) {
+            int c = Math.min(64, n - base);
+            long alive = c == 64 ? -1L : (1L << c) - 1;
+            long[] kend = f.wbKend[base >>> 6];
+            for (int q = 0; alive != 0 && q < kend.length; q++) {
+                long r = Le.mix64(h + (q + 1) * Le.GOLDEN);
+                long next = 0;
+                for (long a = alive; a != 0; a &= a - 1) {
+                    int i = Long.numberOfTrailingZeros(a);
+                    long pos = Le.mulhiSmall(r, ms[base + i]);
+                    next |= (long) ((b[data[base + i] + (int) (pos >>> 3)] >> (pos & 7)) & 1) << i;
+                }
+                if ((next & kend[q]) != 0)
+                    return true;
+                alive = next & ~kend[q];
+            }
         }
         return false;
     }

@@ -1,5 +1,9 @@
 package sbf;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * XXH3_64bits with seed 0: the element hash of hash id 1 (docs/format.md, HASH).
  * Written from the algorithm's description in xxHash 0.8's xxhash.h (Yann Collet; the
@@ -37,15 +41,17 @@ public final class Xxh3 {
         return b;
     }
 
+    private static final VarHandle LE64 = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LE32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** The little-endian 64-bit word at b[i] (any alignment, the same on every host). */
     static long r64(byte[] b, int i) {
-        return (b[i] & 0xFFL) | (b[i + 1] & 0xFFL) << 8 | (b[i + 2] & 0xFFL) << 16
-            | (b[i + 3] & 0xFFL) << 24 | (b[i + 4] & 0xFFL) << 32 | (b[i + 5] & 0xFFL) << 40
-            | (b[i + 6] & 0xFFL) << 48 | (b[i + 7] & 0xFFL) << 56;
+        return (long) LE64.get(b, i);
     }
 
+    /** The little-endian unsigned 32-bit word at b[i]. */
     static long r32(byte[] b, int i) {
-        return (b[i] & 0xFFL) | (b[i + 1] & 0xFFL) << 8 | (b[i + 2] & 0xFFL) << 16
-            | (b[i + 3] & 0xFFL) << 24;
+        return (int) LE32.get(b, i) & 0xFFFFFFFFL;
     }
 
     /** The high 64 bits of the unsigned 128-bit product a * b. */
@@ -99,17 +105,21 @@ public final class Xxh3 {
         return longHash(b, off, len);
     }
 
+    private static final long FLIP_9_16_LO = r64(SECRET, 24) ^ r64(SECRET, 32);
+    private static final long FLIP_9_16_HI = r64(SECRET, 40) ^ r64(SECRET, 48);
+    private static final long FLIP_4_8 = r64(SECRET, 8) ^ r64(SECRET, 16);
+
     private static long small(byte[] b, int off, int len) {
         if (len > 8) {
-            long lo = r64(b, off) ^ (r64(SECRET, 24) ^ r64(SECRET, 32));
-            long hi = r64(b, off + len - 8) ^ (r64(SECRET, 40) ^ r64(SECRET, 48));
+            long lo = r64(b, off) ^ FLIP_9_16_LO;
+            long hi = r64(b, off + len - 8) ^ FLIP_9_16_HI;
             long acc = len + Long.reverseBytes(lo) + hi + fold(lo, hi);
             return avalanche(acc);
         }
         if (len >= 4) {
             long in1 = r32(b, off);
             long in2 = r32(b, off + len - 4);
-            long keyed = (in2 + (in1 << 32)) ^ (r64(SECRET, 8) ^ r64(SECRET, 16));
+            long keyed = (in2 + (in1 << 32)) ^ FLIP_4_8;
             return rrmxmx(keyed, len);
         }
         if (len > 0) {
