@@ -159,6 +159,27 @@ public final class Filter {
         return matchesSince(xs, sinceBucket(since));
     }
 
+    /** {@code sbf_matches(f, xs)} for a bigint[]. */
+    public int matches(long[] xs) {
+        return matchesSince(xs, Long.MIN_VALUE);
+    }
+
+    /** {@code sbf_matches(f, xs, since)} for a bigint[]. */
+    public int matches(long[] xs, Instant since) {
+        return matchesSince(xs, sinceBucket(since));
+    }
+
+    private int matchesSince(long[] xs, long sinceBucket) {
+        int hits = 0;
+        int maxAge = windowed ? Window.maxAge(this, sinceBucket) : 0;
+        if (maxAge < 0)
+            return 0;
+        for (long x : xs)
+            if (windowed ? Window.contains(this, hash(x), maxAge) : Plain.contains(this, hash(x)))
+                hits++;
+        return hits;
+    }
+
     private int matchesSince(String[] xs, long sinceBucket) {
         int hits = 0;
         byte[] scratch = new byte[64];

@@ -86,6 +86,17 @@ class KitTest {
                         bad.add(line + " (got " + got + ")");
                     break;
                 }
+                case "matches_bigint": {
+                    String[] elems = r.length < 4 || r[3].equals("-") ? new String[0] : r[3].split(",", -1);
+                    long[] xs = new long[elems.length];
+                    for (int k = 0; k < elems.length; k++)
+                        xs[k] = Long.parseLong(elems[k]);
+                    Instant s = since(r[1]);
+                    int got = s == null ? f.matches(xs) : f.matches(xs, s);
+                    if (got != Integer.parseInt(r[2]))
+                        bad.add(line + " (got " + got + ")");
+                    break;
+                }
                 case "cardinality":
                     if (f.cardinality() != Long.parseLong(r[1]))
                         bad.add(line + " (got " + f.cardinality() + ")");
