@@ -65,6 +65,10 @@ class KitTest {
         }
         if (!Arrays.equals(f.toBytes(), c.bytes))
             bad.add("toBytes differs");
+        /* every value case carries its sbf_info and some lookups: a case with none checks nothing */
+        if (c.records.stream().noneMatch(r -> r[0].equals("info"))
+            || c.records.stream().noneMatch(r -> r[0].equals("contains")))
+            bad.add("no info or contains record to check");
         for (int i = 0; i < c.records.size(); i++) {
             String[] r = c.records.get(i);
             String line = c.lines.get(i);
