@@ -5,6 +5,8 @@
 # listens on a unix socket in its own directory only (no TCP), runs as user
 # postgres, and the command sees PGHOST, PGPORT, PGUSER=postgres and
 # PGDATABASE=postgres.  The command's exit status is returned.
+# SBF_PG_LISTEN=127.0.0.1 also listens on that loopback address (the port is
+# PGPORT): for clients without unix sockets, such as the JDBC driver.
 #   usage: PG_CONFIG=/path/to/pg_config bash test/pg_tmp.sh command [args...]
 set -euo pipefail
 
@@ -30,7 +32,7 @@ as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust --no-sync \
 # name must not clash with another cluster's in that directory
 port=$(( 20000 + RANDOM % 20000 ))
 cat >> "$dir/data/postgresql.conf" <<CONF
-listen_addresses = ''
+listen_addresses = '${SBF_PG_LISTEN:-}'
 unix_socket_directories = '$dir'
 port = $port
 fsync = off

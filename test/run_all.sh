@@ -311,6 +311,25 @@ if ! skip docs "docs"; then
 	fi
 fi
 
+# The Java reader (clients/java): its build, the JUnit suites over the kit
+# (test/kit), XXH3 against the core's vectors, randomized corruption, and
+# sbf.jdbc against a throwaway cluster of the first major in SBF_PG
+# (clients/java/test.sh, whose last line is "java: N passed, N failed, N
+# skipped").  It takes no lock of its own, as the Python block below;
+# SBF_SKIP=java skips it.
+if ! skip java; then
+	jmajor=${majors%% *}
+	echo "== java (pg$jmajor)"
+	jcfg=$(pg_config_of "$jmajor")
+	SBF_JAVA_PG_CONFIG=${jcfg:-/nonexistent} SBF_JAVA_LOCK=0 bash clients/java/test.sh > "$logdir/java.log" 2>&1
+	jrc=$?
+	grep -E '^(java|\[)' "$logdir/java.log"
+	jline=$(sed -nE 's/^java: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+		"$logdir/java.log" | tail -n 1)
+	read -r jpass jfail jskip <<<"${jline:-0 1 0}"
+	tally "java" "$jpass" "$(failed_at_least "$jrc" "$jfail")" "$jskip"
+fi
+
 # The Python package (clients/python): its pytest suites against a throwaway
 # cluster of the first major in SBF_PG, and the malformed-input campaign
 # under ASan (test/python_check.sh, whose last line is "python: N passed, N
