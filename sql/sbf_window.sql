@@ -214,6 +214,37 @@ SELECT sbf_add(sbf_window_empty(), 42::bigint, timestamptz '2026-01-01') @> 42::
 	   sbf_matches(sbf_add(sbf_window_empty(), ARRAY['a', NULL, 'b'], timestamptz '2026-01-01'), ARRAY['a', 'b', 'c'], timestamptz '2026-01-01') AS text_array,
 	   sbf_matches(sbf_add(sbf_window_empty(), ARRAY[1, 2, 3]::bigint[], timestamptz '2026-01-01'), ARRAY[1, 2, 4]::bigint[]) AS int8_array;
 
+-- an array add writes the bytes of one add per element in its order (one
+-- batch, linear in its length): new elements, repeats within the array,
+-- elements an older bucket holds, NULLs, a conversion at 4,096 pairs; at the
+-- newest bucket and at an older one
+CREATE FUNCTION pg_temp.fold_adds(w scalablebloom, items text[], at timestamptz)
+RETURNS scalablebloom LANGUAGE plpgsql AS $$
+DECLARE
+	i text;
+BEGIN
+	FOREACH i IN ARRAY items LOOP
+		IF i IS NOT NULL THEN
+			w := sbf_add(w, i, at);
+		END IF;
+	END LOOP;
+	RETURN w;
+END $$;
+WITH base AS (
+	SELECT sbf_add(sbf_add(sbf_window_empty(),
+						   ARRAY(SELECT 'x' || g FROM generate_series(1, 300) g), timestamptz '2026-01-01'),
+				   ARRAY(SELECT 'y' || g FROM generate_series(1, 300) g), timestamptz '2026-01-03') AS w),
+items AS (
+	SELECT array_agg(CASE WHEN g % 97 = 0 THEN NULL
+						  WHEN g % 11 = 0 THEN 'x' || (g % 300 + 1)
+						  ELSE 'i' || (g % 5000) END ORDER BY g) AS a
+	FROM generate_series(1, 6000) g)
+SELECT sbf_add(w, a, timestamptz '2026-01-03')::bytea =
+		   pg_temp.fold_adds(w, a, timestamptz '2026-01-03')::bytea AS array_add_same_bytes,
+	   sbf_add(w, a, timestamptz '2026-01-02')::bytea =
+		   pg_temp.fold_adds(w, a, timestamptz '2026-01-02')::bytea AS older_bucket_same_bytes
+FROM base, items;
+
 -- 8. errors: 22023 with a hint
 \x on
 SELECT code, message, hint FROM sbf_regress.try($$SELECT sbf_window_empty('1 month')$$);

@@ -613,39 +613,55 @@ sbf_spill_unspill(SbfHsObject *o)
 	o->flat_size = 0;
 }
 
+/* Builds through the one builder from the merged runs in one array of cap. */
+static ScalableBloom *
+spill_build_array(SbfSpill *sp, const SbfParams *params, uint64 cap)
+{
+	FillTarget	t;
+	SbfFilter	f;
+	SbfStatus	st;
+
+	t.cap = cap;
+	t.n = 0;
+	t.a = palloc_extended(Max(cap, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t);
+	st = sbf_build_final(&f, params, t.a, t.n, VARHDRSZ, &sbf_palloc_allocator);
+	pfree(t.a);
+	if (st != SBF_OK)
+		sbf_report_status(st);
+	return sbf_filter_finish(&f);
+}
+
 /*
- * The right-sized filter of a spilled state: the merge counts, then a
- * filter sized for the count takes the hashes in ascending order, as
- * sbf_hs_build does for a set in memory.  The state keeps its hashes (all
+ * The right-sized filter of a spilled state, as sbf_hs_build does for a set
+ * in memory.  When the runs hold at most SBF_FUSED_MAX_BUILD hashes in all
+ * (repeats across runs included), one merge fills an array of that size and
+ * the one builder (exact, fused or blocked) takes the distinct ones;
+ * otherwise a merge counts them first: a set the builder takes whole is
+ * filled by a second merge, a larger one (blocked) is built by streaming
+ * adds into a segment sized by the count.  The state keeps its hashes (all
  * in runs now), so a second final call gives the same bytes.
  */
 ScalableBloom *
 sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 {
 	uint64		n;
+	uint64		total = 0;
 	SbfSpill   *sp = o->spill;
 	SbfFilter	f;
 	SbfStatus	st;
+	int			i;
 
 	elog(DEBUG1, "sbf spill: merging %d runs", sp->nruns + (o->hs.nset + o->hs.nbuf > 0));
-	n = spill_all(o);
+	spill_prepare(o);
+	for (i = 0; i < sp->nruns; i++)
+		total += sp->runs[i].count;
+	if (total <= SBF_FUSED_MAX_BUILD)
+		return spill_build_array(sp, params, total);
+	n = sp->nruns == 1 ? sp->runs[0].count : spill_merge(sp, 0, sp->nruns, NULL, NULL);
 	elog(DEBUG1, "sbf spill: building a filter of %llu distinct hashes", (unsigned long long) n);
-
 	if (n <= SBF_FUSED_MAX_BUILD)
-	{
-		/* a set the one builder takes whole (exact, fused or blocked) */
-		FillTarget	t;
-
-		t.cap = n;
-		t.n = 0;
-		t.a = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-		(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t);
-		st = sbf_build_final(&f, params, t.a, t.n, VARHDRSZ, &sbf_palloc_allocator);
-		pfree(t.a);
-		if (st != SBF_OK)
-			sbf_report_status(st);
-		return sbf_filter_finish(&f);
-	}
+		return spill_build_array(sp, params, n);
 	/* larger: blocked, built by streaming adds into a right-sized segment */
 	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
 	if (st != SBF_OK)

@@ -386,23 +386,23 @@ add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *et,
 		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 		Datum	   *elems;
 		bool	   *nulls;
+		uint64	   *h;
 		int			n;
+		int			k = 0;
 		int			i;
+		SbfStatus	st;
 
 		deconstruct_array(arr, et->typid, et->typlen, et->typbyval, et->typalign,
 						  &elems, &nulls, &n);
+		/* one batch: the bytes of one add per element, in linear time */
+		h = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
 		for (i = 0; i < n; i++)
-		{
-			SbfStatus	st;
-
-			if (nulls[i])
-				continue;
-			/* one add may move every pair (an insertion): check per element */
-			CHECK_FOR_INTERRUPTS();
-			st = sbf_win_add(&w, b, sbf_elem_hash(et->kind, elems[i]));
-			if (st != SBF_OK)
-				sbf_report_status(st);
-		}
+			if (!nulls[i])
+				h[k++] = sbf_elem_hash(et->kind, elems[i]);
+		st = sbf_win_add_many(&w, b, h, (size_t) k);
+		if (st != SBF_OK)
+			sbf_report_status(st);
+		pfree(h);
 	}
 	PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
 }

@@ -138,9 +138,20 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	if (!sbf_segment_geometry(n, pe, SBF_MAX_SEGMENT_BITS, &m, &k) ||
 		sbf_payload_size(1, &m, 0) > SBF_MAX_BYTES)
 		return SBF_E_TOO_LARGE;
-	st = first_segment_plan(n, pe, &g, &bytes);
-	if (st != SBF_OK)
-		return st;
+	/*
+	 * The exact form's bytes do not depend on the segment's geometry, only
+	 * on whether one can be planned: when the bloom plan fits, so does
+	 * first_segment_plan (its blocked plan, or bloom as its fallback), and
+	 * the blocked plan, a search over its rate bound that costs far more
+	 * than the rest of a small group's final, is not run for nothing.
+	 */
+	if (!exact || sbf_kind_bloom_ops.plan(n, pe, &g, &bytes) != SBF_OK ||
+		bytes > SBF_MAX_BYTES - sbf_kind_area_start(&g, sbf_prefix_size(1), &pad))
+	{
+		st = first_segment_plan(n, pe, &g, &bytes);
+		if (st != SBF_OK)
+			return st;
+	}
 	start = sbf_kind_area_start(&g, sbf_prefix_size(1), &pad);
 	if (bytes > SBF_MAX_BYTES - start)
 		return SBF_E_TOO_LARGE;

@@ -326,6 +326,24 @@ extern SbfStatus sbf_win_slide(SbfWindow *w, int64_t b);
 extern SbfStatus sbf_win_add(SbfWindow *w, int64_t b, uint64_t h);
 
 /*
+ * Adds the n hashes h at bucket b: the same window, byte for byte, as n
+ * calls of sbf_win_add in that order, in time linear in n (amortised, for
+ * any size of the bucket): the new pairs wait in a hashed side buffer and
+ * are merged into the sorted pairs once, or when the newest bucket is
+ * converted into a segment (sbf_window_batch.c).
+ */
+extern SbfStatus sbf_win_add_many(SbfWindow *w, int64_t b, const uint64_t *h,
+								  size_t n);
+
+/* Helpers of sbf_win_add_many (sbf_window_write.c). */
+extern SbfStatus sbf_win_reserve_pairs(SbfWindow *w, size_t need);
+extern uint32_t sbf_win_pair_search(const SbfWindow *w, uint64_t h);
+extern bool sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a);
+extern bool sbf_win_open_reads_pairs(const SbfWindow *w);
+extern SbfStatus sbf_win_close_open(SbfWindow *w, uint32_t c, uint32_t npairs,
+									bool *done);
+
+/*
  * w := w UNION src (w copies the segments it keeps: src may go after the
  * call); SBF_E_INCOMPATIBLE, SBF_E_NOMEM or SBF_E_OVER_BUDGET leave w unusable.
  */

@@ -51,8 +51,8 @@ sbf_win_free(SbfWindow *w)
 }
 
 /* Room for need pairs. */
-static SbfStatus
-reserve_pairs(SbfWindow *w, size_t need)
+SbfStatus
+sbf_win_reserve_pairs(SbfWindow *w, size_t need)
 {
 	size_t		cap;
 	uint64_t   *h;
@@ -128,7 +128,7 @@ sbf_win_load(SbfWindow *w, const SbfWinView *v, const SbfAllocator *a)
 	w->flags = v->flags;
 	w->newest = v->newest;
 	if ((st = reserve_segs(w, v->nsegments)) != SBF_OK ||
-		(st = reserve_pairs(w, v->npairs)) != SBF_OK)
+		(st = sbf_win_reserve_pairs(w, v->npairs)) != SBF_OK)
 	{
 		sbf_win_free(w);
 		return st;
@@ -297,6 +297,27 @@ drop_pairs(SbfWindow *w, uint32_t a)
 	w->npairs = n;
 }
 
+/* The share a conversion of bucket age a tries first (convert_age). */
+static double
+first_share(const SbfWindow *w, uint32_t a)
+{
+	double		budget = w->p.error_rate / (double) w->p.buckets;
+	double		spent = spent_of(w, a);
+
+	return spent == 0.0 ? pow(budget, 1.04) : (budget - spent) / 2.0;
+}
+
+/*
+ * Whether closing the newest bucket would read its pairs: false when its
+ * first share is already below SBF_MIN_SEGMENT_ERROR (the bucket's budget
+ * is spent), so that convert_age gives up before looking at them.
+ */
+bool
+sbf_win_open_reads_pairs(const SbfWindow *w)
+{
+	return first_share(w, 0) >= SBF_MIN_SEGMENT_ERROR;
+}
+
 /*
  * Turns the c pairs of bucket age a into one segment (WINDOW SIZING: share
  * P^1.04, or (P - s)/2 when the bucket already spends s; the kind of
@@ -310,7 +331,7 @@ convert_age(SbfWindow *w, uint32_t a, uint32_t c, bool force, bool *done)
 {
 	double		budget = w->p.error_rate / (double) w->p.buckets;
 	double		spent = spent_of(w, a);
-	double		pe = spent == 0.0 ? pow(budget, 1.04) : (budget - spent) / 2.0;
+	double		pe = first_share(w, a);
 	uint64_t	pairs_bytes = (uint64_t) c * SBF_WIN_PAIR_BYTES;
 	uint64_t	max_bytes = 0;
 	int			attempt;
@@ -404,8 +425,8 @@ sbf_win_slide(SbfWindow *w, int64_t b)
 }
 
 /* Index of the first pair whose hash is >= h. */
-static uint32_t
-pair_search(const SbfWindow *w, uint64_t h)
+uint32_t
+sbf_win_pair_search(const SbfWindow *w, uint64_t h)
 {
 	uint32_t	lo = 0;
 	uint32_t	hi = w->npairs;
@@ -445,8 +466,8 @@ newest_holding(SbfWinSeg *segs, uint32_t n, uint64_t h)
  * newest older segment that probably holds it no longer counts it (COUNTS
  * in sbf_core.h): h's newest bucket is now a.
  */
-static bool
-segments_hold(SbfWindow *w, uint64_t h, uint32_t a)
+bool
+sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a)
 {
 	SbfWinSeg  *s = newest_holding(w->segs, w->nsegs, h);
 
@@ -470,8 +491,6 @@ maybe_close_open(SbfWindow *w)
 {
 	uint32_t	c = 0;
 	uint32_t	i;
-	bool		done;
-	SbfStatus	st;
 
 	if (w->npairs < SBF_WIN_OPEN_MAX || w->npairs < w->open_retry)
 		return SBF_OK;
@@ -479,12 +498,28 @@ maybe_close_open(SbfWindow *w)
 		c += w->age[i] == 0;
 	if (c < SBF_WIN_OPEN_MAX)
 		return SBF_OK;
+	return sbf_win_close_open(w, c, w->npairs, NULL);
+}
+
+/*
+ * The conversion of maybe_close_open once it is due: the c pairs of the
+ * newest bucket into a segment, or the next try after SBF_WIN_OPEN_MAX more
+ * of the npairs pairs.  *done (if not NULL) tells whether it converted.
+ */
+SbfStatus
+sbf_win_close_open(SbfWindow *w, uint32_t c, uint32_t npairs, bool *done)
+{
+	bool		conv;
+	SbfStatus	st;
+
 	sbf_check_interrupt(w->a);
-	st = convert_age(w, 0, c, true, &done);
-	if (st == SBF_OK && done)
+	st = convert_age(w, 0, c, true, &conv);
+	if (st == SBF_OK && conv)
 		sbf_win_sort_segments(w);
 	else if (st == SBF_OK)
-		w->open_retry = w->npairs + SBF_WIN_OPEN_MAX;
+		w->open_retry = npairs + SBF_WIN_OPEN_MAX;
+	if (done != NULL)
+		*done = st == SBF_OK && conv;
 	return st;
 }
 
@@ -502,16 +537,16 @@ sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
 	if (sbf_win_age_of(w->newest, b) >= w->p.buckets)
 		return SBF_OK;			/* older than the window: nothing changes */
 	a = (uint16_t) sbf_win_age_of(w->newest, b);
-	pos = pair_search(w, h);
+	pos = sbf_win_pair_search(w, h);
 	if (pos < w->npairs && w->hash[pos] == h)
 	{
 		if (a < w->age[pos])
 			w->age[pos] = a;
 		return SBF_OK;
 	}
-	if (segments_hold(w, h, a))
+	if (sbf_win_segments_hold(w, h, a))
 		return SBF_OK;
-	if ((st = reserve_pairs(w, (size_t) w->npairs + 1)) != SBF_OK)
+	if ((st = sbf_win_reserve_pairs(w, (size_t) w->npairs + 1)) != SBF_OK)
 		return st;
 	memmove(w->hash + pos + 1, w->hash + pos, (w->npairs - pos) * sizeof(uint64_t));
 	memmove(w->age + pos + 1, w->age + pos, (w->npairs - pos) * sizeof(uint16_t));

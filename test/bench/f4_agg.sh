@@ -24,6 +24,13 @@
 #   NO15=1    skip the PostgreSQL 15 part (hll_add_agg)
 #   FEED=0    skip the feed workload (e.g. SIZES=" " BIG=1 FEED=0: 200M only)
 #   OUT       file name under results/ (default f4_agg.txt)
+#   BASE      the commit in the first cluster (default 232b1eb, 1.2; f4_pair.sh)
+#   LB, LN    labels of the first cluster and this tree (default 1.2 and 1.3;
+#             e.g. BASE=0d9b718 LB=1.3 LN=1.4 against release 1.3's code)
+#   PAR=N     also one group of N distinct rows in a table, serial against 2
+#             parallel workers (Partial Aggregate under Gather), both builds
+#   The one-group table also gives each build's peak resident memory of the
+#   backend (VmHWM) for count(*) and sbf_agg, from one more run each.
 # Writes test/bench/results/$OUT (and the single runs to a .log beside it).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -32,6 +39,7 @@ cd "$(dirname "$0")"
 export SIZES=${SIZES:-"1000000 10000000 40000000"}
 # (once: the bodies below run this script again with SIZES exported)
 if [ "${BIG:-0}" = 1 ]; then SIZES="$SIZES 200000000"; export BIG=0; fi
+export LB=${LB:-1.2} LN=${LN:-1.3} PAR=${PAR:-0}
 export FEED=${FEED:-1} REPS=${REPS:-3} WORK_MEM=${WORK_MEM:-4MB} USERS=${USERS:-20000} ZIPF=${ZIPF:-1.0}
 SET="SET work_mem = '$WORK_MEM'"
 
@@ -51,6 +59,10 @@ feed_query() {
 		hll_add_agg) echo "SELECT sum(hll_cardinality(h)) FROM (SELECT user_id, hll_add_agg(hll_hash_text(object)) AS h FROM feed GROUP BY user_id) s" ;;
 	esac
 }
+# the backend's peak resident memory in MB after query $2 on build $1 (new session)
+PEAK_SQL="SELECT ((regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\\s+(\\d+)'))[1]::bigint + 512) / 1024"
+peak() { q "$1" -c "$SET" -c "$2" -c "$PEAK_SQL" | tail -1; }
+
 # the plan's aggregate node of query $2 on build $1
 plan_of() { q "$1" -c "$SET" -c "EXPLAIN (COSTS OFF) $2" | grep -o -E '(Hash|Group|Mixed)Aggregate|Sort' | head -2 | paste -sd' ' -; }
 
@@ -83,16 +95,49 @@ measure() {
 	done
 }
 
+# PAR: one group of $PAR distinct bigints in a table, serial and with two
+# parallel workers, on both builds; the bytes of both plans compared
+par_section() {
+	local b m ser="SET max_parallel_workers_per_gather = 0"
+	local par="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0"
+	local sq="SELECT octet_length(sbf_agg(x)::bytea) FROM par" cq="SELECT count(*) FROM par"
+	local md="SELECT md5(sbf_agg(x)::bytea) FROM par"
+	echo
+	echo "## one group of $PAR distinct bigints in a table: serial against 2 parallel workers"
+	f4_stamp
+	for b in 12 13; do
+		q $b -c "DROP TABLE IF EXISTS par" -c "CREATE TABLE par AS SELECT generate_series(1, $PAR::bigint) AS x" \
+			-c "ALTER TABLE par SET (parallel_workers = 2)" -c "VACUUM ANALYZE par" >/dev/null
+		echo "plan $b, parallel: $(q $b -c "$SET" -c "$par" -c "EXPLAIN (COSTS OFF) $sq" | grep -o -E 'Partial Aggregate|Gather|Finalize Aggregate' | paste -sd' ' -)"
+		echo "same bytes serial and parallel on $b: $([ "$(q $b -c "$SET" -c "$ser" -c "$md" | tail -1)" = "$(q $b -c "$SET" -c "$par" -c "$md" | tail -1)" ] && echo yes || echo NO)"
+	done
+	printf '| %-5s | %10s | %10s | %10s | %10s | %10s | %10s |\n' build "count ser" "count par" "sbf ser" "sbf par" "sbf par/ser" "sbf ser/cnt"
+	printf '|%s|\n' "-------|------------|------------|------------|------------|------------|------------"
+	for b in 12 13; do
+		declare -a cs=() cp=() ss=() sp=()
+		for ((m = 0; m < REPS; m++)); do
+			cs+=("$(timed $b "$cq" "$SET; $ser" | cut -d' ' -f1)") ss+=("$(timed $b "$sq" "$SET; $ser" | cut -d' ' -f1)")
+			cp+=("$(timed $b "$cq" "$SET; $par" | cut -d' ' -f1)") sp+=("$(timed $b "$sq" "$SET; $par" | cut -d' ' -f1)")
+		done
+		echo "  par $b count ser ${cs[*]}; count par ${cp[*]}; sbf ser ${ss[*]}; sbf par ${sp[*]}" >>"$F4_LOG"
+		local mcs mcp mss msp
+		mcs=$(median "${cs[@]}") mcp=$(median "${cp[@]}") mss=$(median "${ss[@]}") msp=$(median "${sp[@]}")
+		printf '| %-5s | %10.0f | %10.0f | %10.0f | %10.0f | %10s | %10s |\n' "$([ $b = 12 ] && echo "$LB" || echo "$LN")" \
+			"$mcs" "$mcp" "$mss" "$msp" "$(ratio "$msp" "$mss")" "$(ratio "$mss" "$mcs")"
+	done
+	for b in 12 13; do q $b -c "DROP TABLE par" >/dev/null; done
+}
+
 if [ "${1:-}" = --body18 ]; then	# in f4_pair.sh's two clusters
 	for b in 12 13; do q $b -c "CREATE EXTENSION sbf"; done
-	f4_header "sbf_agg against count(*): 1.2 and 1.3 on PostgreSQL 18, alternating"
+	f4_header "sbf_agg against count(*): $LB and $LN on PostgreSQL 18, alternating"
 	echo "server: $(q 12 -c 'SELECT version()' | cut -d, -f1); work_mem $WORK_MEM, jit off, no parallel workers; REPS=$REPS (200M and up: 1 run)"
-	echo "extension versions: 1.2 cluster $(q 12 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'"), 1.3 cluster $(q 13 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'")"
+	echo "extension versions: $LB cluster $(q 12 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'"), $LN cluster $(q 13 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'")"
 	echo
 	echo "## one group of N distinct bigints; ms are medians, ratios medians of each repetition's own"
 	f4_stamp
 	echo "(ms: wall time of the query; CPU: the backend's own CPU time, less disturbed by other load)"
-	printf '| %11s | %9s | %9s | %9s | %9s | %10s | %10s | %10s | %10s | %10s | %10s | %9s | %9s |\n' distinct "count 1.2" "count 1.3" "sbf 1.2" "sbf 1.3" "1.2 /count" "1.3 /count" "1.3 / 1.2" "CPU: 1.2/c" "CPU: 1.3/c" "CPU: 13/12" "bits 1.2" "bits 1.3"
+	printf '| %11s | %9s | %9s | %9s | %9s | %10s | %10s | %10s | %10s | %10s | %10s | %9s | %9s |\n' distinct "count $LB" "count $LN" "sbf $LB" "sbf $LN" "$LB /count" "$LN /count" "$LN / $LB" "CPU: $LB/c" "CPU: $LN/c" "CPU: new/b" "bits $LB" "bits $LN"
 	printf '|%s|\n' "-------------|-----------|-----------|-----------|-----------|------------|------------|------------|------------|------------|------------|-----------|-----------"
 	for n in $SIZES; do
 		measure "$n" 12:count 12:sbf_agg 13:count 13:sbf_agg 2>>"$F4_LOG"
@@ -104,18 +149,28 @@ if [ "${1:-}" = --body18 ]; then	# in f4_pair.sh's two clusters
 			"$(ratio "${C[$n,13:sbf_agg]}" "${C[$n,12:sbf_agg]}")" \
 			"$(bits "${V[$n,12:sbf_agg]}" "$n")" "$(bits "${V[$n,13:sbf_agg]}" "$n")"
 	done
+	echo
+	echo "peak resident memory of the backend (VmHWM, MB; one run each, after the timed ones)"
+	printf '| %11s | %9s | %9s | %9s | %9s |\n' distinct "count $LB" "count $LN" "sbf $LB" "sbf $LN"
+	printf '|%s|\n' "-------------|-----------|-----------|-----------|-----------"
+	for n in $SIZES; do
+		printf '| %11s | %9s | %9s | %9s | %9s |\n' "$n" "$(peak 12 "$(group_query count "$n")")" \
+			"$(peak 13 "$(group_query count "$n")")" "$(peak 12 "$(group_query sbf_agg "$n")")" \
+			"$(peak 13 "$(group_query sbf_agg "$n")")"
+	done
+	[ "$PAR" = 0 ] || par_section
 	[ "$FEED" = 1 ] || exit 0
 	echo
 	echo "## the feed workload, GROUP BY user_id (f4_feed.sql, users=$USERS zipf=$ZIPF)"
 	f4_stamp
 	for b in 12 13; do q $b -v users="$USERS" -v zipf="$ZIPF" -f f4_feed.sql >/dev/null; done
 	echo "rows: $(q 12 -c "SELECT format('%s rows, %s users; rows checksum %s', count(*), count(DISTINCT user_id), (SELECT sum(hashtext(user_id || object)::bigint) FROM feed)) FROM feed")"
-	echo "      (1.3 cluster: $(q 13 -c "SELECT format('%s rows, %s users; rows checksum %s', count(*), count(DISTINCT user_id), (SELECT sum(hashtext(user_id || object)::bigint) FROM feed)) FROM feed"))"
+	echo "      ($LN cluster: $(q 13 -c "SELECT format('%s rows, %s users; rows checksum %s', count(*), count(DISTINCT user_id), (SELECT sum(hashtext(user_id || object)::bigint) FROM feed)) FROM feed"))"
 	for b in 12 13; do
 		echo "plans $b: count $(plan_of $b "$(feed_query count)"), sbf_agg $(plan_of $b "$(feed_query sbf_agg)")"
 	done
 	measure feed 12:count 12:sbf_agg 13:count 13:sbf_agg 2>>"$F4_LOG"
-	printf '| %-28s | %9s | %9s | %9s |\n' "" "1.2" "1.3" "1.3 / 1.2"
+	printf '| %-28s | %9s | %9s | %9s |\n' "" "$LB" "$LN" "$LN / $LB"
 	printf '|%s|\n' "------------------------------|-----------|-----------|-----------"
 	printf '| %-28s | %9.0f | %9.0f | %9s |\n' "count(*) ms" "${T[feed,12:count]}" "${T[feed,13:count]}" "$(ratio "${T[feed,13:count]}" "${T[feed,12:count]}")"
 	printf '| %-28s | %9.0f | %9.0f | %9s |\n' "sbf_agg ms" "${T[feed,12:sbf_agg]}" "${T[feed,13:sbf_agg]}" "$(ratio "${T[feed,13:sbf_agg]}" "${T[feed,12:sbf_agg]}")"
@@ -169,7 +224,7 @@ if [ "${1:-}" = --pg15 ]; then	# holding the PostgreSQL 15 lock: install this tr
 fi
 
 mkdir -p results
-export F4_COMMAND="${F4_COMMAND:-${OUT:+OUT=$OUT }SIZES=\"$SIZES\" FEED=$FEED REPS=$REPS WORK_MEM=$WORK_MEM USERS=$USERS ZIPF=$ZIPF bash test/bench/f4_agg.sh}"
+export F4_COMMAND="${F4_COMMAND:-${OUT:+OUT=$OUT }${BASE:+BASE=$BASE LB=$LB LN=$LN }$([ "$PAR" = 0 ] || echo "PAR=$PAR ")SIZES=\"$SIZES\" FEED=$FEED REPS=$REPS WORK_MEM=$WORK_MEM USERS=$USERS ZIPF=$ZIPF bash test/bench/f4_agg.sh}"
 out=results/${OUT:-f4_agg.txt}
 export F4_LOG=${out%.txt}.log
 : >"$F4_LOG"

@@ -36,7 +36,7 @@ ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN {printf "%.*f", d, (b > 
 f4_header() {
 	echo "# $1"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; load at start $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); 1.2 = commit 232b1eb"
+	echo "sbf commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../../src ../../sql 2>/dev/null || echo ' with local changes'); ${LB:-1.2} = commit ${BASE:-232b1eb}"
 	echo "command: $F4_COMMAND"
 	echo "The machine has 2 vCPUs shared with other work: absolute times are noisy; ratios within one run count."
 	f4_formats

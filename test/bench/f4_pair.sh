@@ -18,10 +18,15 @@
 # and port of each), PG12BIN/PG13BIN, and the helper functions of
 # f4_lib.sh.  Run as root (the clusters run as postgres).
 # F4_NOBUILD=1 skips building this tree into B13 (reuse the last install).
+# BASE=commit builds that commit into the first cluster instead of 1.2's
+# 232b1eb (default B12 then /var/tmp/pg18-base-COMMIT), e.g. BASE=0d9b718
+# (release 1.3's code) to measure this tree against 1.3.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-B12=${B12:-/var/tmp/pg18-b12} B13=${B13:-/var/tmp/pg18-b13}
-export B12 B13
+BASE=${BASE:-232b1eb}
+if [ "$BASE" = 232b1eb ]; then B12=${B12:-/var/tmp/pg18-b12}; else B12=${B12:-/var/tmp/pg18-base-$BASE}; fi
+B13=${B13:-/var/tmp/pg18-b13}
+export B12 B13 BASE
 
 if [ "${1:-}" = --hop ]; then	# inside the 1.2 cluster: start the 1.3 one
 	shift
@@ -56,12 +61,12 @@ build_into() {
 		{ tail -20 "$1/build.log" >&2; echo "f4_pair: build failed ($1)" >&2; exit 1; }
 }
 root=$(cd "$here/../.." && pwd)
-if [ ! -e "$B12/.sbf-232b1eb" ]; then
+if [ ! -e "$B12/.sbf-$BASE" ]; then
 	src=$(mktemp -d /tmp/sbf12.XXXXXX)
-	git -C "$root" archive 232b1eb | tar -x -C "$src"
+	git -C "$root" archive "$BASE" | tar -x -C "$src"
 	build_into "$src" "$B12/bin/pg_config"
 	rm -rf "$src"
-	touch "$B12/.sbf-232b1eb"
+	touch "$B12/.sbf-$BASE"
 fi
 if [ "${F4_NOBUILD:-0}" != 1 ]; then
 	src=$(mktemp -d /tmp/sbf13.XXXXXX)

@@ -794,6 +794,80 @@ unstarted_with_fields(void)
 	CHECK(sbf_win_validate(buf, sizeof(buf), &v) == SBF_E_FLAGS);
 }
 
+/*
+ * One step of add_many_equals_single: n hashes of elem(first + i * step)
+ * (step 0: repeats of one; ids may repeat earlier ones) added at bucket b
+ * to x one by one and to y in one batch.
+ */
+static void
+add_both(SbfWindow *x, SbfWindow *y, int64_t b, uint64_t first, uint64_t step,
+		 uint32_t n)
+{
+	uint64_t   *h = malloc((size_t) n * sizeof(uint64_t));
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		/* every seventh hash repeats one of the batch's own */
+		h[i] = elem(first + (i % 7 == 6 ? i / 2 : i) * step);
+		CHECK(sbf_win_add(x, b, h[i]) == SBF_OK);
+	}
+	CHECK(sbf_win_add_many(y, b, h, n) == SBF_OK);
+	free(h);
+}
+
+/* Two windows have the same encoding. */
+static void
+same_windows(SbfWindow *x, SbfWindow *y)
+{
+	SbfFilter	fx;
+	SbfFilter	fy;
+	SbfWinView	vx;
+	SbfWinView	vy;
+
+	CHECK(win_encode_valid(4, x, &fx, &vx));
+	CHECK(win_encode_valid(4, y, &fy, &vy));
+	CHECK(fx.len == fy.len && memcmp(fx.base, fy.base, fx.len) == 0);
+	sbf_filter_free(&fx);
+	sbf_filter_free(&fy);
+}
+
+/*
+ * sbf_win_add_many writes the bytes of one sbf_win_add per hash: in the
+ * newest bucket (conversions at SBF_WIN_OPEN_MAX, repeats, hashes older
+ * buckets hold), in an older bucket, and past the point where the newest
+ * bucket has spent its budget and every further hash stays a pair (the
+ * case that made single adds quadratic).
+ */
+static void
+add_many_equals_single(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	x;
+	SbfWindow	y;
+	int64_t		d;
+
+	sbf_win_init(&x, &p, &g_alloc);
+	sbf_win_init(&y, &p, &g_alloc);
+	for (d = 10; d < 14; d++)
+		add_both(&x, &y, d, (uint64_t) d * 1000, 1, 3000);
+	same_windows(&x, &y);
+	/* repeats of every bucket, new hashes, a conversion or two */
+	add_both(&x, &y, 15, 10000, 1, 12000);
+	add_both(&x, &y, 15, 1, 3, 5000);
+	/* an older bucket: ages lowered and new pairs at age 2 */
+	add_both(&x, &y, 13, 500, 5, 6000);
+	add_both(&x, &y, 15, 42, 0, 10);
+	same_windows(&x, &y);
+	/* the newest bucket past its budget: 62 segments, then pairs */
+	add_both(&x, &y, 40, 1000000, 1, 76 * SBF_WIN_OPEN_MAX);
+	add_both(&x, &y, 40, 1000000 + 76 * SBF_WIN_OPEN_MAX, 1, 9000);
+	same_windows(&x, &y);
+	CHECK(x.npairs > SBF_WIN_OPEN_MAX);
+	sbf_win_free(&x);
+	sbf_win_free(&y);
+}
+
 int
 main(void)
 {
@@ -814,6 +888,7 @@ main(void)
 	RUN(lookup_matches_reference);
 	RUN(validator_rejects);
 	RUN(unstarted_with_fields);
+	RUN(add_many_equals_single);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

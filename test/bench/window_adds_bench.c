@@ -1,0 +1,106 @@
+/*
+ * window_adds_bench.c
+ *	  Live adds into one windowed bucket (issue 37): n distinct hashes added
+ *	  at one bucket of a 30-day window, by sbf_win_add_many (what sbf_add of
+ *	  an array does) and one sbf_win_add at a time, against 10 windows of
+ *	  n / 10 each.  Linear adds give a ratio near 1; 1.3's single adds were
+ *	  quadratic past about 250,000 pairs (the bucket's budget spent, every
+ *	  further hash a pair inserted into the sorted pairs).  Thread CPU time,
+ *	  never a pass/fail test.
+ *
+ *	    cc -O2 -Isrc/core -o window_adds_bench test/bench/window_adds_bench.c src/core/[a-z]*.c -lm
+ *	    ./window_adds_bench [n [single_n]]     (default 1000000 and 400000)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sbf_core.h"
+#include "sbf_window.h"
+
+static void *
+b_alloc(size_t s, void *c)
+{
+	(void) c;
+	return malloc(s);
+}
+
+static void *
+b_realloc(void *p, size_t s, void *c)
+{
+	(void) c;
+	return realloc(p, s);
+}
+
+static void
+b_free(void *p, void *c)
+{
+	(void) c;
+	free(p);
+}
+
+static const SbfAllocator al = {b_alloc, b_realloc, b_free, NULL, NULL};
+
+static double
+cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Seconds to add n hashes (from id first) to a new window; batch or single. */
+static double
+fill(uint64_t first, uint64_t n, int batch, uint32_t *pairs)
+{
+	SbfWinParams p = {INT64_C(86400000000) * 30, 30, 0.01};
+	SbfWindow	w;
+	uint64_t   *h = malloc(n * sizeof(uint64_t));
+	uint64_t	i;
+	double		t0;
+	double		t;
+
+	for (i = 0; i < n; i++)
+		h[i] = sbf_hash_int64((int64_t) (first + i));
+	sbf_win_init(&w, &p, &al);
+	t0 = cpu_now();
+	if (batch)
+	{
+		if (sbf_win_add_many(&w, 0, h, n) != SBF_OK)
+			abort();
+	}
+	else
+		for (i = 0; i < n; i++)
+			if (sbf_win_add(&w, 0, h[i]) != SBF_OK)
+				abort();
+	t = cpu_now() - t0;
+	*pairs = w.npairs;
+	sbf_win_free(&w);
+	free(h);
+	return t;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint64_t	n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+	uint64_t	ns = argc > 2 ? strtoull(argv[2], NULL, 10) : 400000;
+	double		one;
+	double		ten = 0;
+	uint32_t	pairs;
+	int			i;
+
+	one = fill(1, n, 1, &pairs);
+	for (i = 0; i < 10; i++)
+		ten += fill(1 + (uint64_t) i * n, n / 10, 1, &pairs);
+	printf("add_many: 1 x %llu %.3f s (%.1f ns each, %u pairs left), 10 x %llu %.3f s: ratio %.2f\n",
+		   (unsigned long long) n, one, one * 1e9 / n, pairs, (unsigned long long) (n / 10), ten, one / ten);
+	one = fill(1, ns, 0, &pairs);
+	ten = 0;
+	for (i = 0; i < 10; i++)
+		ten += fill(1 + (uint64_t) i * ns, ns / 10, 0, &pairs);
+	printf("single adds: 1 x %llu %.3f s, 10 x %llu %.3f s: ratio %.2f\n",
+		   (unsigned long long) ns, one, (unsigned long long) (ns / 10), ten, one / ten);
+	return 0;
+}
