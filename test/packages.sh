@@ -16,6 +16,8 @@ need_packages() {
 	fi
 	echo "$who: installing ${missing[*]}" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# another installer may hold dpkg's lock (test/run_all.sh starts the
+	# s390x suite in the background): wait for it instead of failing
+	apt-get -o DPkg::Lock::Timeout=900 update -qq
+	apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }

@@ -233,6 +233,15 @@ for m in $majors; do
 	root_jobs+=($!)
 done
 
+# The big-endian suite (test/s390x.sh, below) runs the core under qemu:
+# minutes of one CPU and no server, so it starts now, in the background, and
+# is collected before the summary.
+s390x_job=
+if [[ " ${SBF_SKIP:-} " != *" s390x "* ]]; then
+	bash test/s390x.sh > "$logdir/s390x.log" 2>&1 &
+	s390x_job=$!
+fi
+
 if ! skip unit "unit (core)"; then
 	echo "== core unit tests (ASan + UBSan; pure C, the same on every major)"
 	make -s -C test/unit check 2>&1 | tee "$logdir/unit.log"
@@ -391,8 +400,8 @@ fi
 # kit's bytes, written on x86-64).  Where the cross compiler or qemu cannot
 # be installed it says so and counts as skipped.
 if ! skip s390x; then
-	echo "== big-endian: the core's unit tests and the kit on s390x (qemu-user)"
-	bash test/s390x.sh > "$logdir/s390x.log" 2>&1
+	echo "== big-endian: the core's unit tests and the kit on s390x (qemu-user; started at the beginning)"
+	wait "$s390x_job"
 	rc=$?
 	grep -E '^s390x: ' "$logdir/s390x.log" | grep -vE '^s390x: [0-9]+ passed'
 	sline=$(sed -nE 's/^s390x: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
