@@ -49,9 +49,13 @@
  * 1-byte header is fine: the core reads every field with unaligned loads).
  *
  * Lookups never re-run the full validator: every value passed it when it
- * entered.  What they rely on is checked on every read by sbf_parse_prefix:
- * the header and directory must be in range and describe exactly the value's
- * length, so every bit position (< m of its segment) lies inside the value.
+ * entered.  What they rely on is checked when a value's lookup plan is built
+ * (sbf_plan_build, src/core/sbf_plan.h), once per value per call site or per
+ * session cache entry: the header and directory must be in range and
+ * describe exactly the value's length, so every probe lies inside the value.
+ * The plan of a value read in place is kept in the memo keyed by the value's
+ * length and header and directory bytes (a plan depends on nothing else), so
+ * the rows of a query that pass the same filter plan it once.
  */
 #include "postgres.h"
 
