@@ -383,7 +383,7 @@ plain_count_batched(const SbfPlan *p, const uint64_t *h, size_t n)
 size_t
 sbf_plan_count_since(const SbfPlan *p, const uint64_t *h, size_t n, int64_t max_age)
 {
-	SbfWinLim	last;
+	SbfWinLim	last = {0, 0, 0};
 	uint32_t	nuse = 0;
 	size_t		found = 0;
 	size_t		i;

@@ -22,6 +22,8 @@
 #ifndef SBF_PLAN_H
 #define SBF_PLAN_H
 
+#include <string.h>
+
 #include "sbf_core.h"
 #include "sbf_kind.h"
 #include "sbf_window.h"
