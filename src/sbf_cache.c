@@ -49,9 +49,13 @@
  * 1-byte header is fine: the core reads every field with unaligned loads).
  *
  * Lookups never re-run the full validator: every value passed it when it
- * entered.  What they rely on is checked on every read by sbf_parse_prefix:
- * the header and directory must be in range and describe exactly the value's
- * length, so every bit position (< m of its segment) lies inside the value.
+ * entered.  What they rely on is checked when a value's lookup plan is built
+ * (sbf_plan_build, src/core/sbf_plan.h), once per value per call site or per
+ * session cache entry: the header and directory must be in range and
+ * describe exactly the value's length, so every probe lies inside the value.
+ * The plan of a value read in place is kept in the memo keyed by the value's
+ * length and header and directory bytes (a plan depends on nothing else), so
+ * the rows of a query that pass the same filter plan it once.
  */
 #include "postgres.h"
 
@@ -61,6 +65,7 @@
 #include "sbf.h"
 #include "sbf_cache_int.h"
 #include "sbf_errors.h"
+#include "sbf_plan.h"
 #include "sbf_probe.h"
 
 /* Values a call site keeps, and the bytes of private copies beyond the newest. */
@@ -81,7 +86,7 @@ typedef struct SbfSiteSlot
 	MemoryContext mcxt;			/* private copy, when entry is NULL */
 	ScalableBloom *copy;
 	Size		bytes;
-	SbfView		view;
+	SbfPlan    *plan;			/* the lookup plan of copy, in mcxt */
 } SbfSiteSlot;
 
 /* What a call site keeps in fn_extra. */
@@ -92,6 +97,8 @@ typedef struct SbfSiteCache
 	/* values read by slices, most recent at seen_next - 1 */
 	SbfValueKey seen[SBF_SITE_SEEN];
 	int			seen_next;
+	/* the plan of the last value read in place (or copied per call) */
+	SbfPlan    *inl;
 } SbfSiteCache;
 
 /* ---- the call site's memo ---- */
@@ -118,17 +125,18 @@ sbf_site_clear(SbfSiteSlot *s)
 	s->key.toastrelid = InvalidOid;
 	s->entry = NULL;
 	s->copy = NULL;
+	s->plan = NULL;
 	s->bytes = 0;
 	if (s->mcxt != NULL)
 		MemoryContextReset(s->mcxt);
 }
 
 /*
- * The view a slot of the memo holds for key in this command, or NULL.  Slots
+ * The plan a slot of the memo holds for key in this command, or NULL.  Slots
  * of earlier commands or snapshots, and slots whose session entry is gone,
  * are emptied.
  */
-static const SbfView *
+static const SbfPlan *
 sbf_site_find(SbfSiteCache *c, const SbfValueKey *key, const SbfUseTag *tag)
 {
 	int			i;
@@ -151,9 +159,9 @@ sbf_site_find(SbfSiteCache *c, const SbfValueKey *key, const SbfUseTag *tag)
 			if (s->entry != NULL)
 			{
 				sbf_session_touch(s->entry);
-				return &s->entry->view;
+				return s->entry->plan;
 			}
-			return &s->view;
+			return s->plan;
 		}
 	}
 	return NULL;
@@ -196,7 +204,7 @@ sbf_site_slot(SbfSiteCache *c, Size need)
 }
 
 /* Records a session entry in a memo slot. */
-static const SbfView *
+static const SbfPlan *
 sbf_site_keep_entry(SbfSiteCache *c, const SbfValueKey *key,
 					const SbfUseTag *tag, SbfSessionEntry *e)
 {
@@ -207,11 +215,11 @@ sbf_site_keep_entry(SbfSiteCache *c, const SbfValueKey *key,
 	slot->lastuse = ++c->clock;
 	slot->entry = e;
 	slot->entry_gen = e->gen;
-	return &e->view;
+	return e->plan;
 }
 
 /* Detoasts raw into a memo slot as a private copy for this command. */
-static const SbfView *
+static const SbfPlan *
 sbf_site_keep_copy(FunctionCallInfo fcinfo, SbfSiteCache *c,
 				   const SbfValueKey *key, const SbfUseTag *tag,
 				   struct varlena *raw)
@@ -230,13 +238,14 @@ sbf_site_keep_copy(FunctionCallInfo fcinfo, SbfSiteCache *c,
 
 	elog(DEBUG2, "scalablebloom: caching a %zu-byte value",
 		 (Size) SBF_PAYLOAD_LEN(slot->copy));
-	sbf_view_of(slot->copy, &slot->view);
+	slot->plan = sbf_plan_of(SBF_PAYLOAD_PTR(slot->copy), SBF_PAYLOAD_LEN(slot->copy),
+							 slot->mcxt);
 	slot->key = *key;
 	slot->tag = *tag;
 	slot->entry = NULL;
 	slot->bytes = VARSIZE(slot->copy);
 	slot->lastuse = ++c->clock;
-	return &slot->view;
+	return slot->plan;
 }
 
 /* Whether a value was read by slices at this call site recently. */
@@ -262,12 +271,12 @@ sbf_site_remember(SbfSiteCache *c, const SbfValueKey *key)
 /* ---- opening a filter argument ---- */
 
 /*
- * The view of an out-of-line value for this call: the memo, the session
+ * The plan of an out-of-line value for this call: the memo, the session
  * cache, a read by slices (p->sliced set, NULL returned), or a fresh detoast
  * kept in the session cache (on the session's second read of the value) or
  * in the memo.
  */
-static const SbfView *
+static const SbfPlan *
 sbf_open_external(FunctionCallInfo fcinfo, struct varlena *raw, uint32 nelems,
 				  SbfProbe *p)
 {
@@ -275,7 +284,7 @@ sbf_open_external(FunctionCallInfo fcinfo, struct varlena *raw, uint32 nelems,
 	struct varatt_external ext;
 	SbfValueKey key;
 	SbfUseTag	tag;
-	const SbfView *v;
+	const SbfPlan *v;
 	SbfSessionEntry *e;
 	SbfValueKey *seen;
 	bool		cacheable;
@@ -340,6 +349,29 @@ sbf_open_external(FunctionCallInfo fcinfo, struct varlena *raw, uint32 nelems,
 }
 
 /*
+ * The plan of a value read in place (or copied for this call): the memo's if
+ * it is the plan of the same length and header and directory bytes (then it
+ * is this value's plan, bound to buf here), else a new one that replaces it.
+ * A plan depends on those bytes only, so no tag is needed.
+ */
+static const SbfPlan *
+sbf_inline_plan(FunctionCallInfo fcinfo, const uint8 *buf, size_t len)
+{
+	SbfSiteCache *c = sbf_site_cache(fcinfo);
+
+	if (c->inl != NULL && sbf_plan_matches(c->inl, buf, len))
+	{
+		sbf_plan_bind(c->inl, buf);
+		return c->inl;
+	}
+	if (c->inl != NULL)
+		pfree(c->inl);
+	c->inl = NULL;
+	c->inl = sbf_plan_of(buf, len, fcinfo->flinfo->fn_mcxt);
+	return c->inl;
+}
+
+/*
  * Opens filter argument argno of the current call for nelems lookups; see
  * the file comment for the ways.
  */
@@ -348,35 +380,43 @@ sbf_probe_open(FunctionCallInfo fcinfo, int argno, uint32 nelems, SbfProbe *p)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
 
-	p->view = &p->local;
+	p->plan = NULL;
 	p->sliced = NULL;
 	p->tofree = NULL;
 
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
-		p->view = sbf_open_external(fcinfo, raw, nelems, p);
+		p->plan = sbf_open_external(fcinfo, raw, nelems, p);
 		return;
 	}
 
 	if (!VARATT_IS_EXTENDED(raw))
 	{
 		/* in line with a 4-byte header: read in place */
-		(void) sbf_view_of_prefix((const uint8 *) VARDATA(raw), VARSIZE(raw) - VARHDRSZ,
-								  VARSIZE(raw) - VARHDRSZ, &p->local);
+		p->plan = sbf_inline_plan(fcinfo, (const uint8 *) VARDATA(raw),
+								  VARSIZE(raw) - VARHDRSZ);
 		return;
 	}
 	if (VARATT_IS_SHORT(raw) && !VARATT_IS_EXTERNAL(raw))
 	{
 		/* in line with a 1-byte header: read in place, unaligned */
-		(void) sbf_view_of_prefix((const uint8 *) VARDATA_SHORT(raw),
-								  VARSIZE_SHORT(raw) - VARHDRSZ_SHORT,
-								  VARSIZE_SHORT(raw) - VARHDRSZ_SHORT, &p->local);
+		p->plan = sbf_inline_plan(fcinfo, (const uint8 *) VARDATA_SHORT(raw),
+								  VARSIZE_SHORT(raw) - VARHDRSZ_SHORT);
 		return;
 	}
 
 	/* compressed in line, or an expanded or indirect datum: a private copy */
 	p->tofree = detoast_attr(raw);
-	sbf_view_of((ScalableBloom *) p->tofree, &p->local);
+	p->plan = sbf_inline_plan(fcinfo, SBF_PAYLOAD_PTR((ScalableBloom *) p->tofree),
+							  SBF_PAYLOAD_LEN((ScalableBloom *) p->tofree));
+}
+
+/* sbf_debug_plan_builds(): lookup plans this backend has built (a diagnostic). */
+PG_FUNCTION_INFO_V1(sbf_debug_plan_builds);
+Datum
+sbf_debug_plan_builds(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) sbf_plan_builds());
 }
 
 /* Releases what sbf_probe_open allocated for this call. */

@@ -57,8 +57,9 @@ typedef struct SbfSessionEntry
 	FullTransactionId filled_at;
 	SbfUseTag	checked;		/* when the chunk identity last matched */
 	Size		bytes;
-	ScalableBloom *copy;		/* in sbf_session_cxt */
-	SbfView		view;
+	ScalableBloom *copy;		/* in sbf_session_cxt, its header 64-byte aligned */
+	void	   *alloc;			/* the chunk copy lies in */
+	struct SbfPlan *plan;		/* the lookup plan of copy, in sbf_session_cxt */
 	dlist_node	lru;			/* most recently used at the head */
 } SbfSessionEntry;
 

@@ -78,6 +78,7 @@
 #include "sbf.h"
 #include "sbf_cache_int.h"
 #include "sbf_errors.h"
+#include "sbf_plan.h"
 #include "sbf_probe.h"
 #include "sbf_spill.h"
 
@@ -200,10 +201,14 @@ sbf_session_remove(SbfSessionEntry *e)
 	SbfValueKey key = e->key;
 
 	dlist_delete(&e->lru);
-	sbf_session_bytes -= e->bytes;
-	if (e->copy != NULL)
-		pfree(e->copy);
+	sbf_session_bytes -= e->bytes + (e->plan != NULL ? e->plan->bytes : 0);
+	if (e->alloc != NULL)
+		pfree(e->alloc);
+	if (e->plan != NULL)
+		pfree(e->plan);
 	e->copy = NULL;
+	e->alloc = NULL;
+	e->plan = NULL;
 	e->gen = 0;					/* memos holding it now miss */
 	(void) hash_search(sbf_session_htab, &key, HASH_REMOVE, NULL);
 }
@@ -334,6 +339,9 @@ sbf_session_get(const SbfValueKey *key, const SbfUseTag *tag)
 /*
  * Puts a detoasted copy (payload valid, in any context) into the session
  * cache under key, with the chunk identity read before it was detoasted.
+ * The cache's copy has its varlena header at a 64-byte aligned address, so
+ * that every line of a format-4 blocked area of 64 lines or more lies on one
+ * cache line (docs/format4.md, section 2, "Line alignment").
  */
 SbfSessionEntry *
 sbf_session_put(const SbfValueKey *key, const SbfChunkId *id,
@@ -342,27 +350,33 @@ sbf_session_put(const SbfValueKey *key, const SbfChunkId *id,
 	Size		bytes = VARSIZE(copy);
 	SbfSessionEntry *e;
 	bool		found;
+	void	   *alloc;
 	ScalableBloom *mine;
+	SbfPlan    *plan;
 
-	SbfView		check;
-
-	/* parse first: nothing below can fail once the entry is in the table */
-	sbf_view_of(copy, &check);
+	/* plan first: nothing below can fail once the entry is in the table */
+	plan = sbf_plan_of(SBF_PAYLOAD_PTR(copy), SBF_PAYLOAD_LEN(copy), sbf_session_cxt);
 	e = hash_search(sbf_session_htab, key, HASH_FIND, NULL);
 	if (e != NULL)
 		sbf_session_remove(e);
-	sbf_session_make_room(bytes);
-	mine = MemoryContextAllocExtended(sbf_session_cxt, bytes,
-									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (mine == NULL)
+	sbf_session_make_room(bytes + plan->bytes);
+	alloc = MemoryContextAllocExtended(sbf_session_cxt, bytes + PG_CACHE_LINE_SIZE,
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (alloc == NULL)
+	{
+		pfree(plan);
 		return NULL;
+	}
+	mine = (ScalableBloom *) TYPEALIGN(PG_CACHE_LINE_SIZE, alloc);
 	memcpy(mine, copy, bytes);
 	e = hash_search(sbf_session_htab, key, HASH_ENTER_NULL, &found);
 	if (e == NULL)
 	{
-		pfree(mine);
+		pfree(alloc);
+		pfree(plan);
 		return NULL;
 	}
+	sbf_plan_bind(plan, SBF_PAYLOAD_PTR(mine));
 	e->gen = ++sbf_session_gen;
 	e->dead = false;
 	e->chunk = *id;
@@ -370,10 +384,11 @@ sbf_session_put(const SbfValueKey *key, const SbfChunkId *id,
 	e->checked = *tag;
 	e->bytes = bytes;
 	e->copy = mine;
-	e->view = check;
-	e->view.buf = SBF_PAYLOAD_PTR(mine);
+	e->alloc = alloc;
+	e->plan = plan;
 	dlist_push_head(&sbf_session_lru, &e->lru);
-	sbf_session_bytes += bytes;
+	/* the plan counts against sbf.cache_size too */
+	sbf_session_bytes += e->bytes + plan->bytes;
 	return e;
 }
 

@@ -15,6 +15,7 @@
 #include "sbf.h"
 #include "sbf_agg_support.h"
 #include "sbf_errors.h"
+#include "sbf_plan.h"
 #include "sbf_window.h"
 
 /* Formats a float8 the way float8out does, for messages. */
@@ -115,6 +116,34 @@ sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("scalablebloom value is corrupted"),
 			 status_errdetail(st, buf, avail)));
+	pg_unreachable();
+}
+
+/*
+ * The lookup plan of a stored value's payload buf[0..len), allocated in
+ * mcxt: raises XX001 if its header or directory is inconsistent (the full
+ * validator ran when the value entered).
+ */
+SbfPlan *
+sbf_plan_of(const uint8 *buf, size_t len, MemoryContext mcxt)
+{
+	SbfAllocator a = sbf_palloc_allocator;
+	SbfPlan    *p;
+	SbfStatus	st;
+
+	a.ctx = mcxt;
+	st = sbf_plan_build(buf, len, &a, &p);
+	if (st == SBF_OK)
+		return p;
+	if (st == SBF_E_NOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed to plan lookups on a %zu-byte scalablebloom value.", len)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("scalablebloom value is corrupted"),
+			 status_errdetail(st, buf, len)));
 	pg_unreachable();
 }
 

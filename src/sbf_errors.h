@@ -23,6 +23,13 @@ extern void sbf_check_payload(const uint8 *buf, size_t len, SbfView *v);
 extern void sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v,
 								   int sqlerrcode);
 
+/*
+ * The lookup plan (src/core/sbf_plan.h) of a stored value's payload, in
+ * mcxt; raises XX001 if its header or directory is inconsistent.
+ */
+struct SbfPlan;
+extern struct SbfPlan *sbf_plan_of(const uint8 *buf, size_t len, MemoryContext mcxt);
+
 /* View over a detoasted value that was validated when it entered. */
 extern void sbf_view_of(const ScalableBloom *f, SbfView *v);
 

@@ -5,12 +5,13 @@
  *
  * Functions that return a changed filter never touch their input datum:
  * they copy it into a new core SbfFilter (with room for a varlena header in
- * front), change the copy and wrap it as the result.  Lookups build a view
+ * front), change the copy and wrap it as the result.  Writes build a view
  * over the detoasted value with sbf_view_of(), which checks only header and
  * directory: the full validator ran when the value entered the database.
  * Membership tests and hit counts go through sbf_probe_open() (sbf_cache.c),
- * which keeps detoasted values for the session (validated on every use) and
- * for the calls of one call site, and reads only the needed chunks of a large
+ * which gives the value's lookup plan (src/core/sbf_plan.h), built once per
+ * value and kept with the session cache's copies (validated on every use)
+ * and in the call site's memo, or reads only the needed chunks of a large
  * value for a single lookup; cardinality and sbf_info read header, directory
  * and HyperLogLog through sbf_prefix_open().
  */

@@ -11,6 +11,7 @@
 
 #include "sbf.h"
 #include "sbf_window_glue.h"
+#include "sbf_plan.h"
 
 /* ---- sbf_slice.c: reading a stored value by slices ---- */
 
@@ -50,17 +51,15 @@ extern void sbf_prefix_close(SbfPrefixRead *r);
 /* ---- sbf_cache.c and sbf_cache_session.c: opening a filter for probes ---- */
 
 /*
- * A filter argument opened for lookups: a view over the whole value (from
- * the session cache or the call site's memo in fn_extra, both valid for the
- * current command only unless validated again; or read in place), or a
- * reader that fetches only the TOAST chunks its probes touch.  The view is
- * valid until sbf_probe_close.
+ * A filter argument opened for lookups: the value's lookup plan
+ * (src/core/sbf_plan.h, bound to the value for this call) from the session
+ * cache or the call site's memo in fn_extra, or a reader that fetches only
+ * the TOAST chunks its probes touch.  Valid until sbf_probe_close.
  */
 typedef struct SbfProbe
 {
-	const SbfView *view;		/* NULL when sliced */
+	const SbfPlan *plan;		/* NULL when sliced */
 	SbfSliced  *sliced;
-	SbfView		local;			/* the view when it is not cached */
 	void	   *tofree;			/* a per-call copy */
 } SbfProbe;
 
@@ -78,17 +77,15 @@ extern void sbf_cache_define_gucs(void);
 
 /* ---- the probe dispatch ---- */
 
-/* How many of n hashes are probably in an opened filter. */
+/* How many of n hashes are probably in an opened filter (a window: anywhere). */
 static inline int
 sbf_probe_count(SbfProbe *p, const uint64 *h, int n)
 {
 	int			hits = 0;
 	int			i;
 
-	if (likely(p->view != NULL) && unlikely(sbf_view_is_window(p->view)))
-		return sbf_window_count(p->view, h, n, SBF_WIN_ALL);
-	if (likely(p->view != NULL))
-		return (int) sbf_count_contained(p->view, h, (size_t) n);
+	if (likely(p->plan != NULL))
+		return (int) sbf_plan_count(p->plan, h, (size_t) n);
 	for (i = 0; i < n; i++)
 		hits += sbf_sliced_contains(p->sliced, h[i]);
 	return hits;
@@ -98,10 +95,8 @@ sbf_probe_count(SbfProbe *p, const uint64 *h, int n)
 static inline bool
 sbf_probe_contains(SbfProbe *p, uint64 h)
 {
-	if (likely(p->view != NULL) && unlikely(sbf_view_is_window(p->view)))
-		return sbf_window_count(p->view, &h, 1, SBF_WIN_ALL) > 0;
-	if (likely(p->view != NULL))
-		return sbf_contains_hash(p->view, h);
+	if (likely(p->plan != NULL))
+		return sbf_plan_contains(p->plan, h);
 	return sbf_sliced_contains(p->sliced, h);
 }
 

@@ -202,24 +202,20 @@ window_view(const SbfView *v, SbfWinView *wv)
 }
 
 int
-sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since)
+sbf_window_count(const SbfPlan *p, const uint64 *h, int n, int64 since)
 {
-	SbfWinView	wv;
-	int64		bucket;
 	int64		max_age;
 	int			found = 0;
 	int			i;
 
-	window_view(v, &wv);
-	bucket = sbf_win_since_bucket(since, wv.width);
-	max_age = sbf_win_max_age(&wv, bucket);
+	max_age = sbf_win_max_age(&p->wv, sbf_win_since_bucket(since, p->wv.width));
 	/* in chunks, with an interrupt check between them (huge arrays) */
 	for (i = 0; i < n; i += SBF_WIN_COUNT_CHUNK)
 	{
 		CHECK_FOR_INTERRUPTS();
-		found += (int) sbf_win_count_contained(&wv, h + i,
-											   (size_t) Min(n - i, SBF_WIN_COUNT_CHUNK),
-											   max_age);
+		found += (int) sbf_plan_count_since(p, h + i,
+											(size_t) Min(n - i, SBF_WIN_COUNT_CHUNK),
+											max_age);
 	}
 	return found;
 }
@@ -444,8 +440,8 @@ count_since(FunctionCallInfo fcinfo, const uint64 *h, int n)
 	int			hits;
 
 	sbf_probe_open(fcinfo, 0, (uint32) Max(n, 1), &p);
-	if (p.view != NULL && sbf_view_is_window(p.view))
-		hits = sbf_window_count(p.view, h, n, since_us(PG_GETARG_TIMESTAMPTZ(2)));
+	if (p.plan != NULL && sbf_plan_windowed(p.plan))
+		hits = sbf_window_count(p.plan, h, n, since_us(PG_GETARG_TIMESTAMPTZ(2)));
 	else
 		hits = sbf_probe_count(&p, h, n);
 	sbf_probe_close(&p);

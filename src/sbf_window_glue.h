@@ -12,10 +12,13 @@
 #include "sbf_window.h"
 
 /*
- * How many of n hashes a windowed view (version 3, from sbf_view_of) holds
- * in the buckets that end after bucket since (SBF_WIN_ALL: every bucket).
+ * How many of n hashes a windowed value's lookup plan (sbf_plan.h) holds in
+ * the buckets that end after time since (unix microseconds; SBF_WIN_ALL:
+ * every bucket).
  */
-extern int	sbf_window_count(const SbfView *v, const uint64 *h, int n, int64 since);
+struct SbfPlan;
+extern int	sbf_window_count(const struct SbfPlan *p, const uint64 *h, int n,
+							 int64 since);
 
 /* Raises 22023 naming what a windowed filter cannot do (fn), with a hint. */
 /* Window parameters from SQL arguments (bucket, buckets, error_rate), checked (22023). */

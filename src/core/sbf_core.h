@@ -252,7 +252,9 @@ extern SbfStatus sbf_validate(const uint8_t *buf, size_t len, SbfView *v);
  * payload whose total length is total_len, without touching bits or the
  * HyperLogLog.  avail must be >= sbf_prefix_size(nsegments); call first with
  * SBF_HEADER_BYTES to learn nsegments.  Returns SBF_E_TRUNCATED if avail is
- * too short.  For values already validated when stored.
+ * too short.  For values already validated when stored: ranges and lengths
+ * only, not each entry's fields against its kind (the rate bounds), which
+ * the validator checked when the value entered.
  */
 extern SbfStatus sbf_parse_prefix(const uint8_t *buf, size_t avail, size_t total_len,
 								  SbfView *v);

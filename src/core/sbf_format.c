@@ -235,10 +235,14 @@ check_exact_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total
 
 /*
  * Checks the header and directory found in the first avail bytes and
- * computes the total payload length they describe into *total.
+ * computes the total payload length they describe into *total.  With full
+ * (the validator), each entry's fields against its kind (check_entry: a
+ * blocked segment's rate bound integrates Putze's formula); without (a value
+ * read from storage, validated when it entered), ranges and lengths only.
  */
 static SbfStatus
-check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
+check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total,
+			 bool full)
 {
 	const SbfVersion *ver;
 	SbfParams	params;
@@ -278,7 +282,7 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total)
 			(sbf_load32(e.entry + SBF_SEG_RESERVED) != 0 ||
 			 sbf_load16(e.entry + SBF_SEG_RESERVED16) != 0))
 			return SBF_E_FLAGS;
-		if (e.ops->check_entry(&e.g, e.capacity, e.count, e.error) != SBF_OK ||
+		if ((full && e.ops->check_entry(&e.g, e.capacity, e.count, e.error) != SBF_OK) ||
 			e.ops->check_geom(&e.g) != SBF_OK)
 			return SBF_E_SEGMENT;
 	}
@@ -327,7 +331,7 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 		return SBF_E_TOO_LARGE;
 	if (sbf_is_window(buf, len))
 		return validate_window(buf, len, v);
-	st = check_prefix(buf, len, v, &total);
+	st = check_prefix(buf, len, v, &total, true);
 	if (st != SBF_OK)
 		return st;
 	if (total > len)
@@ -381,7 +385,7 @@ sbf_parse_prefix(const uint8_t *buf, size_t avail, size_t total_len, SbfView *v)
 		return SBF_E_LENGTH;
 	if (avail > total_len)
 		avail = total_len;
-	st = check_prefix(buf, avail, v, &total);
+	st = check_prefix(buf, avail, v, &total, false);
 	if (st != SBF_OK)
 		return st;
 	if (total != total_len)

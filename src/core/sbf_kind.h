@@ -256,6 +256,15 @@ extern double sbf_blocked_fpr(double lambda, uint32_t k);
  */
 extern void sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits);
 
+/*
+ * count() of a lookup over several segments: probes (batched, prefetching)
+ * only the hashes of h[0..n) whose hit is false, and sets hit of those found.
+ */
+extern void sbf_blocked_mark(const SbfKindGeom *g, const uint8_t *data,
+							 const uint64_t *h, size_t n, bool *hit);
+extern void sbf_fused_mark(const SbfKindGeom *g, const uint8_t *data,
+						   const uint64_t *h, size_t n, bool *hit);
+
 /* ---- fused internals shared with tests and benchmarks ---- */
 
 /* The mixes of h for seed number attempt: x = sbf_mix64(h + seed), x2 = sbf_mix64(x). */

@@ -310,10 +310,14 @@ sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits)
 	}
 }
 
-/* Batched lookups: each batch's lines are prefetched before any is tested. */
-size_t
-sbf_blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-			  size_t n)
+/*
+ * Batched lookups: each batch's lines are prefetched before any is tested.
+ * With hit, only the hashes whose hit is false are probed, and those found
+ * are marked (a lookup over several segments); the count is of those.
+ */
+static size_t
+count_or_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			  size_t n, bool *hit)
 {
 	size_t		found = 0;
 	size_t		base;
@@ -326,13 +330,38 @@ sbf_blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 
 		for (b = 0; b < nb; b++)
 		{
+			if (hit != NULL && hit[base + b])
+				continue;
 			line[b] = line_of(g, data, h[base + b]);
 			PREFETCH_R(line[b]);
 		}
 		for (b = 0; b < nb; b++)
-			found += line_has(line[b], h[base + b], g->width) ? 1 : 0;
+		{
+			bool		in;
+
+			if (hit != NULL && hit[base + b])
+				continue;
+			in = line_has(line[b], h[base + b], g->width);
+			found += in ? 1 : 0;
+			if (hit != NULL)
+				hit[base + b] = in;
+		}
 	}
 	return found;
+}
+
+size_t
+sbf_blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			  size_t n)
+{
+	return count_or_mark(g, data, h, n, NULL);
+}
+
+void
+sbf_blocked_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+				 size_t n, bool *hit)
+{
+	(void) count_or_mark(g, data, h, n, hit);
 }
 
 /* Sets h's probes; true when one of them was clear. */

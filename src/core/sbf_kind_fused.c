@@ -294,10 +294,14 @@ sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data, uint64_t nbytes,
 	return v == 0;
 }
 
-/* Batched lookups: every slot of a batch is prefetched before any is read. */
-size_t
-sbf_fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-			size_t n)
+/*
+ * Batched lookups: every slot of a batch is prefetched before any is read.
+ * With hit, only the hashes whose hit is false are probed, and those found
+ * are marked (a lookup over several segments); the count is of those.
+ */
+static size_t
+count_or_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			  size_t n, bool *hit)
 {
 	uint64_t	nbytes = area_bytes(slots_of(g), g->width);
 	uint64_t	seed = seed_of(g->attempt);
@@ -313,20 +317,41 @@ sbf_fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 
 		for (b = 0; b < nb; b++)
 		{
+			if (hit != NULL && hit[base + b])
+				continue;
 			fuse_positions(g, seed, h[base + b], &fp[b]);
 			for (j = 0; j < g->arity; j++)
 				PREFETCH_R(data + (((uint64_t) fp[b].p[j] * g->width) >> 3));
 		}
 		for (b = 0; b < nb; b++)
 		{
-			uint32_t	x = fp[b].fp;
+			uint32_t	x;
 
+			if (hit != NULL && hit[base + b])
+				continue;
+			x = fp[b].fp;
 			for (j = 0; j < g->arity; j++)
 				x ^= fp_get(data, nbytes, fp[b].p[j], g->width);
 			found += x == 0;
+			if (hit != NULL)
+				hit[base + b] = x == 0;
 		}
 	}
 	return found;
+}
+
+size_t
+sbf_fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			size_t n)
+{
+	return count_or_mark(g, data, h, n, NULL);
+}
+
+void
+sbf_fused_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			   size_t n, bool *hit)
+{
+	(void) count_or_mark(g, data, h, n, hit);
 }
 
 /* Scratch of a build: per slot a count byte and a XOR of hashes. */

@@ -8,6 +8,7 @@
 
 #include "sbf_dir.h"
 #include "sbf_window.h"
+#include "sbf_winchunk.h"
 
 /* Checks window parameters: SBF_OK or SBF_E_PARAM. */
 SbfStatus
@@ -262,128 +263,17 @@ sbf_win_max_age(const SbfWinView *v, int64_t since)
 	return (int64_t) sbf_win_age_of(v->newest, since);
 }
 
-/* Whether pair hash h is present with an age <= max_age (binary search). */
-static bool
-pairs_contain(const SbfWinView *v, uint64_t h, int64_t max_age)
-{
-	const uint8_t *hashes = v->buf + v->pairs_offset;
-	uint32_t	i = sbf_search64(hashes, v->npairs, h);
-
-	return i < v->npairs && sbf_load64(hashes + (size_t) i * 8) == h &&
-		sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) i * 2) <= max_age;
-}
-
-/* segments a lookup decodes at once: the bits of one uint64_t mask */
-#define WIN_CHUNK	64
-
 /*
- * Directory entries decoded for a lookup.  Windowed bloom segments (kind 4):
- * m and bits of each, and by k: kend[q] has bit i set when segment i has
- * k = q + 1 hash functions.  Blocked segments (kind 2) the same way, their
- * probe q being bit q of the hash's line.  Fused segments (three slots a
- * probe) in other[0..nother).
- */
-typedef struct WinChunk
-{
-	uint32_t	n;
-	uint32_t	kmax;
-	uint32_t	nother;
-	uint32_t	nblocked;
-	uint32_t	bkmax;
-	uint64_t	m[WIN_CHUNK];
-	const uint8_t *bits[WIN_CHUNK];
-	uint64_t	kend[SBF_MAX_K];
-	/* blocked segments: geometry, data, and bkend by k as kend */
-	SbfKindGeom bg[WIN_CHUNK];
-	const uint8_t *bdata[WIN_CHUNK];
-	uint64_t	bkend[SBF_BLOCKED_MAX_K];
-	SbfWinSeg	other[WIN_CHUNK];
-} WinChunk;
-
-/*
- * The mixes of one hash, computed when first needed: r_i (sbf_win_mix) for
- * kind 4, the fused mixes of seed number 0, which nearly every fused
- * bucket was built with (sbf_fused_mixes), and the blocked probes, the same
- * in every blocked segment (sbf_blocked_probes).
- */
-typedef struct WinMixes
-{
-	uint64_t	h;
-	uint32_t	have;
-	bool		fused0;
-	bool		blocked;
-	uint64_t	fx;
-	uint64_t	fx2;
-	uint64_t	r[SBF_MAX_K];
-	uint16_t	probes[SBF_BLOCKED_MAX_K];
-} WinMixes;
-
-/* Whether segment s (fused, or a kind without a shared probe) holds x's hash. */
-static inline bool
-other_has(const SbfWinSeg *s, WinMixes *x)
-{
-	uint64_t	fx;
-	uint64_t	fx2;
-
-	if (s->g.kind != SBF_KIND_FUSED)
-		return s->ops->contains(&s->g, s->bits, x->h);
-	if (s->g.attempt != 0)
-		sbf_fused_mixes(s->g.attempt, x->h, &fx, &fx2);
-	else
-	{
-		if (!x->fused0)
-		{
-			sbf_fused_mixes(0, x->h, &x->fx, &x->fx2);
-			x->fused0 = true;
-		}
-		fx = x->fx;
-		fx2 = x->fx2;
-	}
-	return sbf_fused_has_mixed(&s->g, s->bits, s->bytes, fx, fx2);
-}
-
-static inline uint64_t
-mix_at(WinMixes *x, uint32_t i)
-{
-	while (x->have <= i)
-	{
-		x->r[x->have] = sbf_win_mix(x->h, x->have);
-		x->have++;
-	}
-	return x->r[i];
-}
-
-/*
- * Marks slot of a chunk's segments of width k in end (end[k - 1] has the
- * slot's bit; end[q] for q up to the widest so far exists).
- */
-static inline void
-chunk_mark(uint64_t *end, uint32_t *kmax, uint32_t k, uint32_t slot)
-{
-	uint32_t	q;
-
-	for (q = *kmax; q < k; q++)
-		end[q] = 0;
-	if (k > *kmax)
-		*kmax = k;
-	end[k - 1] |= (uint64_t) 1 << slot;
-}
-
-/*
- * Decodes the directory entries from *j on into c: at most WIN_CHUNK, of
+ * Decodes the directory entries from *j on into c: at most SBF_WIN_CHUNK, of
  * age <= max_age (ages ascend, so the first older one ends the directory).
  * *off runs along with the entries' data.  False when none is left.
  */
 static bool
 decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
-			 WinChunk *c)
+			 SbfWinChunk *c)
 {
-	c->n = 0;
-	c->kmax = 0;
-	c->nother = 0;
-	c->nblocked = 0;
-	c->bkmax = 0;
-	while (*j < v->nsegments && c->n + c->nother + c->nblocked < WIN_CHUNK)
+	sbf_winchunk_reset(c);
+	while (*j < v->nsegments && sbf_winchunk_size(c) < SBF_WIN_CHUNK)
 	{
 		SbfWinSeg	seg;
 
@@ -394,114 +284,27 @@ decode_chunk(const SbfWinView *v, int64_t max_age, uint32_t *j, size_t *off,
 			break;
 		}
 		(*j)++;
-		if (seg.g.kind == SBF_KIND_BLOCKED)
-		{
-			chunk_mark(c->bkend, &c->bkmax, seg.g.width, c->nblocked);
-			c->bg[c->nblocked] = seg.g;
-			c->bdata[c->nblocked++] = seg.bits;
-			continue;
-		}
-		if (seg.g.kind != SBF_KIND_WBLOOM)
-		{
-			c->other[c->nother++] = seg;
-			continue;
-		}
-		chunk_mark(c->kend, &c->kmax, seg.g.width, c->n);
-		c->m[c->n] = seg.g.size;
-		c->bits[c->n] = seg.bits;
-		c->n++;
+		sbf_winchunk_add(c, &seg);
 	}
-	return c->n + c->nother + c->nblocked > 0;
+	return sbf_winchunk_size(c) > 0;
 }
 
-/*
- * Whether a blocked segment of c holds x's hash, probe by probe as the
- * windowed bloom ones (chunk_has): the probes are the same bits in every
- * segment (sbf_blocked_probes, once per hash), each segment reads them from
- * its own line, and a segment drops out at its first clear probe.
- */
+/* Whether a segment of a chunk holds x's hash (all of its segments). */
 static bool
-blocked_has(const WinChunk *c, WinMixes *x)
+chunk_has(const SbfWinChunk *c, SbfWinMixes *x)
 {
-	const uint8_t *line[WIN_CHUNK];
-	uint64_t	alive = c->nblocked == 64 ? ~(uint64_t) 0 :
-		((uint64_t) 1 << c->nblocked) - 1;
-	uint32_t	i;
-	uint32_t	q;
+	SbfWinLim	lim;
 
-	if (!x->blocked)
-	{
-		sbf_blocked_probes(x->h, SBF_BLOCKED_MAX_K, x->probes);
-		x->blocked = true;
-	}
-	for (i = 0; i < c->nblocked; i++)
-		line[i] = sbf_blocked_line(&c->bg[i], c->bdata[i], x->h);
-	for (q = 0; alive != 0 && q < c->bkmax; q++)
-	{
-		uint32_t	b = x->probes[q];
-		uint64_t	next = 0;
-		uint64_t	a = alive;
-
-		while (a != 0)
-		{
-			i = (uint32_t) sbf_ctz64(a);
-			a &= a - 1;
-			next |= (uint64_t) ((line[i][b >> 3] >> (b & 7)) & 1) << i;
-		}
-		if ((next & c->bkend[q]) != 0)
-			return true;
-		alive = next & ~c->bkend[q];
-	}
-	return false;
-}
-
-/*
- * Whether a segment of c holds the hash of x: first the blocked and fused
- * segments (their kind's probe), then the windowed bloom ones hash function
- * by hash function: probe q tests, in every segment still alive, bit mulhi(r_q, m)
- * (one mix for all of them), and the segments whose bit is clear drop out;
- * a segment that passes its k-th probe holds the hash.  No branch depends
- * on a bit (a negative over 30 segments would mispredict about half of
- * them), and the loads of one round are independent, so they overlap.
- */
-static bool
-chunk_has(const WinChunk *c, WinMixes *x)
-{
-	uint64_t	alive = c->n == 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << c->n) - 1;
-	uint32_t	q;
-
-	for (q = 0; q < c->nother; q++)
-		if (other_has(&c->other[q], x))
-			return true;
-	if (c->nblocked > 0 && blocked_has(c, x))
-		return true;
-
-	for (q = 0; alive != 0 && q < c->kmax; q++)
-	{
-		uint64_t	r = mix_at(x, q);
-		uint64_t	next = 0;
-		uint64_t	a = alive;
-
-		while (a != 0)
-		{
-			uint32_t	i = (uint32_t) sbf_ctz64(a);
-
-			a &= a - 1;
-			next |= (uint64_t) sbf_bit_test(c->bits[i], sbf_win_mulhi(r, c->m[i])) << i;
-		}
-		if ((next & c->kend[q]) != 0)
-			return true;
-		alive = next & ~c->kend[q];
-	}
-	return false;
+	sbf_winchunk_all(c, &lim);
+	return sbf_winchunk_has(c, &lim, x);
 }
 
 /* Whether a segment from directory entry j on (past chunk c) holds x's hash. */
 static bool
 rest_has(const SbfWinView *v, int64_t max_age, uint32_t j, size_t off,
-		 WinMixes *x)
+		 SbfWinMixes *x)
 {
-	WinChunk	d;
+	SbfWinChunk d;
 
 	while (decode_chunk(v, max_age, &j, &off, &d))
 		if (chunk_has(&d, x))
@@ -519,13 +322,13 @@ sbf_win_contains(const SbfWinView *v, uint64_t h, int64_t max_age)
 /*
  * How many of n hashes are in the buckets of age <= max_age.  Pairs are one
  * binary search per hash; the directory is decoded once for all the hashes
- * (a window of more than WIN_CHUNK segments decodes the rest per hash).
+ * (a window of more than SBF_WIN_CHUNK segments decodes the rest per hash).
  */
 size_t
 sbf_win_count_contained(const SbfWinView *v, const uint64_t *h, size_t n,
 						int64_t max_age)
 {
-	WinChunk	c;
+	SbfWinChunk c;
 	uint32_t	j = 0;
 	size_t		off = v->bits_offset;
 	size_t		found = 0;
@@ -536,19 +339,16 @@ sbf_win_count_contained(const SbfWinView *v, const uint64_t *h, size_t n,
 	(void) decode_chunk(v, max_age, &j, &off, &c);
 	for (i = 0; i < n; i++)
 	{
-		WinMixes	x;
+		SbfWinMixes x;
 
-		if (v->npairs > 0 && pairs_contain(v, h[i], max_age))
+		if (v->npairs > 0 && sbf_win_pairs_contain(v, h[i], max_age))
 		{
 			found++;
 			continue;
 		}
-		if (c.n + c.nother + c.nblocked == 0)
+		if (sbf_winchunk_size(&c) == 0)
 			continue;
-		x.h = h[i];
-		x.have = 0;
-		x.fused0 = false;
-		x.blocked = false;
+		sbf_win_mixes_start(&x, h[i]);
 		if (chunk_has(&c, &x) ||
 			(j < v->nsegments && rest_has(v, max_age, j, off, &x)))
 			found++;

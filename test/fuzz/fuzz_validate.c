@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "sbf_plan.h"
 
 #define NPROBES		16
 
@@ -63,6 +64,51 @@ check_after(const SbfFilter *f, SbfStatus st, const uint8_t *before, size_t blen
 	}
 }
 
+/*
+ * The lookup plan (sbf_plan.h) of any input: whatever it accepts is probed
+ * (it checks ranges and lengths only, so this is where an out-of-range probe
+ * would show); for an input that validates it must exist and answer as the
+ * view readers.  v is the input's view when valid (plain form), else NULL.
+ */
+static void
+check_plan(const uint8_t *data, size_t size, const SbfView *v)
+{
+	SbfPlan    *p = NULL;
+	SbfStatus	st = sbf_plan_build(data, size, &fuzz_allocator, &p);
+	uint64_t	h[NPROBES];
+	size_t		want = 0;
+	int			i;
+
+	if (v != NULL)
+		FUZZ_ASSERT(st == SBF_OK || st == SBF_E_NOMEM);
+	if (st != SBF_OK)
+	{
+		FUZZ_ASSERT(p == NULL);
+		return;
+	}
+	FUZZ_ASSERT(sbf_plan_matches(p, data, size));
+	for (i = 0; i < NPROBES; i++)
+	{
+		h[i] = sbf_hash(data, (size_t) i * size / NPROBES) ^ (uint64_t) (i * 7);
+		if (v != NULL)
+		{
+			bool		in = sbf_contains_hash(v, h[i]);
+
+			FUZZ_ASSERT(sbf_plan_contains(p, h[i]) == in);
+			want += in;
+		}
+		else
+			(void) sbf_plan_contains(p, h[i]);
+	}
+	if (v != NULL)
+		FUZZ_ASSERT(sbf_plan_count(p, h, NPROBES) == want);
+	else
+		(void) sbf_plan_count(p, h, NPROBES);
+	if (sbf_plan_windowed(p))
+		(void) sbf_plan_count_since(p, h, NPROBES, 0);
+	sbf_plan_free(p, &fuzz_allocator);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -81,6 +127,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int			i;
 
 	st = sbf_validate(data, size, &v);
+	check_plan(data, size, st == SBF_OK && !sbf_view_windowed(&v) ? &v : NULL);
 	/* the windowed form (version 3, or 4 WINDOWED) has its own readers */
 	if (st == SBF_OK && sbf_view_windowed(&v))
 	{

@@ -1,0 +1,471 @@
+/*
+ * sbf_plan.c
+ *	  Lookup plans (sbf_plan.h): a value's header and directory decoded once,
+ *	  then every lookup probes from the plan.  Formats: docs/format.md (1-3)
+ *	  and docs/format4.md (4).
+ */
+#include "sbf_dir.h"
+#include "sbf_plan.h"
+#include "sbf_winchunk.h"
+
+/* hashes a plain lookup over several segments probes a segment at a time */
+#define PLAN_BATCH	16
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PLAN_PREFETCH(p)	__builtin_prefetch((p), 0, 1)
+#else
+#define PLAN_PREFETCH(p)	((void) (p))
+#endif
+
+/* plans built by this process (a diagnostic) */
+static uint64_t plan_builds = 0;
+
+uint64_t
+sbf_plan_builds(void)
+{
+	return plan_builds;
+}
+
+/* Rounds n up to a multiple of 16 (the alignment of the plan's parts). */
+static size_t
+align16(size_t n)
+{
+	return (n + 15) & ~(size_t) 15;
+}
+
+/* One block: the plan, then nparts parts of part bytes, then the key. */
+static SbfPlan *
+plan_alloc(const uint8_t *buf, size_t len, size_t keylen, size_t nparts,
+		   size_t part, const SbfAllocator *a)
+{
+	size_t		head = align16(sizeof(SbfPlan));
+	size_t		bytes = head + nparts * part + keylen;
+	SbfPlan    *p = a->alloc(bytes, a->ctx);
+	uint8_t    *key;
+
+	if (p == NULL)
+		return NULL;
+	memset(p, 0, sizeof(SbfPlan));
+	key = (uint8_t *) p + head + nparts * part;
+	memcpy(key, buf, keylen);
+	p->base = buf;
+	p->len = len;
+	p->keylen = keylen;
+	p->key = key;
+	p->bytes = bytes;
+	return p;
+}
+
+/* The exact form: 52 header bytes, then the hashes (see docs/format.md). */
+static SbfStatus
+build_exact(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **out)
+{
+	uint32_t	n;
+	SbfPlan    *p;
+
+	if (len < SBF_EXACT_HEADER_BYTES)
+		return SBF_E_TRUNCATED;
+	if ((buf[SBF_OFF_FLAGS] & ~(SBF_FLAG_EXACT | SBF_FLAG_CHAIN)) != 0 ||
+		sbf_load16(buf + SBF_OFF_NSEGMENTS) != 0)
+		return SBF_E_FLAGS;
+	n = sbf_load32(buf + SBF_OFF_HLL_BYTES);
+	if (n > SBF_EXACT_MAX)
+		return SBF_E_EXACT;
+	if ((uint64_t) len != SBF_EXACT_HEADER_BYTES + (uint64_t) n * 8)
+		return SBF_E_LENGTH;
+	p = plan_alloc(buf, len, SBF_EXACT_HEADER_BYTES, 0, 0, a);
+	if (p == NULL)
+		return SBF_E_NOMEM;
+	p->form = SBF_PLAN_EXACT;
+	p->nhashes = n;
+	p->hashes_off = SBF_EXACT_HEADER_BYTES;
+	*out = p;
+	return SBF_OK;
+}
+
+/*
+ * The segmented form of versions 1, 2 and 4: every entry's kind and geometry
+ * in range, every data area inside the value, and the areas and the
+ * HyperLogLog exactly len bytes.
+ */
+static SbfStatus
+build_plain(const uint8_t *buf, size_t len, const SbfVersion *ver,
+			const SbfAllocator *a, SbfPlan **out)
+{
+	uint32_t	nseg = sbf_load16(buf + SBF_OFF_NSEGMENTS);
+	uint32_t	hll_bytes = sbf_load32(buf + SBF_OFF_HLL_BYTES);
+	size_t		keylen = ver->header_bytes + (size_t) nseg * ver->entry_bytes;
+	SbfDirIter	it;
+	SbfDirEntry e;
+	SbfPlan    *p;
+
+	if (nseg < 1 || nseg > SBF_MAX_SEGMENTS)
+		return SBF_E_SEGMENT;
+	if (len < keylen)
+		return SBF_E_TRUNCATED;
+	p = plan_alloc(buf, len, keylen, nseg, sizeof(SbfPlanSeg), a);
+	if (p == NULL)
+		return SBF_E_NOMEM;
+	p->form = SBF_PLAN_PLAIN;
+	p->nseg = nseg;
+	p->seg = (SbfPlanSeg *) ((uint8_t *) p + align16(sizeof(SbfPlan)));
+	sbf_dir_start(&it, buf, nseg, keylen);
+	while (sbf_dir_next(&it, &e))
+	{
+		SbfPlanSeg *s = &p->seg[e.index];
+
+		if (e.st != SBF_OK || e.ops->check_geom(&e.g) != SBF_OK ||
+			e.data > len || e.bytes > len - e.data)
+		{
+			sbf_plan_free(p, a);
+			return SBF_E_SEGMENT;
+		}
+		s->off = e.data;
+		s->data = buf + e.data;
+		s->bytes = e.bytes;
+		s->g = e.g;
+		s->ops = e.ops;
+	}
+	if (it.off > len || hll_bytes != len - it.off)
+	{
+		sbf_plan_free(p, a);
+		return SBF_E_LENGTH;
+	}
+	p->prefetch = it.off - keylen > SBF_CACHED_BITS;
+	*out = p;
+	return SBF_OK;
+}
+
+/*
+ * The windowed form: sbf_win_parse (header and directory in range, ages
+ * below B and ascending, exact length), then the segments into chunks.
+ */
+static SbfStatus
+build_window(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **out)
+{
+	SbfWinView	wv;
+	SbfStatus	st = sbf_win_parse(buf, len, &wv);
+	uint32_t	nchunks;
+	SbfWinChunk *c = NULL;
+	size_t		off;
+	uint32_t	j;
+	SbfPlan    *p;
+
+	if (st != SBF_OK)
+		return st;
+	nchunks = (wv.nsegments + SBF_WIN_CHUNK - 1) / SBF_WIN_CHUNK;
+	p = plan_alloc(buf, len, wv.bits_offset, nchunks, align16(sizeof(SbfWinChunk)), a);
+	if (p == NULL)
+		return SBF_E_NOMEM;
+	p->form = SBF_PLAN_WINDOW;
+	p->wv = wv;
+	p->chunks = (SbfWinChunk *) ((uint8_t *) p + align16(sizeof(SbfPlan)));
+	off = wv.bits_offset;
+	for (j = 0; j < wv.nsegments; j++)
+	{
+		SbfWinSeg	seg;
+
+		if (j % SBF_WIN_CHUNK == 0)
+		{
+			c = (SbfWinChunk *) ((uint8_t *) p->chunks +
+								 (size_t) p->nchunks++ * align16(sizeof(SbfWinChunk)));
+			sbf_winchunk_reset(c);
+		}
+		sbf_win_read_segment(&wv, j, &off, &seg);
+		sbf_winchunk_add(c, &seg);
+	}
+	*out = p;
+	return SBF_OK;
+}
+
+SbfStatus
+sbf_plan_build(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **out)
+{
+	const SbfVersion *ver;
+	SbfStatus	st;
+
+	*out = NULL;
+	if (len > SBF_MAX_STORED_BYTES)
+		return SBF_E_LENGTH;
+	if (sbf_is_window(buf, len))
+		st = build_window(buf, len, a, out);
+	else
+	{
+		if (len < SBF_HEADER_BYTES)
+			return SBF_E_TRUNCATED;
+		ver = sbf_version_of(buf);
+		if (ver == NULL || ver->windowed)
+			return SBF_E_VERSION;
+		if ((buf[SBF_OFF_FLAGS] & ~ver->flags) != 0)
+			return SBF_E_FLAGS;
+		if (buf[SBF_OFF_HASH] != SBF_HASH_XXH3)
+			return SBF_E_HASH;
+		if (ver->exact && (buf[SBF_OFF_FLAGS] & SBF_FLAG_EXACT))
+			st = build_exact(buf, len, a, out);
+		else
+			st = build_plain(buf, len, ver, a, out);
+	}
+	if (st == SBF_OK)
+		plan_builds++;
+	return st;
+}
+
+void
+sbf_plan_free(SbfPlan *p, const SbfAllocator *a)
+{
+	if (p != NULL)
+		a->free(p, a->ctx);
+}
+
+/* A pointer into the old bound payload moved into buf. */
+static inline const uint8_t *
+rebase(const SbfPlan *p, const uint8_t *buf, const uint8_t *ptr)
+{
+	return (const uint8_t *) ((uintptr_t) buf + ((uintptr_t) ptr - (uintptr_t) p->base));
+}
+
+void
+sbf_plan_bind(SbfPlan *p, const uint8_t *buf)
+{
+	uint32_t	i;
+	uint32_t	c;
+
+	if (p->base == buf)
+		return;
+	for (i = 0; i < p->nseg; i++)
+		p->seg[i].data = buf + p->seg[i].off;
+	for (c = 0; c < p->nchunks; c++)
+	{
+		SbfWinChunk *ch = (SbfWinChunk *) ((uint8_t *) p->chunks +
+										   (size_t) c * align16(sizeof(SbfWinChunk)));
+
+		for (i = 0; i < ch->n; i++)
+			ch->bits[i] = rebase(p, buf, ch->bits[i]);
+		for (i = 0; i < ch->nblocked; i++)
+			ch->bdata[i] = rebase(p, buf, ch->bdata[i]);
+		for (i = 0; i < ch->nother; i++)
+			ch->other[i].bits = rebase(p, buf, ch->other[i].bits);
+	}
+	p->wv.buf = buf;
+	p->base = buf;
+}
+
+/* ---- lookups ---- */
+
+/* Chunk c of a windowed plan. */
+static inline const SbfWinChunk *
+chunk_at(const SbfPlan *p, uint32_t c)
+{
+	return (const SbfWinChunk *) ((const uint8_t *) p->chunks +
+								  (size_t) c * align16(sizeof(SbfWinChunk)));
+}
+
+/* Entries of ages[0..n) (ascending) that are <= max_age. */
+static inline uint32_t
+ages_upto(const uint16_t *ages, uint32_t n, int64_t max_age)
+{
+	while (n > 0 && ages[n - 1] > max_age)
+		n--;
+	return n;
+}
+
+/* Whether h is in one of the segments of a plain plan (in order). */
+static inline bool
+plain_has(const SbfPlan *p, uint64_t h)
+{
+	uint32_t	i;
+
+	for (i = 0; i < p->nseg; i++)
+	{
+		const SbfPlanSeg *s = &p->seg[i];
+
+		if (s->g.kind == SBF_KIND_BLOOM ?
+			sbf_bloom_has(s->data, s->g.size, s->g.width, h) :
+			s->ops->contains(&s->g, s->data, h))
+			return true;
+	}
+	return false;
+}
+
+/* Whether h is one of an exact plan's hashes. */
+static inline bool
+exact_has(const SbfPlan *p, uint64_t h)
+{
+	const uint8_t *hashes = p->base + p->hashes_off;
+	uint32_t	i = sbf_search64(hashes, p->nhashes, h);
+
+	return i < p->nhashes && sbf_load64(hashes + (size_t) i * 8) == h;
+}
+
+/*
+ * Marks hit[b] for the hashes h[0..n) (n <= PLAN_BATCH) not yet hit that a
+ * bloom segment holds: the first two probe bytes of each are prefetched
+ * before any is tested, so the misses overlap.
+ */
+static void
+bloom_mark(const SbfPlanSeg *s, const uint64_t *h, size_t n, bool *hit)
+{
+	uint64_t	m = s->g.size;
+	uint32_t	k = s->g.width;
+	const uint8_t *words = s->data;
+	SbfPosIter	it[PLAN_BATCH];
+	uint64_t	first[PLAN_BATCH][2];
+	size_t		b;
+
+	for (b = 0; b < n; b++)
+	{
+		if (hit[b])
+			continue;
+		sbf_pos_start(&it[b], h[b], sbf_mix64(h[b]) | 1, m);
+		first[b][0] = sbf_pos_next(&it[b]);
+		PLAN_PREFETCH(words + (first[b][0] >> 3));
+		first[b][1] = 0;
+		if (k > 1)
+		{
+			first[b][1] = sbf_pos_next(&it[b]);
+			PLAN_PREFETCH(words + (first[b][1] >> 3));
+		}
+	}
+	for (b = 0; b < n; b++)
+	{
+		uint32_t	j;
+
+		if (hit[b] || !sbf_bit_test(words, first[b][0]) ||
+			(k > 1 && !sbf_bit_test(words, first[b][1])))
+			continue;
+		for (j = 2; j < k; j++)
+			if (!sbf_bit_test(words, sbf_pos_next(&it[b])))
+				break;
+		hit[b] = j >= k;
+	}
+}
+
+/*
+ * A plain plan whose data exceeds the caches: batches of PLAN_BATCH hashes,
+ * each segment probing the hashes not found yet with its kind's batched,
+ * prefetching lookup.
+ */
+static size_t
+plain_count_batched(const SbfPlan *p, const uint64_t *h, size_t n)
+{
+	size_t		found = 0;
+	size_t		base;
+
+	for (base = 0; base < n; base += PLAN_BATCH)
+	{
+		size_t		nb = n - base < PLAN_BATCH ? n - base : PLAN_BATCH;
+		bool		hit[PLAN_BATCH];
+		uint32_t	i;
+		size_t		b;
+
+		memset(hit, 0, sizeof(hit));
+		for (i = 0; i < p->nseg; i++)
+		{
+			const SbfPlanSeg *s = &p->seg[i];
+
+			if (s->g.kind == SBF_KIND_BLOOM)
+				bloom_mark(s, h + base, nb, hit);
+			else if (s->g.kind == SBF_KIND_BLOCKED)
+				sbf_blocked_mark(&s->g, s->data, h + base, nb, hit);
+			else if (s->g.kind == SBF_KIND_FUSED)
+				sbf_fused_mark(&s->g, s->data, h + base, nb, hit);
+			else
+				for (b = 0; b < nb; b++)
+					if (!hit[b])
+						hit[b] = s->ops->contains(&s->g, s->data, h[base + b]);
+		}
+		for (b = 0; b < nb; b++)
+			found += hit[b];
+	}
+	return found;
+}
+
+size_t
+sbf_plan_count_since(const SbfPlan *p, const uint64_t *h, size_t n, int64_t max_age)
+{
+	SbfWinLim	last = {0, 0, 0};
+	uint32_t	nuse = 0;
+	size_t		found = 0;
+	size_t		i;
+
+	if (max_age < 0 || n == 0)
+		return 0;
+	/* the chunks of age <= max_age: all but the last whole (ages ascend) */
+	while (nuse < p->nchunks)
+	{
+		const SbfWinChunk *c = chunk_at(p, nuse);
+		SbfWinLim	lim;
+
+		lim.n = ages_upto(c->age, c->n, max_age);
+		lim.nblocked = ages_upto(c->bage, c->nblocked, max_age);
+		lim.nother = 0;
+		while (lim.nother < c->nother && c->other[lim.nother].age <= max_age)
+			lim.nother++;
+		if (lim.n + lim.nblocked + lim.nother == 0)
+			break;
+		last = lim;
+		nuse++;
+		if (lim.n + lim.nblocked + lim.nother < sbf_winchunk_size(c))
+			break;
+	}
+	for (i = 0; i < n; i++)
+	{
+		SbfWinMixes x;
+		uint32_t	c;
+
+		if (p->wv.npairs > 0 && sbf_win_pairs_contain(&p->wv, h[i], max_age))
+		{
+			found++;
+			continue;
+		}
+		sbf_win_mixes_start(&x, h[i]);
+		for (c = 0; c < nuse; c++)
+		{
+			const SbfWinChunk *ch = chunk_at(p, c);
+			SbfWinLim	all;
+
+			if (c + 1 < nuse)
+				sbf_winchunk_all(ch, &all);
+			if (sbf_winchunk_has(ch, c + 1 < nuse ? &all : &last, &x))
+			{
+				found++;
+				break;
+			}
+		}
+	}
+	return found;
+}
+
+bool
+sbf_plan_contains(const SbfPlan *p, uint64_t h)
+{
+	if (p->form == SBF_PLAN_PLAIN)
+		return plain_has(p, h);
+	if (p->form == SBF_PLAN_EXACT)
+		return exact_has(p, h);
+	return sbf_plan_count_since(p, &h, 1, (int64_t) p->wv.buckets - 1) > 0;
+}
+
+size_t
+sbf_plan_count(const SbfPlan *p, const uint64_t *h, size_t n)
+{
+	size_t		found = 0;
+	size_t		i;
+
+	if (p->form == SBF_PLAN_WINDOW)
+		return sbf_plan_count_since(p, h, n, (int64_t) p->wv.buckets - 1);
+	if (p->form == SBF_PLAN_EXACT)
+	{
+		for (i = 0; i < n; i++)
+			found += exact_has(p, h[i]);
+		return found;
+	}
+	if (p->prefetch)
+		return plain_count_batched(p, h, n);
+	/* one segment of a batched kind: its own count */
+	if (p->nseg == 1 && p->seg[0].g.kind != SBF_KIND_BLOOM)
+		return p->seg[0].ops->count(&p->seg[0].g, p->seg[0].data, h, n);
+	for (i = 0; i < n; i++)
+		found += plain_has(p, h[i]);
+	return found;
+}
