@@ -618,3 +618,135 @@ sbf_union_same_as(const UnionScratch *s, const SbfView *in)
 	}
 	return true;
 }
+
+/*
+ * Entry e (data at d) of an input against result segment o, in the
+ * canonical order of union_out_order (capacity, descriptor, p, count
+ * descending, data).
+ */
+static int
+union_entry_cmp(const SbfDirEntry *e, const uint8_t *d, const UnionOut *o)
+{
+	int			c;
+
+	UNION_CMP(e->capacity, o->seed->capacity);
+	c = union_geom_cmp(&e->g, &o->seed->g);
+	if (c != 0)
+		return c;
+	UNION_CMP(e->error, o->seed->error);
+	UNION_CMP(o->final_count, e->count);
+	return memcmp(d, union_out_data(o), (size_t) e->bytes);
+}
+
+/*
+ * perm[k] := the result segment equal to entry k of plain view v (capacity,
+ * final count, p, descriptor, data); false unless every entry has its own.
+ * The result segments are in the canonical order: a binary search each.
+ */
+static bool
+union_match(const UnionScratch *s, const SbfView *v, uint32_t *perm,
+			bool *used, const SbfAllocator *a)
+{
+	SbfDirIter	di;
+	SbfDirEntry e;
+	uint32_t	k = 0;
+
+	memset(used, 0, (size_t) s->nout * sizeof(bool));
+	sbf_dir_view(&di, v);
+	while (sbf_dir_next(&di, &e))
+	{
+		uint32_t	lo = 0;
+		uint32_t	hi = s->nout;
+		const uint8_t *d;
+
+		if (k >= s->nout || e.st != SBF_OK || e.data > v->len ||
+			e.bytes > v->len - e.data)
+			return false;
+		d = v->buf + e.data;
+		while (lo < hi)
+		{
+			uint32_t	mid = lo + (hi - lo) / 2;
+			int			c = union_entry_cmp(&e, d, &s->out[mid]);
+
+			if (c == 0)
+			{
+				lo = mid;
+				break;
+			}
+			if (c < 0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (lo >= s->nout || used[lo] ||
+			union_entry_cmp(&e, d, &s->out[lo]) != 0)
+			return false;
+		used[lo] = true;
+		perm[k++] = lo;
+		sbf_check_interrupt(a);
+	}
+	return k == s->nout;
+}
+
+/*
+ * When the result's segments are, as a set, those of a plain input (entry
+ * for entry: capacity, final count, p, descriptor and data), the result
+ * keeps that input's order instead of the canonical one: a union of a value
+ * with itself, or with a part of it, keeps its bytes whatever order its adds
+ * appended segments in (an add appends a segment of the chain's capacity,
+ * which may sort before a larger one a union or sbf_agg wrote).  When inputs
+ * that match disagree on the order, the canonical order stays.  Both rules
+ * depend only on the set of inputs.  Not with sbf_write_v2 (1.2's order).
+ */
+SbfStatus
+sbf_union_keep_order(UnionScratch *s, const SbfView *in, uint32_t n,
+					 const SbfAllocator *a)
+{
+	uint32_t   *perm;
+	uint32_t   *best;
+	bool	   *used;
+	UnionOut   *tmp;
+	bool		found = false;
+	bool		agree;
+	bool		nomem;
+	uint32_t	i;
+
+	if (s->nout < 2 || union_as_v2(s))
+		return SBF_OK;
+	perm = a->alloc((size_t) s->nout * sizeof(uint32_t), a->ctx);
+	best = a->alloc((size_t) s->nout * sizeof(uint32_t), a->ctx);
+	used = a->alloc((size_t) s->nout * sizeof(bool), a->ctx);
+	tmp = a->alloc((size_t) s->nout * sizeof(UnionOut), a->ctx);
+	nomem = perm == NULL || best == NULL || used == NULL || tmp == NULL;
+	agree = !nomem;
+	for (i = 0; agree && i < n; i++)
+	{
+		const SbfVersion *ver = sbf_version(in[i].version);
+
+		if (ver == NULL || ver->windowed || !ver->directory_counts ||
+			in[i].nsegments != s->nout ||
+			(in[i].flags & SBF_FLAG_EXACT) != 0 ||
+			!union_match(s, &in[i], perm, used, a))
+			continue;
+		if (!found)
+			memcpy(best, perm, (size_t) s->nout * sizeof(uint32_t));
+		else if (memcmp(best, perm, (size_t) s->nout * sizeof(uint32_t)) != 0)
+			agree = false;
+		found = true;
+	}
+	if (found && agree)
+	{
+		for (i = 0; i < s->nout; i++)
+			tmp[i] = s->out[best[i]];
+		memcpy(s->out, tmp, (size_t) s->nout * sizeof(UnionOut));
+	}
+	if (perm != NULL)
+		a->free(perm, a->ctx);
+	if (best != NULL)
+		a->free(best, a->ctx);
+	if (used != NULL)
+		a->free(used, a->ctx);
+	if (tmp != NULL)
+		a->free(tmp, a->ctx);
+	return nomem ? SBF_E_NOMEM : SBF_OK;
+}

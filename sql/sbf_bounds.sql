@@ -1,0 +1,47 @@
+-- Issue 39 (1.4): unions canonical with every form, geometry no writer
+-- produces refused, # bounded by its directory, sbf_info in one walk.
+SET extra_float_digits = 0;
+
+-- f || f keeps f's bytes for every value the server writes: sbf_agg's value
+-- (one built segment), an add after it (a segment of the chain's capacity
+-- after the larger built one), and a union with the exact form (its hashes
+-- added as adds would); the union does not depend on the argument order
+CREATE TEMP TABLE bu AS
+	SELECT sbf_agg(g) AS f, sbf_empty() || 'a' || 'b' AS e, sbf_agg(g) || 'zz' AS fa
+	FROM generate_series(1, 5000) g;
+SELECT sbf_info(e) ->> 'form' AS e_form,
+       (SELECT string_agg(s ->> 'kind', ',') FROM jsonb_array_elements(sbf_info(fa) -> 'segments') s) AS fa_kinds,
+       (SELECT string_agg(s ->> 'kind', ',') FROM jsonb_array_elements(sbf_info(f || e) -> 'segments') s) AS fe_kinds
+FROM bu;
+SELECT f || f = f AS f_self, fa || fa = fa AS fa_self, fa || f = fa AS fa_part,
+       (f || e) || (f || e) = f || e AS fe_self, (f || e) || e = f || e AS fe_e,
+       f || e = e || f AS fe_symmetric, e || e = e AS e_self,
+       sbf_info((f || e) || (f || e)) ->> 'count_source' AS source_after,
+       sbf_info(f || e) ->> 'count_source' AS source_before,
+       (f || e) || (f || e) @> 'a'::text AND (f || e) @> 'b'::text AS has_e,
+       sbf_union(fa, f, 0.01) = fa AS union_budget_part
+FROM bu;
+-- the next add after (f || e) || (f || e) fills the open segment, as after f || e
+SELECT jsonb_array_length(sbf_info(((f || e) || (f || e)) || 'c') -> 'segments') AS segments_after_add,
+       jsonb_array_length(sbf_info((f || e) || 'c') -> 'segments') AS segments_add_once
+FROM bu;
+-- the union aggregate over copies of a value gives the value
+SELECT sbf_union_agg(x) = (SELECT fa FROM bu) AS union_agg_copies
+FROM (SELECT fa AS x FROM bu, generate_series(1, 3)) s;
+
+-- issue 39's crafted value (test/fuzz/corpus/fuzz_validate/v4-thin-bloom,
+-- 132 bytes): two bloom segments of m = 1 bit whose counts sum to 105; #
+-- answered 85,242,318,145.  Refused: no writer gives 60 elements 1 bit
+SELECT code, message, detail FROM sbf_regress.try($$SELECT # 'sbf1:BAABCQIAAgAAAAAAexSuR+F6hD/NzMzMzMzsP+gDAAAAAAAAPAAAAAAAAAAyAAAAAAAAAPyp8dJNYnA/AQAAAAAAAAABAQAAAAAAADwAAAAAAAAANwAAAAAAAAD8qfHSTWJwPwEAAAAAAAAAAQEAAAAAAAABAAAAAAAAAAEAAAAAAAAA'::scalablebloom$$);
+SELECT code FROM sbf_regress.try($$SELECT decode('0400010902000200000000007b14ae47e17a843fcdccccccccccec3fe8030000000000003c000000000000003200000000000000fca9f1d24d62703f010000000000000001010000000000003c000000000000003700000000000000fca9f1d24d62703f0100000000000000010100000000000001000000000000000100000000000000', 'hex')::scalablebloom$$);
+-- every value of the regress and format corpora still reads (006_upgrade,
+-- test/t/data): here, a grown filter of many segments at tightening 1
+SELECT abs((# f) - 3000) < 300 AS count_within_10pct, jsonb_array_length(sbf_info(f) -> 'segments') > 10 AS many
+FROM (SELECT sbf_empty(10, 0.1, 1, 1.0) || ARRAY(SELECT 'g' || i FROM generate_series(1, 3000) i) AS f) s;
+
+-- sbf_info on hundreds of segments answers (one walk of the directory;
+-- test/unit/test_bounds.c counts the walk's steps)
+SELECT jsonb_array_length(sbf_info(f) -> 'segments') > 500 AS many_segments,
+       (sbf_info(f) ->> 'cardinality')::bigint > 0 AS counted
+FROM (SELECT sbf_empty(1, 0.4, 1, 1.0) || ARRAY(SELECT 'h' || i FROM generate_series(1, 4096) i) AS f) s;
+DROP TABLE bu;
