@@ -44,4 +44,11 @@ FROM (SELECT sbf_empty(10, 0.1, 1, 1.0) || ARRAY(SELECT 'g' || i FROM generate_s
 SELECT jsonb_array_length(sbf_info(f) -> 'segments') > 500 AS many_segments,
        (sbf_info(f) ->> 'cardinality')::bigint > 0 AS counted
 FROM (SELECT sbf_empty(1, 0.4, 1, 1.0) || ARRAY(SELECT 'h' || i FROM generate_series(1, 4096) i) AS f) s;
+-- the bits per element the README's sizing table states for sbf_agg of
+-- 10,000 elements at 1% (9.33, test/bench/f4_sizes.sh table 1), and the
+-- 1,000-element figure (13.54): fails when a build no longer fits them
+SELECT octet_length(sbf_agg(g)::bytea) * 8.0 / 10000 <= 9.34 AS agg_10000_within_doc,
+       (SELECT octet_length(sbf_agg(h)::bytea) * 8.0 / 1000 <= 13.55 FROM generate_series(1, 1000) h)
+       AS agg_1000_within_doc
+FROM generate_series(1, 10000) g;
 DROP TABLE bu;
