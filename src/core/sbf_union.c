@@ -34,10 +34,7 @@
  *	4. apply: the result segments are sorted into the result's canonical
  *	   order (capacity, descriptor, p, count descending, then their final
  *	   data, so that a union of the result with itself keeps it byte for
- *	   byte), or, when they are as a set the segments of an input, in that
- *	   input's order (sbf_union_keep_order: so f || f keeps f's bytes for
- *	   values whose adds appended a segment out of that order), and written
- *	   in format 4, blocked areas with their line
+ *	   byte) and written in format 4, blocked areas with their line
  *	   padding; the HyperLogLogs are merged register-wise at the smallest
  *	   precision.
  *	   The destination of sbf_union is replaced only on success.
@@ -316,9 +313,6 @@ union_plan(UnionPlan *pl, const SbfView *in, uint32_t n,
 	if (pl->s.nout > SBF_MAX_SEGMENTS)
 		return SBF_E_TOO_MANY_SEGMENTS;
 	sbf_union_order(&pl->s, spec->merge, a);
-	st = sbf_union_keep_order(&pl->s, in, n, a);
-	if (st != SBF_OK)
-		return st;
 
 	if (!sbf_union_areas(&pl->s, &len, SBF_MAX_BYTES) ||
 		pl->hll_bytes > SBF_MAX_BYTES - len)

@@ -97,12 +97,6 @@ extern SbfStatus sbf_union_place(UnionScratch *s, uint32_t group,
 								 const SbfAllocator *a);
 /* Sorts the result segments into the canonical order of the result. */
 extern void sbf_union_order(UnionScratch *s, bool merge, const SbfAllocator *a);
-/*
- * When the result's segments are, as a set, those of a plain input, puts
- * them in that input's order (unless matching inputs disagree).
- */
-extern SbfStatus sbf_union_keep_order(UnionScratch *s, const SbfView *in,
-									  uint32_t n, const SbfAllocator *a);
 /* Payload bytes of the planned directory and data areas with padding; false over max. */
 extern bool sbf_union_areas(const UnionScratch *s, uint64_t *len, uint64_t max);
 /* Writes the planned union into buf (pl->len bytes, format 4). */
