@@ -63,16 +63,21 @@ SELECT sbf_info(u) ->> 'form' AS form, jsonb_array_length(sbf_info(u) -> 'segmen
 	   u @> 'absent' AS absent
 FROM (SELECT pg_temp.merge_all(f ORDER BY g) AS u FROM exact64) s;
 -- 3. sbf_agg_combine as the transition of a user's aggregate, fed a
--- streamed state of 4,095 segments of 64 bits (k = 64) and 65,536 hashes:
--- every add scans every segment, and the adds check interrupts by that work
+-- streamed state of 4,095 segments and 65,536 hashes: 4,094 of one element
+-- (3 bits, k = 2, rate 0.25, as SIZING sizes them: since 1.4 the validator
+-- refuses geometry no writer produces) and a last one for 65,536 (189,097
+-- bits): every add scans every segment, and the adds check interrupts by
+-- that work
 CREATE TEMP TABLE streamed (ord int, h sbf_hashset);
 INSERT INTO streamed VALUES
 	(1, decode('0103000000000000' || '0000000000000000' || '7b14ae47e17a843f'
 		|| '02000109' || '0200' || 'ff0f' || '00000000' || '7b14ae47e17a843f'
 		|| 'cdccccccccccec3f' || 'e803000000000000'
-		|| repeat('0000000000010000' || '0000000000000000' || '4000000000000000'
-				  || '000000000000d03f' || '4000' || '0000' || '00000000', 4095)
-		|| repeat('0000000000000000', 4095), 'hex')::sbf_hashset),
+		|| repeat('0100000000000000' || '0000000000000000' || '0300000000000000'
+				  || '000000000000d03f' || '0200' || '0000' || '00000000', 4094)
+		|| '0000010000000000' || '0000000000000000' || 'a9e2020000000000'
+		|| '000000000000d03f' || '0200' || '0000' || '00000000'
+		|| repeat('0000000000000000', 4094 + 2955), 'hex')::sbf_hashset),
 	(2, (SELECT sbf_hashset_agg(i) FROM generate_series(1, 65536) i));
 CREATE AGGREGATE pg_temp.combine_all(sbf_hashset) (
 	SFUNC = sbf_agg_combine, STYPE = sbf_hashset);

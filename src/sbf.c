@@ -26,10 +26,21 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* Module load: each subsystem defines its settings (all named sbf.*). */
+/* The core's interrupt check of loops without an allocator (the validators). */
+static void
+core_hook_interrupt(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * Module load: each subsystem defines its settings (all named sbf.*); the
+ * core's validators and directory walks check for interrupts.
+ */
 void
 _PG_init(void)
 {
+	sbf_interrupt_hook = core_hook_interrupt;
 	sbf_cache_define_gucs();
 	sbf_spill_define_gucs();
 	MarkGUCPrefixReserved("sbf");

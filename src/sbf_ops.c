@@ -584,10 +584,11 @@ sbf_append_json_float(StringInfo buf, double d)
  * length.
  */
 static void
-info_geometry(StringInfo buf, const SbfView *v, uint32 i, const SbfSegment *seg)
+info_geometry(StringInfo buf, const SbfSegmentDesc *d)
 {
-	SbfKindGeom g;
-	uint64_t	bytes;
+	const SbfSegment *seg = &d->seg;
+	SbfKindGeom g = d->g;
+	uint64_t	bytes = d->bytes;
 
 	if (seg->kind == SBF_KIND_BLOOM)
 	{
@@ -595,7 +596,6 @@ info_geometry(StringInfo buf, const SbfView *v, uint32 i, const SbfSegment *seg)
 						 (uint64) seg->nbits, (unsigned) seg->k);
 		return;
 	}
-	sbf_segment_geom(v, i, &g, &bytes);
 	if (g.kind == SBF_KIND_BLOCKED)
 		appendStringInfo(buf, ", \"bits\": " UINT64_FORMAT ", \"lines\": " UINT64_FORMAT
 						 ", \"hashes\": %u",
@@ -622,6 +622,7 @@ sbf_info(PG_FUNCTION_ARGS)
 	SbfView		v;
 	StringInfoData buf;
 	const uint8 *hll;
+	SbfSegmentDesc *descs;
 	uint32		i;
 
 	sbf_prefix_open(PG_GETARG_DATUM(0), &r);
@@ -676,23 +677,27 @@ sbf_info(PG_FUNCTION_ARGS)
 	sbf_append_json_float(&buf, sbf_expected_fpr(&v));
 	appendStringInfo(&buf, ", \"bytes\": %zu, \"segments\": [", r.len + VARHDRSZ);
 
+	/* one walk of the directory for every segment (not one per segment) */
+	descs = palloc(sizeof(SbfSegmentDesc) * Max(v.nsegments, 1));
+	sbf_segments_describe(&v, descs);
 	for (i = 0; i < v.nsegments; i++)
 	{
-		SbfSegment	seg;
+		const SbfSegment *seg = &descs[i].seg;
 
-		sbf_get_segment(&v, i, &seg);
 		appendStringInfo(&buf,
 						 "%s{\"kind\": \"%s\", \"capacity\": " UINT64_FORMAT
 						 ", \"count\": " UINT64_FORMAT,
-						 i > 0 ? ", " : "", sbf_segment_kind_name(&seg),
-						 (uint64) seg.capacity, (uint64) seg.count);
-		info_geometry(&buf, &v, i, &seg);
+						 i > 0 ? ", " : "", sbf_segment_kind_name(seg),
+						 (uint64) seg->capacity, (uint64) seg->count);
+		info_geometry(&buf, &descs[i]);
 		appendStringInfoString(&buf, ", \"fill\": ");
-		sbf_append_json_float(&buf, sbf_segment_expected_fill(&v, i));
+		sbf_append_json_float(&buf, descs[i].expected_fill);
 		appendStringInfoString(&buf, ", \"error_rate\": ");
-		sbf_append_json_float(&buf, seg.error);
+		sbf_append_json_float(&buf, seg->error);
 		appendStringInfoChar(&buf, '}');
+		CHECK_FOR_INTERRUPTS();
 	}
+	pfree(descs);
 	appendStringInfoString(&buf, "]}");
 	sbf_prefix_close(&r);
 

@@ -6,7 +6,8 @@ Usage (inside a cluster, e.g. from test/doc_check.sh):
 
 Every ```sql block of each file runs, in the order of the file, in one fresh
 database per file (created here; sbf must be installed in the server).  When
-no block of a file creates the extension, CREATE EXTENSION sbf runs first.
+no block of a file creates the extension (CREATE EXTENSION [IF NOT EXISTS]
+sbf), CREATE EXTENSION sbf runs first.
 Each block is one psql run with ON_ERROR_STOP, so a block passes when every
 statement in it succeeds.  When the block is followed (blank lines aside) by
 a ```text block, that is the output the text shows, and psql's output of the
@@ -121,7 +122,7 @@ def main(paths):
             print('FAIL %s: cannot create a database: %s' % (path, out.strip()))
             failed += len(found)
             continue
-        if not any(re.search(r'(?i)create\s+extension\s+sbf\b', b[1]) for b in found):
+        if not any(re.search(r'(?i)create\s+extension\s+(?:if\s+not\s+exists\s+)?sbf\b', b[1]) for b in found):
             psql(db, 'CREATE EXTENSION sbf;')
         updates = {}
         for line, sql, mark, reason, expected, textpos in found:

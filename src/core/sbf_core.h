@@ -321,6 +321,8 @@ extern double sbf_cardinality_parts(const SbfView *v, const uint8_t *hll);
  * (no bit is read): 1 - (1 - 1/m)^(k count), and 1 - prod(1 - fill^k).
  */
 extern double sbf_segment_expected_fill(const SbfView *v, uint32_t i);
+/* The same from the segment itself (no walk). */
+extern double sbf_segment_expected_fill_of(const SbfSegment *seg);
 extern double sbf_expected_fpr(const SbfView *v);
 
 /* Fraction of set bits of a segment. */
@@ -352,6 +354,15 @@ typedef struct SbfAllocator
 	 */
 	void		(*interrupt) (void *ctx);
 } SbfAllocator;
+
+/*
+ * The interrupt check of the loops that take no allocator (the validators,
+ * the directory count, rates over a segment's data), called every so much
+ * work if not NULL; may not return.  The glue points it at
+ * CHECK_FOR_INTERRUPTS in _PG_init; the unit tests count its calls.  Those
+ * loops only read, so leaving by longjmp loses nothing.
+ */
+extern void (*sbf_interrupt_hook) (void);
 
 typedef struct SbfFilter
 {

@@ -10,6 +10,14 @@
 #include "sbf_dir.h"
 
 /*
+ * A segment's rate at its capacity taken as at most this in the bound (the
+ * validator keeps a bloom entry's at most 0.75, a blocked one's within p),
+ * and the bound's product never below the model's floor (1e-9).
+ */
+#define SBF_COUNT_MAX_RATE	0.75
+#define SBF_COUNT_MIN_PASS	1e-9
+
+/*
  * The model's false-positive rate of the segment of e with x elements: a
  * bloom kind's (1 - e^(-kx/m))^k, a blocked segment's Putze rate at x/L
  * (docs/format4.md, section 7, Counts).
@@ -23,17 +31,65 @@ model_fpr(const SbfDirEntry *e, double x)
 			   (double) e->g.width);
 }
 
+/* Model evaluations of the directory counts in this process (a statistic for the tests). */
+uint64_t	sbf_count_model_calls = 0;
+
+/*
+ * What one segment's geometry and count give, whatever segments come
+ * before: the model's rate at the count, at the capacity, and at the
+ * points of Simpson's rule over [0, c].  Equal neighbours (a value of many
+ * segments alike) reuse the last one: the blocked rate is a sum of a
+ * series, 65 of them a segment.
+ */
+#define SBF_COUNT_STEPS 64
+
+typedef struct CountMemo
+{
+	bool		have;
+	SbfKindGeom g;
+	uint64_t	count;
+	uint64_t	capacity;
+	double		rate_count;
+	double		rate_full;
+	double		fpr[SBF_COUNT_STEPS + 1];
+} CountMemo;
+
+/* Fills m for the segment of e unless it holds it already. */
+static void
+segment_model(const SbfDirEntry *e, CountMemo *m)
+{
+	uint64_t	c = e->count;
+	double		h = (double) c / SBF_COUNT_STEPS;
+	int			i;
+
+	if (m->have && m->count == c && m->capacity == e->capacity &&
+		m->g.size == e->g.size && m->g.kind == e->g.kind &&
+		m->g.width == e->g.width && m->g.arity == e->g.arity &&
+		m->g.log2_len == e->g.log2_len && m->g.attempt == e->g.attempt)
+		return;
+	sbf_count_model_calls++;
+	m->have = true;
+	m->g = e->g;
+	m->count = c;
+	m->capacity = e->capacity;
+	m->rate_count = e->ops->rate_at(&e->g, c);
+	m->rate_full = e->ops->rate_at(&e->g, e->capacity);
+	if (c == 0 || e->g.kind == SBF_KIND_FUSED)
+		return;
+	for (i = 0; i <= SBF_COUNT_STEPS; i++)
+		m->fpr[i] = model_fpr(e, h * i);
+}
+
 /*
  * Expected distinct elements behind a count of c inserts into the segment
  * of e while earlier segments pass a probe with probability pass (1 - their
  * false-positive rate): the integral of dx / (1 - q(x)), q(x) = 1 - pass
- * (1 - fpr(x)), by Simpson's rule.  A fused segment counts its complete set
- * exactly.
+ * (1 - fpr(x)), by Simpson's rule over the memo's rates.  A fused segment
+ * counts its complete set exactly.
  */
 static double
-segment_distinct(const SbfDirEntry *e, double pass)
+segment_distinct(const SbfDirEntry *e, const CountMemo *m, double pass)
 {
-#define SBF_COUNT_STEPS 64
 	uint64_t	c = e->count;
 	double		h = (double) c / SBF_COUNT_STEPS;
 	double		sum = 0.0;
@@ -45,30 +101,54 @@ segment_distinct(const SbfDirEntry *e, double pass)
 		return (double) c;
 	for (i = 0; i <= SBF_COUNT_STEPS; i++)
 	{
-		double		g = pass * (1.0 - model_fpr(e, h * i));
+		double		g = pass * (1.0 - m->fpr[i]);
 		double		w = (i == 0 || i == SBF_COUNT_STEPS) ? 1.0 : (i % 2 ? 4.0 : 2.0);
 
 		/* a saturated model (q -> 1) cannot say more than the count */
-		sum += w / (g > 1e-9 ? g : 1e-9);
+		sum += w / (g > SBF_COUNT_MIN_PASS ? g : SBF_COUNT_MIN_PASS);
 	}
 	return sum * h / 3.0;
 }
 
-/* The directory estimate of COUNTS, whatever the flags (0 if exact). */
+/*
+ * The directory estimate of COUNTS, whatever the flags (0 if exact).  The
+ * bound: a count is at most its capacity (the validator) and the model's
+ * rates grow with the count, so 1 - q(x) is never below the product of
+ * (1 - rate at capacity) over the segments so far; the validator keeps
+ * those rates below 1 (a bloom entry's geometry against its capacity, at
+ * most 0.75; blocked at most p).  So a segment counts at most c / that
+ * product (never more than c / 1e-9, the model's floor): what its
+ * directory can hold, whatever a crafted value's model says.
+ */
 double
 sbf_directory_count(const SbfView *v)
 {
 	double		total = 0.0;
 	double		pass = 1.0;
+	double		floor = 1.0;
+	CountMemo	m;
 	SbfDirIter	it;
 	SbfDirEntry e;
 
+	memset(&m, 0, sizeof(m));
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 	{
-		total += segment_distinct(&e, pass);
+		double		full;
+		double		d;
+
+		segment_model(&e, &m);
+		full = m.rate_full < SBF_COUNT_MAX_RATE ? m.rate_full : SBF_COUNT_MAX_RATE;
+		floor *= 1.0 - full;
+		if (floor < SBF_COUNT_MIN_PASS)
+			floor = SBF_COUNT_MIN_PASS;
+		d = segment_distinct(&e, &m, pass);
+		if (d > (double) e.count / floor)
+			d = (double) e.count / floor;
+		total += d;
 		/* the model's false-positive rate of this segment at its count */
-		pass *= 1.0 - e.ops->rate_at(&e.g, e.count);
+		pass *= 1.0 - m.rate_count;
+		sbf_hook_interrupt();
 	}
 	return total;
 }

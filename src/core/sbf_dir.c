@@ -99,6 +99,8 @@ sbf_bits_fill(const uint8_t *words, uint64_t m)
 
 		memcpy(&word, words + w * 8, sizeof(word));
 		ones += (uint64_t) sbf_popcount64(word);
+		if ((w + 1) % SBF_WORK_STRIDE == 0)
+			sbf_hook_interrupt();
 	}
 	return (double) ones / (double) m;
 }

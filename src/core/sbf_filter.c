@@ -51,6 +51,9 @@ sbf_filter_reserve(SbfFilter *f, size_t needed)
 
 bool		sbf_write_v2 = false;
 
+/* The interrupt check of loops without an allocator (sbf_core.h). */
+void		(*sbf_interrupt_hook) (void) = NULL;
+
 /*
  * Relabels a segmented 1.0-1.2 payload as version 4 (the exact form stays);
  * as 1.2 wrote, a version-1 payload as version 2 with OVERLAP.

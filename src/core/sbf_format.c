@@ -345,9 +345,13 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 	{
 		/* strictly ascending: sorted and distinct, so the form is canonical */
 		for (i = 1; i < v->nhashes; i++)
+		{
 			if (sbf_load64(buf + v->bits_offset + (size_t) i * 8) <=
 				sbf_load64(buf + v->bits_offset + (size_t) (i - 1) * 8))
 				return SBF_E_EXACT;
+			if (i % SBF_WORK_STRIDE == 0)
+				sbf_hook_interrupt();
+		}
 		return SBF_OK;
 	}
 
@@ -363,6 +367,7 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 				return SBF_E_BITS;
 		if (e.ops->check_data(&e.g, buf + e.data) != SBF_OK)
 			return SBF_E_BITS;
+		sbf_hook_interrupt();
 	}
 
 	return sbf_hll_check(buf + v->hll_offset, v->hll_bytes,
@@ -610,16 +615,23 @@ double
 sbf_segment_expected_fill(const SbfView *v, uint32_t i)
 {
 	SbfSegment	seg;
-	double		bits;
 
 	sbf_get_segment(v, i, &seg);
+	return sbf_segment_expected_fill_of(&seg);
+}
+
+/* The same from the segment itself. */
+double
+sbf_segment_expected_fill_of(const SbfSegment *seg)
+{
+	double		bits = (double) seg->nbits;
+
 	/* a blocked segment's lines hold 512 bits each; a fused one has no fill model */
-	bits = (double) seg.nbits;
-	if (seg.kind == SBF_KIND_BLOCKED)
+	if (seg->kind == SBF_KIND_BLOCKED)
 		bits *= SBF_BLOCKED_LINE_BITS;
-	else if (seg.kind == SBF_KIND_FUSED)
+	else if (seg->kind == SBF_KIND_FUSED)
 		return 0.5;
-	return -expm1((double) seg.k * (double) seg.count * log1p(-1.0 / bits));
+	return -expm1((double) seg->k * (double) seg->count * log1p(-1.0 / bits));
 }
 
 /*
@@ -641,12 +653,19 @@ fpr_of_fills(const SbfView *v, bool expected)
 		double		p;
 
 		if (expected && e.g.kind == SBF_KIND_BLOOM)
-			p = pow(sbf_segment_expected_fill(v, e.index), (double) e.g.width);
+		{
+			SbfSegment	seg;
+
+			/* from the entry: a walk per segment would be quadratic */
+			sbf_dir_segment(&e, &seg);
+			p = pow(sbf_segment_expected_fill_of(&seg), (double) e.g.width);
+		}
 		else if (expected)
 			p = e.ops->rate_at(&e.g, e.count);
 		else
 			p = e.ops->rate_of(&e.g, v->buf + e.data);
 		pass *= 1.0 - p;
+		sbf_hook_interrupt();
 	}
 	return 1.0 - pass;
 }

@@ -62,6 +62,26 @@ sbf_filter_relabel4(SbfFilter *f)
 	return sbf_relabel4(SBF_PAYLOAD(f), f->len);
 }
 
+/* Every segment's description in one walk (see sbf_kind.h). */
+void
+sbf_segments_describe(const SbfView *v, SbfSegmentDesc *out)
+{
+	SbfDirIter	it;
+	SbfDirEntry e;
+
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+	{
+		SbfSegmentDesc *d = &out[e.index];
+
+		sbf_dir_segment(&e, &d->seg);
+		d->g = e.g;
+		d->bytes = e.bytes;
+		d->expected_fill = sbf_segment_expected_fill_of(&d->seg);
+		sbf_hook_interrupt();
+	}
+}
+
 /* The kind geometry and data bytes of segment i (< nsegments) of a plain view. */
 void
 sbf_segment_geom(const SbfView *v, uint32_t i, SbfKindGeom *g, uint64_t *bytes)

@@ -369,12 +369,27 @@ sbf_bit_set(uint8_t *words, uint64_t j)
 extern uint64_t sbf_union_word_scans;
 
 /*
+ * Model evaluations (one segment's integral and rates) that directory
+ * counts in this process made (sbf_count.c): a statistic, so that a test
+ * can show # does the model once per run of equal segments.
+ */
+extern uint64_t sbf_count_model_calls;
+
+/*
  * The union of n >= 1 validated segmented views into a new filter: plan
  * (collect, merge, budget) and apply (sbf_union.c).
  */
 extern SbfStatus sbf_union_segments(SbfFilter *out, const SbfView *in, uint32_t n,
 									const SbfUnionSpec *spec, double *bound,
 									size_t prefix, const SbfAllocator *a);
+
+/* Calls sbf_interrupt_hook, if set (loops without an allocator). */
+static inline void
+sbf_hook_interrupt(void)
+{
+	if (sbf_interrupt_hook != NULL)
+		sbf_interrupt_hook();
+}
 
 /* Calls the allocator's interrupt callback, if any (long loops call it now and then). */
 static inline void

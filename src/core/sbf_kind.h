@@ -241,7 +241,23 @@ extern SbfStatus sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data,
 extern SbfStatus sbf_build_plan(uint64_t n, double share, bool fused_ok,
 								SbfKindGeom *g, uint64_t *bytes);
 
-/* The kind geometry and data bytes of segment i of a plain view (sbf_info). */
+/* What sbf_info shows of one segment (sbf_segments_describe). */
+typedef struct SbfSegmentDesc
+{
+	SbfSegment	seg;
+	SbfKindGeom g;
+	uint64_t	bytes;			/* its data bytes */
+	double		expected_fill;	/* sbf_segment_expected_fill */
+} SbfSegmentDesc;
+
+/*
+ * Every segment of a plain segmented view into out[0 .. nsegments), in one
+ * walk of the directory (sbf_get_segment and sbf_segment_geom walk from
+ * the start each: a loop over them is quadratic in segments).
+ */
+extern void sbf_segments_describe(const SbfView *v, SbfSegmentDesc *out);
+
+/* The kind geometry and data bytes of segment i of a plain view. */
 extern void sbf_segment_geom(const SbfView *v, uint32_t i, SbfKindGeom *g,
 							 uint64_t *bytes);
 

@@ -438,6 +438,9 @@ sbf_blocked_rate_of(const SbfKindGeom *g, const uint8_t *data)
 		for (w = 0; w < SBF_BLOCKED_LINE_BYTES / 8; w++)
 			ones += sbf_popcount64(sbf_load64(line + 8 * w));
 		sum += ipow((double) ones / SBF_BLOCKED_LINE_BITS, g->width);
+		/* a line is 8 words: a check every SBF_WORK_STRIDE words */
+		if ((l + 1) % (SBF_WORK_STRIDE / 8) == 0)
+			sbf_hook_interrupt();
 	}
 	return sum / (double) g->size;
 }

@@ -48,16 +48,43 @@ sbf_bloom_check_data(const SbfKindGeom *g, const uint8_t *data)
 }
 
 /*
- * Formats 1-2 store the error the segment was built for when full; it is
- * checked for its range only (1.0 wrote it so), and count <= capacity.
+ * Formats 1-2 store the error the segment was built for when full: its
+ * range, count <= capacity, and a geometry some writer produces for that
+ * capacity and error.  Every writer sizes a bloom segment by SIZING
+ * (sbf_segment_geometry: m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2)
+ * clamped to 1..SBF_MAX_K) and a union keeps an input's entry, so a segment
+ * has at least half the optimum's bits for its capacity, and the model's
+ * rate at its capacity, (1 - e^(-k cap/m))^k, is within twice the larger of
+ * its p and the rate of SIZING's geometry (k's rounding costs less than 5%;
+ * the clamp at SBF_MAX_K puts tiny p far below that rate);
+ * SBF_BLOOM_ENTRY_SLACK.  Anything else (m = 1
+ * for a capacity of 100) would let # and the rates answer nonsense.
  */
+#define SBF_BLOOM_ENTRY_SLACK	2.0
+/* and at most this (SIZING's largest, at p just under 0.5, is 0.53) */
+#define SBF_BLOOM_MAX_RATE		0.75
+
 SbfStatus
 sbf_bloom_check_entry(const SbfKindGeom *g, uint64_t capacity, uint64_t count,
 				  double p)
 {
-	(void) g;
+	SbfKindGeom w = {0};
+	uint64_t	m;
+	uint32_t	k;
+	double		honest;
+
 	/* written this way so that NaN fails too */
 	if (capacity < 1 || count > capacity || !(p > 0.0 && p < 0.5))
+		return SBF_E_SEGMENT;
+	if (!sbf_segment_geometry(capacity, p, SBF_MAX_SEGMENT_BITS, &m, &k) ||
+		!((double) g->size * SBF_BLOOM_ENTRY_SLACK >= (double) m))
+		return SBF_E_SEGMENT;
+	w.size = m;
+	w.width = (uint8_t) k;
+	honest = sbf_bloom_rate_at(&w, capacity);
+	honest = (honest > p ? honest : p) * SBF_BLOOM_ENTRY_SLACK;
+	if (!(sbf_bloom_rate_at(g, capacity) <=
+		  (honest < SBF_BLOOM_MAX_RATE ? honest : SBF_BLOOM_MAX_RATE)))
 		return SBF_E_SEGMENT;
 	return SBF_OK;
 }

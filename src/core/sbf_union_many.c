@@ -16,7 +16,8 @@
  *	- exact and segmented inputs: the exact ones are united as above; if
  *	  that stays exact, the segmented ones are united (sbf_union.c, steps 1-4) and its
  *	  hashes are added to the result in ascending order (a series of adds,
- *	  so no false negative, and growth follows the budget); if it converted,
+ *	  so no false negative, and growth follows the budget), and the result
+ *	  is put in the canonical order of a union (union_canonical); if it converted,
  *	  its segments join the others' in step 1.  The header of the result is
  *	  the segmented inputs' union's.
  *	Both depend only on the set of inputs.  A union of unions (the
@@ -46,6 +47,35 @@ union_add_exact(SbfFilter *u, const SbfView *x)
 	st = sbf_add_hashes(u, h, x->nhashes);
 	a->free(h, a->ctx);
 	return st;
+}
+
+/*
+ * Puts u (a union the exact hashes were added to) in the canonical order of
+ * a union (sbf_union_segments of u alone), so that (f || e) || (f || e)
+ * keeps the bytes of f || e: the adds may have appended a segment of the
+ * chain's capacity after a larger one.  When that only reordered u's
+ * segments (none merged or dropped), u's directory counts still answer: u's
+ * OVERLAP is kept rather than the one a union of a single input sets.  u is
+ * replaced on success.
+ */
+static SbfStatus
+union_canonical(SbfFilter *u, const SbfUnionSpec *spec)
+{
+	SbfView		uv;
+	SbfView		cv;
+	SbfFilter	c;
+	SbfStatus	st;
+
+	sbf_filter_view(u, &uv);
+	st = sbf_union_segments(&c, &uv, 1, spec, NULL, u->prefix, u->a);
+	if (st != SBF_OK)
+		return st;
+	sbf_filter_view(&c, &cv);
+	if (cv.nsegments == uv.nsegments && (uv.flags & SBF_FLAG_OVERLAP) == 0)
+		c.base[c.prefix + SBF_OFF_FLAGS] &= (uint8_t) ~SBF_FLAG_OVERLAP;
+	sbf_filter_free(u);
+	*u = c;
+	return SBF_OK;
 }
 
 /*
@@ -116,6 +146,8 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 			if (st == SBF_OK)
 			{
 				st = union_add_exact(&u, &xv);
+				if (st == SBF_OK)
+					st = union_canonical(&u, &inner);
 				if (st != SBF_OK)
 					sbf_filter_free(&u);
 			}

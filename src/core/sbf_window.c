@@ -204,6 +204,8 @@ sbf_win_spend(SbfWinSpend *sp, const SbfWinSeg *seg, uint32_t j, bool ascending)
 		return SBF_E_WINDOW;
 	if (j == 0 || seg->age != sp->prev.age)
 		sp->spent = 0.0;
+	/* rate_of is linear in the data (its kinds check within it too) */
+	sbf_hook_interrupt();
 	sp->spent += sbf_win_segment_fpr(seg);
 	sp->prev = *seg;
 	return sp->spent <= sp->budget ? SBF_OK : SBF_E_WINDOW;
@@ -245,6 +247,8 @@ sbf_win_check_pairs(const SbfWinView *v)
 			return SBF_E_WINDOW;
 		if (sbf_load16(ages + (size_t) i * 2) >= v->buckets)
 			return SBF_E_WINDOW;
+		if ((i + 1) % SBF_WORK_STRIDE == 0)
+			sbf_hook_interrupt();
 	}
 	return SBF_OK;
 }

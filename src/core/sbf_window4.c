@@ -168,6 +168,7 @@ sbf_win4_check_segments(const SbfWinView *v)
 			return st;
 		if (!zero_bytes(v->buf, end, start))
 			return SBF_E_BITS;
+		sbf_hook_interrupt();
 		if (sbf_win_spend(&sp, &seg, j,
 						  j == 0 || sbf_win_segment_cmp(&sp.prev, &seg, false) < 0) != SBF_OK)
 			return SBF_E_WINDOW;

@@ -143,4 +143,58 @@ craft4(const Craft4Seg *segs, uint32_t nseg, uint8_t flags, size_t *len)
 	return buf;
 }
 
+/*
+ * A version-4 value no writer produces: nseg bloom segments of m bits (all
+ * set) and k hashes, each entry saying capacity cap, count counts[i] and
+ * rate p, header error_rate e, an empty sparse HyperLogLog.  With m far
+ * below what SIZING gives for cap (issue 39: m = 1, counts 50 and 55, 132
+ * bytes) the validator refuses it; before 1.4 # answered 85,242,318,145.
+ * Caller frees; NULL past 64 segments.
+ */
+static inline uint8_t *
+craft4_thin_bloom(uint32_t nseg, uint64_t m, uint8_t k, uint64_t cap,
+				  const uint64_t *counts, double p, double e, size_t *len)
+{
+	size_t		words = (size_t) ((m + 63) / 64);
+	size_t		off = SBF_HEADER_BYTES + (size_t) nseg * SBF_SEGDIR_BYTES;
+	uint8_t    *buf;
+	uint32_t	i;
+	size_t		w;
+
+	if (nseg < 1 || nseg > 64)
+		return NULL;
+	*len = off + (size_t) nseg * words * 8;
+	buf = calloc(1, *len);
+	buf[0] = SBF_FORMAT_V4;
+	buf[1] = 0;
+	buf[2] = SBF_HASH_XXH3;
+	buf[3] = 9;
+	sbf_store16(buf + 4, 2);
+	sbf_store16(buf + 6, (uint16_t) nseg);
+	sbf_store32(buf + 8, 0);
+	sbf_store_double(buf + 12, e);
+	sbf_store_double(buf + 20, 0.9);
+	sbf_store64(buf + 28, 1000);
+	for (i = 0; i < nseg; i++)
+	{
+		uint8_t    *e4 = buf + SBF_HEADER_BYTES + (size_t) i * SBF_SEGDIR_BYTES;
+		SbfKindGeom g;
+
+		memset(&g, 0, sizeof(g));
+		g.kind = SBF_KIND_BLOOM;
+		g.size = m;
+		g.width = k;
+		sbf_store64(e4 + 0, cap);
+		sbf_store64(e4 + 8, counts[i]);
+		sbf_store_double(e4 + 16, p);
+		sbf_kind_encode(&g, e4 + 24);
+		for (w = 0; w < words; w++)
+			sbf_store64(buf + off + w * 8,
+						w + 1 < words || m % 64 == 0 ? ~(uint64_t) 0 :
+						((uint64_t) 1 << (m % 64)) - 1);
+		off += words * 8;
+	}
+	return buf;
+}
+
 #endif							/* CRAFT4_H */

@@ -319,6 +319,20 @@ emit_v4(const char *root)
 		exit(1);
 	write_both(root, "v4-small-chain", buf, len);
 	free(buf);
+	{
+		/*
+		 * issue 39's crafted value (132 bytes): two bloom segments of m = 1
+		 * with counts 50 and 55, which # answered 85,242,318,145 before
+		 * the validator bounded a bloom entry's bits by its capacity
+		 */
+		static const uint64_t counts[2] = {50, 55};
+
+		buf = craft4_thin_bloom(2, 1, 1, 60, counts, 0.004, 0.01, &len);
+		if (buf == NULL)
+			exit(1);
+		write_both(root, "v4-thin-bloom", buf, len);
+		free(buf);
+	}
 }
 
 /* Writes a hash set of n hashes (maybe streamed past threshold) in all three forms. */

@@ -967,6 +967,25 @@ foreach my $table (qw(legacy stored v11))
 }
 is($node->safe_psql('upd', $f23_fp_sql),
 	$before14{f23}, '1.4: the values 1.2 wrote are byte for byte unchanged');
+is( $node->safe_psql(
+		'upd', q{
+	SELECT string_agg(c.opcname || ' ' || c.opcintype::regtype, ', ' ORDER BY c.opcname)
+	FROM pg_opclass c JOIN pg_am m ON m.oid = c.opcmethod
+	WHERE m.amname = 'btree' AND c.opcdefault
+	  AND c.opcintype IN ('scalablebloom'::regtype, 'sbf_hashset'::regtype)}),
+	'sbf_hashset_btree_ops sbf_hashset, scalablebloom_btree_ops scalablebloom',
+	'1.4: the default btree classes of scalablebloom and sbf_hashset exist after the update');
+foreach my $table (qw(legacy stored v11))
+{
+	is( $node->safe_psql(
+			'upd', qq{
+		SELECT (SELECT count(DISTINCT f) FROM $table)
+		     = (SELECT count(*) FROM (SELECT DISTINCT f FROM $table WHERE f IS NOT NULL) d)
+		   AND (SELECT array_agg(id ORDER BY f, id) = array_agg(id ORDER BY f::bytea, id)
+		        FROM $table WHERE f IS NOT NULL)}),
+		't',
+		"1.4: count(DISTINCT f) and ORDER BY f over the stored $table (byte order)");
+}
 
 # ---------------------------------------------------------------------------
 # Fresh install and updated install: the same catalog

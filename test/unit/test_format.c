@@ -517,13 +517,21 @@ validate_rejects(void)
 	MUTATE(sbf_store64(b + SBF_SEGDIR_OFFSET(0) + SBF_SEG_NBITS, 64), SBF_OK);
 	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, 0), SBF_E_SEGMENT);
 	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, 65), SBF_E_SEGMENT);
-	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, 64), SBF_OK);
+	/*
+	 * geometry no writer produces for the entry's capacity and error (1.4):
+	 * 64 hashes where SIZING gives 7, an error SIZING would give far more
+	 * bits, bits far below SIZING's; k one off and SIZING's own bits pass
+	 */
+	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, 64), SBF_E_SEGMENT);
+	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, s1.k + 1), SBF_OK);
+	MUTATE(sbf_store16(b + seg1 + SBF_SEG_K, s1.k - 1), SBF_OK);
+	MUTATE(sbf_store64(b + seg1 + SBF_SEG_CAPACITY, s1.capacity * 3), SBF_E_SEGMENT);
 	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, 0.0), SBF_E_SEGMENT);
 	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, -0.001), SBF_E_SEGMENT);
 	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, 0.5), SBF_E_SEGMENT);
 	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, NAN), SBF_E_SEGMENT);
 	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, INFINITY), SBF_E_SEGMENT);
-	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, 1e-300), SBF_OK);
+	MUTATE(sbf_store_double(b + seg1 + SBF_SEG_ERROR, 1e-300), SBF_E_SEGMENT);
 	MUTATE(b[seg1 + SBF_SEG_RESERVED16 + 1] = 1, SBF_E_FLAGS);
 	MUTATE(b[seg1 + SBF_SEG_RESERVED] = 1, SBF_E_FLAGS);
 	MUTATE(b[seg1 + SBF_SEG_RESERVED + 3] = 0x80, SBF_E_FLAGS);
