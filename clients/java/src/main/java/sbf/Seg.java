@@ -136,8 +136,37 @@ final class Seg {
                 return count != 0 && count == capacity && Long.compareUnsigned(count, slots) <= 0
                     && error >= Math.scalb(1.0, -width) && error < 0.5;
             default:
-                return capacity != 0 && Long.compareUnsigned(count, capacity) <= 0 && error > 0.0 && error < 0.5;
+                return capacity != 0 && Long.compareUnsigned(count, capacity) <= 0 && error > 0.0 && error < 0.5
+                    && bloomGeometryHonest();
         }
+    }
+
+    /*
+     * A bloom entry's geometry is one some writer produces for its capacity
+     * and error (docs/format.md, "Reading a value outside the server"): the
+     * writers size a segment by SIZING, m = ceil(-n ln p / ln^2 2) and
+     * k = round(m/n ln 2) clamped to 1..64, so a segment has at least half
+     * SIZING's bits, and its rate at capacity, (1 - e^(-k n/m))^k, is at
+     * most twice the larger of p and SIZING's rate, and at most 0.75.
+     */
+    private boolean bloomGeometryHonest() {
+        double n = Le.udouble(capacity);
+        double ln2 = 0.6931471805599453;
+        double bits = Math.ceil(-n * Math.log(error) / (ln2 * ln2));
+        if (!(bits <= (double) MAX_SEGMENT_BITS))
+            return false;
+        if (bits < 1.0)
+            bits = 1.0;
+        double kk = (double) Math.round(bits / n * ln2);
+        kk = Math.min(Math.max(kk, 1.0), 64.0);
+        if (!((double) size * 2.0 >= bits))
+            return false;
+        double honest = Math.max(bloomRateAt(bits, kk, n), error) * 2.0;
+        return bloomRateAt((double) size, (double) width, n) <= Math.min(honest, 0.75);
+    }
+
+    private static double bloomRateAt(double m, double k, double n) {
+        return Math.pow(1.0 - Math.exp(-k * n / m), k);
     }
 
     /** Whether this segment holds hash h. */
