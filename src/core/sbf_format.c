@@ -468,21 +468,15 @@ sbf_contains_hash(const SbfView *v, uint64_t h)
 	return false;
 }
 
-/* Hashes whose first probes are prefetched together by sbf_count_contained. */
+/* Hashes sbf_count_contained probes a segment at a time. */
 #define SBF_LOOKUP_BATCH	16
-
-#if defined(__GNUC__) || defined(__clang__)
-#define SBF_PREFETCH_R(p)	__builtin_prefetch((p), 0, 1)
-#else
-#define SBF_PREFETCH_R(p)	((void) (p))
-#endif
 
 /*
  * How many of n hashes are probably present: the sum of sbf_contains_hash
  * over them.  In a filter larger than the CPU caches every probe is a cache
- * miss, one after the other; here, segment by segment, the first two probe
- * bytes of up to SBF_LOOKUP_BATCH hashes not found yet are prefetched before
- * any of them is tested, so the misses overlap.
+ * miss, one after the other; here, segment by segment, the hashes not found
+ * yet go SBF_LOOKUP_BATCH at a time to the kind's batched, prefetching mark
+ * (sbf_kind_mark), so the misses overlap.
  */
 size_t
 sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
@@ -503,8 +497,6 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 	for (base = 0; base < n; base += SBF_LOOKUP_BATCH)
 	{
 		size_t		nb = n - base < SBF_LOOKUP_BATCH ? n - base : SBF_LOOKUP_BATCH;
-		SbfPosIter	it[SBF_LOOKUP_BATCH];
-		uint64_t	first[SBF_LOOKUP_BATCH][2];
 		bool		hit[SBF_LOOKUP_BATCH];
 		SbfDirIter	di;
 		SbfDirEntry e;
@@ -513,46 +505,7 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 		memset(hit, 0, sizeof(hit));
 		sbf_dir_view(&di, v);
 		while (sbf_dir_next(&di, &e))
-		{
-			uint64_t	m = e.g.size;
-			uint32_t	k = e.g.width;
-			const uint8_t *words = v->buf + e.data;
-
-			if (e.g.kind != SBF_KIND_BLOOM)
-			{
-				/* the other kinds probe one line or three slots a hash */
-				for (b = 0; b < nb; b++)
-					if (!hit[b])
-						hit[b] = e.ops->contains(&e.g, words, h[base + b]);
-				continue;
-			}
-
-			for (b = 0; b < nb; b++)
-			{
-				if (hit[b])
-					continue;
-				sbf_pos_start(&it[b], h[base + b], sbf_mix64(h[base + b]) | 1, m);
-				first[b][0] = sbf_pos_next(&it[b]);
-				SBF_PREFETCH_R(words + (first[b][0] >> 3));
-				if (k > 1)
-				{
-					first[b][1] = sbf_pos_next(&it[b]);
-					SBF_PREFETCH_R(words + (first[b][1] >> 3));
-				}
-			}
-			for (b = 0; b < nb; b++)
-			{
-				uint32_t	j;
-
-				if (hit[b] || !sbf_bit_test(words, first[b][0]) ||
-					(k > 1 && !sbf_bit_test(words, first[b][1])))
-					continue;
-				for (j = 2; j < k; j++)
-					if (!sbf_bit_test(words, sbf_pos_next(&it[b])))
-						break;
-				hit[b] = j >= k;
-			}
-		}
+			sbf_kind_mark(&e.g, v->buf + e.data, h + base, nb, hit);
 		for (b = 0; b < nb; b++)
 			found += hit[b];
 	}

@@ -185,3 +185,23 @@ sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data, uint64_t bytes,
 	}
 	return SBF_OK;
 }
+
+/* The batched mark of g's kind; kinds without one test hash by hash. */
+void
+sbf_kind_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			  size_t n, bool *hit)
+{
+	const SbfKindOps *ops;
+	size_t		b;
+
+	if (g->kind == SBF_KIND_BLOOM)
+		sbf_bloom_mark(g, data, h, n, hit);
+	else if (g->kind == SBF_KIND_BLOCKED)
+		sbf_blocked_mark(g, data, h, n, hit);
+	else if (g->kind == SBF_KIND_FUSED)
+		sbf_fused_mark(g, data, h, n, hit);
+	else if ((ops = sbf_kind_ops(g->kind)) != NULL)
+		for (b = 0; b < n; b++)
+			if (!hit[b])
+				hit[b] = ops->contains(g, data, h[b]);
+}

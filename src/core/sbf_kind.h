@@ -280,6 +280,11 @@ extern void sbf_blocked_mark(const SbfKindGeom *g, const uint8_t *data,
 							 const uint64_t *h, size_t n, bool *hit);
 extern void sbf_fused_mark(const SbfKindGeom *g, const uint8_t *data,
 						   const uint64_t *h, size_t n, bool *hit);
+extern void sbf_bloom_mark(const SbfKindGeom *g, const uint8_t *data,
+						   const uint64_t *h, size_t n, bool *hit);
+/* The mark of g's kind (a per-hash contains for kinds without one). */
+extern void sbf_kind_mark(const SbfKindGeom *g, const uint8_t *data,
+						  const uint64_t *h, size_t n, bool *hit);
 
 /* ---- fused internals shared with tests and benchmarks ---- */
 

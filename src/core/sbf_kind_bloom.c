@@ -126,6 +126,62 @@ sbf_bloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 	return sbf_bloom_has(data, g->size, g->width, h);
 }
 
+/* hashes the batched bloom probe holds at once */
+#define BLOOM_BATCH		16
+#if defined(__GNUC__) || defined(__clang__)
+#define BLOOM_PREFETCH(p)	__builtin_prefetch((p), 0, 1)
+#else
+#define BLOOM_PREFETCH(p)	((void) (p))
+#endif
+
+/*
+ * Marks hit[b] for the hashes of h[0..n) not yet hit that a bloom segment
+ * holds, BLOOM_BATCH at a time: the first two probe bytes of each are
+ * prefetched before any is tested, so the cache misses overlap.
+ */
+void
+sbf_bloom_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
+			   size_t n, bool *hit)
+{
+	uint64_t	m = g->size;
+	uint32_t	k = g->width;
+	size_t		base;
+
+	for (base = 0; base < n; base += BLOOM_BATCH)
+	{
+		size_t		nb = n - base < BLOOM_BATCH ? n - base : BLOOM_BATCH;
+		SbfPosIter	it[BLOOM_BATCH];
+		uint64_t	first[BLOOM_BATCH][2] = {{0}};
+		size_t		b;
+
+		for (b = 0; b < nb; b++)
+		{
+			if (hit[base + b])
+				continue;
+			sbf_pos_start(&it[b], h[base + b], sbf_mix64(h[base + b]) | 1, m);
+			first[b][0] = sbf_pos_next(&it[b]);
+			BLOOM_PREFETCH(data + (first[b][0] >> 3));
+			if (k > 1)
+			{
+				first[b][1] = sbf_pos_next(&it[b]);
+				BLOOM_PREFETCH(data + (first[b][1] >> 3));
+			}
+		}
+		for (b = 0; b < nb; b++)
+		{
+			uint32_t	j;
+
+			if (hit[base + b] || !sbf_bit_test(data, first[b][0]) ||
+				(k > 1 && !sbf_bit_test(data, first[b][1])))
+				continue;
+			for (j = 2; j < k; j++)
+				if (!sbf_bit_test(data, sbf_pos_next(&it[b])))
+					break;
+			hit[base + b] = j >= k;
+		}
+	}
+}
+
 bool
 sbf_wbloom_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 {

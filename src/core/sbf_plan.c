@@ -11,12 +11,6 @@
 /* hashes a plain lookup over several segments probes a segment at a time */
 #define PLAN_BATCH	16
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PLAN_PREFETCH(p)	__builtin_prefetch((p), 0, 1)
-#else
-#define PLAN_PREFETCH(p)	((void) (p))
-#endif
-
 /* plans built by this process (a diagnostic) */
 static uint64_t plan_builds = 0;
 
@@ -298,49 +292,6 @@ exact_has(const SbfPlan *p, uint64_t h)
 }
 
 /*
- * Marks hit[b] for the hashes h[0..n) (n <= PLAN_BATCH) not yet hit that a
- * bloom segment holds: the first two probe bytes of each are prefetched
- * before any is tested, so the misses overlap.
- */
-static void
-bloom_mark(const SbfPlanSeg *s, const uint64_t *h, size_t n, bool *hit)
-{
-	uint64_t	m = s->g.size;
-	uint32_t	k = s->g.width;
-	const uint8_t *words = s->data;
-	SbfPosIter	it[PLAN_BATCH];
-	uint64_t	first[PLAN_BATCH][2];
-	size_t		b;
-
-	for (b = 0; b < n; b++)
-	{
-		if (hit[b])
-			continue;
-		sbf_pos_start(&it[b], h[b], sbf_mix64(h[b]) | 1, m);
-		first[b][0] = sbf_pos_next(&it[b]);
-		PLAN_PREFETCH(words + (first[b][0] >> 3));
-		first[b][1] = 0;
-		if (k > 1)
-		{
-			first[b][1] = sbf_pos_next(&it[b]);
-			PLAN_PREFETCH(words + (first[b][1] >> 3));
-		}
-	}
-	for (b = 0; b < n; b++)
-	{
-		uint32_t	j;
-
-		if (hit[b] || !sbf_bit_test(words, first[b][0]) ||
-			(k > 1 && !sbf_bit_test(words, first[b][1])))
-			continue;
-		for (j = 2; j < k; j++)
-			if (!sbf_bit_test(words, sbf_pos_next(&it[b])))
-				break;
-		hit[b] = j >= k;
-	}
-}
-
-/*
  * A plain plan whose data exceeds the caches: batches of PLAN_BATCH hashes,
  * each segment probing the hashes not found yet with its kind's batched,
  * prefetching lookup.
@@ -363,16 +314,7 @@ plain_count_batched(const SbfPlan *p, const uint64_t *h, size_t n)
 		{
 			const SbfPlanSeg *s = &p->seg[i];
 
-			if (s->g.kind == SBF_KIND_BLOOM)
-				bloom_mark(s, h + base, nb, hit);
-			else if (s->g.kind == SBF_KIND_BLOCKED)
-				sbf_blocked_mark(&s->g, s->data, h + base, nb, hit);
-			else if (s->g.kind == SBF_KIND_FUSED)
-				sbf_fused_mark(&s->g, s->data, h + base, nb, hit);
-			else
-				for (b = 0; b < nb; b++)
-					if (!hit[b])
-						hit[b] = s->ops->contains(&s->g, s->data, h[base + b]);
+			sbf_kind_mark(&s->g, s->data, h + base, nb, hit);
 		}
 		for (b = 0; b < nb; b++)
 			found += hit[b];
