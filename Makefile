@@ -11,8 +11,11 @@ DATA = sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql sql/sbf--1.1--1.2.sql \
 DATA_built = sql/sbf--1.1.sql sql/sbf--1.2.sql sql/sbf--1.3.sql sql/sbf--1.4.sql
 PGFILEDESC = "sbf - scalable Bloom filter with an embedded HyperLogLog"
 
-CORE_SRCS = $(wildcard src/core/*.c)
-GLUE_SRCS = $(wildcard src/*.c)
+# the pure-C core by subsystem (src/core/<folder>, docs/architecture.md) and
+# the PostgreSQL glue (src/pg); every core folder is on the include path
+CORE = src/core
+include $(CORE)/core.mk
+GLUE_SRCS = $(wildcard src/pg/*.c)
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 # regress files: sql/<name>.sql against expected/<name>.out; sbf_setup runs
@@ -25,7 +28,7 @@ REGRESS_OPTS = --load-extension=sbf
 # servers) run with make prove_installcheck, see test/run_all.sh
 PROVE_TESTS = test/t/*.pl
 
-PG_CPPFLAGS = -I$(srcdir)/src/core
+PG_CPPFLAGS = $(CORE_INC)
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers -Wno-cast-function-type
 ifneq ($(WERROR),)

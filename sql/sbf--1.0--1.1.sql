@@ -6,14 +6,14 @@
 -- Every SQL object new in 1.1 is created here.  A fresh CREATE EXTENSION sbf
 -- runs sbf--1.1.sql, which the Makefile builds as sbf--1.0.sql followed by
 -- this file, so both paths end with the same catalog.  Values stored by 1.0
--- (format 1) keep reading: see "FORMAT" in src/core/sbf_core.h.
+-- (format 1) keep reading: see "FORMAT" in src/core/common/sbf_core.h.
 
 -------------------------------------------------------------------------------
--- MERGING: TYPE sbf_hashset, ITS AGGREGATES, sbf_build (src/sbf_hashset.c)
+-- MERGING: TYPE sbf_hashset, ITS AGGREGATES, sbf_build (src/pg/sbf_hashset.c)
 -------------------------------------------------------------------------------
 
 -- The type: sorted distinct 64-bit element hashes, Golomb-Rice gap-coded
--- (format in src/core/sbf_hashset.h).  Text form 'sbfh1:' + base64; binary
+-- (format in src/core/hashset/sbf_hashset.h).  Text form 'sbfh1:' + base64; binary
 -- form the raw bytes; every way in passes one validator.  STORAGE extended:
 -- Rice codes hardly compress, but small values stay inline.
 CREATE TYPE sbf_hashset;
@@ -110,7 +110,7 @@ COMMENT ON FUNCTION sbf_build(sbf_hashset, float8) IS
 	'filter right-sized for the set at error_rate: the same bytes as sbf_agg over the same elements';
 
 -- The set aggregates.  Their state is an sbf_hashset kept as an expanded
--- object (src/sbf_hashset_glue.h), so a row costs no copy of the state; the
+-- object (src/pg/sbf.hashset_glue.h), so a row costs no copy of the state; the
 -- final function hands out its bytes.  NULLs are skipped; zero rows give
 -- NULL.  Support functions are not STRICT: the state starts on the first
 -- non-NULL input, and a combine must see NULL states.
@@ -191,8 +191,8 @@ COMMENT ON AGGREGATE sbf_hashset_union_agg(sbf_hashset) IS
 	'exact union of the non-NULL hash sets; NULL for zero rows';
 
 -------------------------------------------------------------------------------
--- AGGREGATE STATE TYPES: sbf_agg over sbf_hashset (src/sbf_agg.c),
--- sbf_union_agg over scalablebloom (src/sbf_union_agg.c)
+-- AGGREGATE STATE TYPES: sbf_agg over sbf_hashset (src/pg/sbf_agg.c),
+-- sbf_union_agg over scalablebloom (src/pg/sbf_union_agg.c)
 -------------------------------------------------------------------------------
 
 -- sbf_agg's state type becomes sbf_hashset (PostgreSQL 12+ lets CREATE OR
@@ -357,7 +357,7 @@ DROP FUNCTION sbf_union_agg_serialize(internal);
 DROP FUNCTION sbf_union_agg_deserialize(bytea, internal);
 
 -------------------------------------------------------------------------------
--- UNION WITH AN EXPLICIT BUDGET (src/sbf_ops.c)
+-- UNION WITH AN EXPLICIT BUDGET (src/pg/sbf_ops.c)
 -------------------------------------------------------------------------------
 
 -- The union policy (README, "Merging"): OR where segments share a geometry
@@ -396,7 +396,7 @@ COMMENT ON AGGREGATE sbf_union_agg(scalablebloom, float8) IS
 	'union of the non-NULL filters with the given error_rate (the same in every row; NULL means the filters'' own) as its budget; filters may differ in error_rate; an error (22023) if its fpr_bound would exceed it, unless tightening is 1; NULL for zero rows';
 
 -------------------------------------------------------------------------------
--- LIFECYCLE: sbf_delta (src/sbf_lifecycle.c)
+-- LIFECYCLE: sbf_delta (src/pg/sbf_lifecycle.c)
 -------------------------------------------------------------------------------
 
 -- Not STRICT: a NULL filter gives a default empty one, as NULL || x starts one.
@@ -407,7 +407,7 @@ CREATE FUNCTION sbf_delta(scalablebloom) RETURNS scalablebloom
 COMMENT ON FUNCTION sbf_delta(scalablebloom) IS
 	'empty filter that continues the growth chain and error budget of the given one: keep it in a second column for live adds, test seen @> x OR recent @> x, merge with seen || recent; the merged fpr_bound stays <= error_rate';
 
--- Format 2 (src/core/sbf_core.h) changes what these existing objects answer:
+-- Format 2 (src/core/common/sbf_core.h) changes what these existing objects answer:
 -- small filters are exact, counts come from the directory where they can.
 COMMENT ON TYPE scalablebloom IS
 	'scalable Bloom filter (segments that grow and tighten) with an embedded HyperLogLog, exact (sorted hashes) while small; text form ''sbf1:'' followed by base64 of the payload (format 2; format 1 from sbf 1.0 is read as well)';

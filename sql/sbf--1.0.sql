@@ -4,10 +4,10 @@
 \echo Use "CREATE EXTENSION sbf" to load this file. \quit
 
 -------------------------------------------------------------------------------
--- TYPE, I/O, CASTS, FUNCTIONS AND OPERATORS (src/sbf_io.c, src/sbf_ops.c)
+-- TYPE, I/O, CASTS, FUNCTIONS AND OPERATORS (src/pg/sbf_io.c, src/pg/sbf_ops.c)
 -------------------------------------------------------------------------------
 
--- The type: a varlena holding a format-v1 payload (see src/core/sbf_core.h).
+-- The type: a varlena holding a format-v1 payload (see src/core/common/sbf_core.h).
 -- STORAGE external: bit arrays do not compress, and uncompressed out-of-line
 -- values can be read in slices.
 CREATE TYPE scalablebloom;
@@ -273,12 +273,12 @@ COMMENT ON FUNCTION sbf_info(scalablebloom) IS
 	'format version, hash, parameters, HyperLogLog, cardinality, false-positive bound and estimate, bytes, and per-segment capacity, count, bits, hashes, tier, fill and error_rate';
 
 -------------------------------------------------------------------------------
--- AGGREGATES (src/sbf_agg.c)
+-- AGGREGATES (src/pg/sbf_agg.c)
 -------------------------------------------------------------------------------
 
 -- sbf_agg(element [, error_rate]).  The transition state (internal) is the
 -- set of distinct element hashes, so the final function knows the real count
--- n and builds one segment right-sized for it (src/sbf_agg.c); past 10 Mi
+-- n and builds one segment right-sized for it (src/pg/sbf_agg.c); past 10 Mi
 -- distinct elements in one group the state streams into a growing filter.
 -- NULL elements are skipped; a NULL error_rate means 0.01.  Zero rows (or
 -- only NULL elements) give NULL, like PostgreSQL's own aggregates: wrap it
@@ -286,7 +286,7 @@ COMMENT ON FUNCTION sbf_info(scalablebloom) IS
 -- support functions are not STRICT: the state starts on the first non-NULL
 -- element, and a combine must see NULL states.  SSPACE is the planner's
 -- estimate of one group's state for hash aggregation: 144 = the 128 bytes of
--- a new state (SbfAggState with its eight-hash inline buffer, src/sbf_agg.c)
+-- a new state (SbfAggState with its eight-hash inline buffer, src/pg/sbf_agg.c)
 -- plus palloc's 16-byte chunk header; a group that grows past eight distinct
 -- elements allocates more, as the planner cannot know in advance.
 CREATE FUNCTION sbf_agg_trans(internal, text) RETURNS internal

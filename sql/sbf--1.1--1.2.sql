@@ -7,14 +7,14 @@
 -- runs sbf--1.2.sql, which the Makefile builds as sbf--1.0.sql, then
 -- sbf--1.0--1.1.sql, then this file, so both paths end with the same
 -- catalog.  Values stored by 1.0 (format 1) and 1.1 (format 2) keep reading:
--- see "FORMAT" in src/core/sbf_core.h.
+-- see "FORMAT" in src/core/common/sbf_core.h.
 
 -------------------------------------------------------------------------------
--- WINDOWS: filters that forget (src/sbf_window.c, src/sbf_window_agg.c)
+-- WINDOWS: filters that forget (src/pg/sbf_window.c, src/pg/sbf_window_agg.c)
 -------------------------------------------------------------------------------
 
 -- A windowed filter is a scalablebloom of format version 3 ("WINDOWED FORM"
--- in src/core/sbf_core.h): its newest `buckets` buckets of time, each
+-- in src/core/common/sbf_core.h): its newest `buckets` buckets of time, each
 -- bucket `bucket` long and aligned to multiples of it since 1970-01-01 UTC,
 -- each sized and budgeted on its own (error_rate / buckets).  The existing
 -- operators read it too: @>, sbf_contains and sbf_matches look at every

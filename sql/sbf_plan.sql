@@ -1,5 +1,5 @@
 -- sbf_plan: a stored value's header and directory are decoded into a lookup
--- plan once per value per query (src/core/sbf_plan.c), not once per call:
+-- plan once per value per query (src/core/plan/sbf_plan.c), not once per call:
 -- every lookup entry point reads its plan from the call site's memo or the
 -- session cache.  sbf_debug_plan_builds() counts the plans this backend has
 -- built; each query below says how many it built, and that its answers agree

@@ -39,7 +39,7 @@ cp -a test/unit test/fuzz test/kit "$work/test/"
 cp /usr/include/xxhash.h "$work/inc/"
 make -s -C "$work/test/unit" clean > /dev/null 2>&1
 make -s -C "$work/test/kit" clean > /dev/null 2>&1
-cflags="-O2 -g -static -Wall -Wextra -Werror -I$work/src/core -I$work/inc"
+cflags="-O2 -g -static -Wall -Wextra -Werror -I$work/inc"
 
 passed=0 failed=0
 echo "s390x: $($cc --version | head -1); $("$qemu" --version | head -1)"

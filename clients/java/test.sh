@@ -2,7 +2,7 @@
 # The Java reader's whole check: build (build.sh), the JUnit 5 suites (Debian's
 # junit5 console launcher) over the cross-language kit (test/kit: every value,
 # answer, malformed value and hash), XXH3 against the core's vectors (a small C
-# program over src/core/sbf_hash.c, when gcc is here), randomized corruption,
+# program over src/core/common/sbf_hash.c, when gcc is here), randomized corruption,
 # and sbf.jdbc against a throwaway PostgreSQL cluster (test/pg_tmp.sh on
 # 127.0.0.1) with sbf installed; skipped when there is no server.  Last line:
 #   java: N passed, N failed, N skipped
@@ -35,8 +35,8 @@ mkdir -p "$build/test-classes/main" "$build/test-classes/jdbc"
 vectors=$build/xxh3_vectors.txt
 rm -f "$vectors"
 if command -v gcc > /dev/null && [ -f /usr/include/xxhash.h ]; then
-	gcc -O1 -I "$root/src/core" -o "$build/xxh3_vectors" "$here/src/test/c/xxh3_vectors.c" \
-		"$root/src/core/sbf_hash.c" && "$build/xxh3_vectors" > "$vectors" || rm -f "$vectors"
+	gcc -O1 -I "$root/src/core/common" -o "$build/xxh3_vectors" "$here/src/test/c/xxh3_vectors.c" \
+		"$root/src/core/common/sbf_hash.c" && "$build/xxh3_vectors" > "$vectors" || rm -f "$vectors"
 fi
 
 passed=0 failed=0 skipped=0

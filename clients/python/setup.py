@@ -13,12 +13,13 @@ from setuptools import Extension, setup
 
 here = os.path.dirname(os.path.abspath(__file__))
 core = os.path.normpath(os.path.join(here, "..", "..", "src", "core"))
-if not os.path.isfile(os.path.join(core, "sbf_core.h")):
+if not os.path.isfile(os.path.join(core, "common", "sbf_core.h")):
     raise SystemExit("sbf: the core sources are not at %s; build from a clone of the repository" % core)
-# relative to this directory, as setuptools wants sources
-core_rel = os.path.relpath(core, here)
-core_srcs = sorted(os.path.join(core_rel, os.path.basename(p))
-                   for p in glob.glob(os.path.join(core, "*.c")))
+# the core by subsystem, one folder each (docs/architecture.md); every folder
+# is on the include path; sources relative to this directory, as setuptools
+# wants them
+core_dirs = sorted(d for d in glob.glob(os.path.join(core, "*")) if os.path.isdir(d))
+core_srcs = sorted(os.path.relpath(p, here) for p in glob.glob(os.path.join(core, "*", "*.c")))
 
 extra = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter",
          "-Wno-sign-compare", "-Wno-missing-field-initializers",
@@ -34,8 +35,8 @@ setup(
     ext_modules=[Extension(
         "sbf._sbf",
         sources=["sbf/_sbf.c", "sbf/_sbf_info.c", "sbf/_sbf_build.c"] + core_srcs,
-        include_dirs=[core],
-        depends=glob.glob(os.path.join(core, "*.h")) + ["sbf/_sbf.h"],
+        include_dirs=core_dirs,
+        depends=glob.glob(os.path.join(core, "*", "*.h")) + ["sbf/_sbf.h"],
         extra_compile_args=extra,
         extra_link_args=ldflags,
         libraries=["m"],

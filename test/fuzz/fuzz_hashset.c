@@ -1,6 +1,6 @@
 /*
  * fuzz_hashset.c
- *	  libFuzzer target for the sorted hash set (src/core/sbf_hashset.h).
+ *	  libFuzzer target for the sorted hash set (src/core/hashset/sbf_hashset.h).
  *	  The first byte picks what the rest is:
  *	  0: sbf_hashset bytes.  Whatever the validator accepts decodes to
  *	     strictly ascending hashes, loads, re-encodes to bytes the validator

@@ -1,7 +1,7 @@
 /*
  * kit_hashes.c
  *	  Prints test/kit/hashes.txt: the element hash of hash id 1 (the core's
- *	  sbf_hash and sbf_hash_int64, src/core/sbf_hash.c) for text, bytea and
+ *	  sbf_hash and sbf_hash_int64, src/core/common/sbf_hash.c) for text, bytea and
  *	  bigint elements that cover every length class of XXH3_64bits (0, 1-3,
  *	  4-8, 9-16, 17-128, 129-240, 241 and more, around the 64-byte stripe
  *	  and the 1024-byte block) and the bigint extremes.  The elements are made

@@ -25,8 +25,8 @@ mkdir -p "$out" "$plots" "$build"
 step() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
 
 step "build driver"
-$CC -O2 -std=c11 -Wall -Wextra -I"$core" -o "$build/sbf_study" \
-	"$here/sbf_study.c" "$core"/*.c -lm
+$CC -O2 -std=c11 -Wall -Wextra $(printf -- '-I%s ' "$core"/*) -o "$build/sbf_study" \
+	"$here/sbf_study.c" "$core"/*/*.c -lm
 S=$build/sbf_study
 
 # 1. FPR and bytes of filters grown one element at a time (synthetic keys,

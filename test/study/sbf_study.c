@@ -310,7 +310,7 @@ cmd_grow(const Args *a)
 	uint64_t	sized = (uint64_t) arg_num(a, "sized", 0);
 
 	/*
-	 * sized=N builds the filter as sbf_agg does (src/sbf_agg.c, agg_params):
+	 * sized=N builds the filter as sbf_agg does (src/pg/sbf_agg.c, agg_params):
 	 * one segment right-sized for N under the default header capacity c,
 	 * which decides the segments later || adds open
 	 * (min(largest * s, c * s^nsegments)).

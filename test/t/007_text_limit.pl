@@ -1,7 +1,7 @@
 # Copyright (c) sbf contributors
 
 # The largest values sbf creates can be written as text and read back
-# (SBF_MAX_BYTES in src/core/sbf_core.h, "LIMITS"): a filter of about 805 MB
+# (SBF_MAX_BYTES in src/core/common/sbf_core.h, "LIMITS"): a filter of about 805 MB
 # goes out and back in through text output and input, COPY in text format
 # and pg_dump / pg_restore, byte for byte; a capacity one larger is refused
 # with 54000, and so is text input longer than the longest text form.

@@ -1,6 +1,6 @@
 /*
  * test_app.c
- *	  Unit tests of src/core/sbf_app.c, the steps the PostgreSQL glue and the
+ *	  Unit tests of src/core/app/sbf_app.c, the steps the PostgreSQL glue and the
  *	  Python package share: count rounding, the since bucket and the finish
  *	  of sbf_window_agg.  Built with ASan and UBSan (see Makefile).
  */

@@ -1,6 +1,6 @@
 /*
  * test_plan.c
- *	  Lookup plans (src/core/sbf_plan.h): every form answers through its plan
+ *	  Lookup plans (src/core/plan/sbf_plan.h): every form answers through its plan
  *	  exactly as through the view readers (sbf_contains_hash,
  *	  sbf_count_contained, sbf_win_contains), one hash at a time and in
  *	  batches, after a rebind to another copy, every since; a plan matches

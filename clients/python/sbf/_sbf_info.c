@@ -2,7 +2,7 @@
  * _sbf_info.c
  *	  Filter.info(): the dict that json.loads gives for sbf_info(f), key for
  *	  key and value for value.  The numbers come from the core functions the
- *	  glue's sbf_info (src/sbf_ops.c, src/sbf_window.c) calls; doubles are
+ *	  glue's sbf_info (src/pg/sbf_ops.c, src/pg/sbf_window.c) calls; doubles are
  *	  the same doubles (the server prints them in their shortest exact form,
  *	  which parses back to them), and a non-finite one is None (JSON null).
  */
@@ -122,7 +122,7 @@ bucket_start(int64_t b, int64_t width)
 
 /*
  * A segment's geometry, per kind, as the server's sbf_info shows it
- * (src/sbf_ops.c, info_geometry): bloom bits and hashes; blocked bits,
+ * (src/pg/sbf_ops.c, info_geometry): bloom bits and hashes; blocked bits,
  * lines and hashes; fused bits, fingerprint bits, arity, segment length.
  */
 static int

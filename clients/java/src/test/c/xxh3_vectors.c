@@ -1,7 +1,7 @@
 /*
  * xxh3_vectors.c
  *	  Reference vectors for the Java reader's XXH3 (clients/java): the core's
- *	  element hash (src/core/sbf_hash.c, Debian's libxxhash inlined) over a
+ *	  element hash (src/core/common/sbf_hash.c, Debian's libxxhash inlined) over a
  *	  pseudo-random buffer's prefixes of every length 0..2200 and a few
  *	  longer ones, one line "LEN HEX16" each; the buffer is byte i =
  *	  (i * 131 + (i >> 8) * 7 + 1) mod 256, which XxhTest rebuilds.

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * XXH3-64 against the core's hash: the vectors of src/test/c/xxh3_vectors.c (the C library
- * inlined by src/core/sbf_hash.c, written by test.sh into the file the property sbf.xxh3
+ * inlined by src/core/common/sbf_hash.c, written by test.sh into the file the property sbf.xxh3
  * names), and the test vectors docs/format.md freezes.
  */
 class XxhTest {

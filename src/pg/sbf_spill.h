@@ -1,6 +1,6 @@
 /*
  * sbf_spill.h
- *	  Spilling of large aggregate states to temporary files (src/sbf_spill.c):
+ *	  Spilling of large aggregate states to temporary files (src/pg/sbf_spill.c):
  *	  how sbf_agg, sbf_hashset_agg and sbf_hashset_union_agg keep a group's
  *	  private memory bounded by work_mem at any group size.
  *

@@ -2,7 +2,7 @@
  * sbf_window_glue.h
  *	  What the glue of windowed filters (format version 3, and 4 with flag WINDOWED: sbf_window.c,
  *	  sbf_window_agg.c) offers the rest of the glue.  The core's window API is
- *	  src/core/sbf_window.h.
+ *	  src/core/window/sbf_window.h.
  */
 #ifndef SBF_WINDOW_GLUE_H
 #define SBF_WINDOW_GLUE_H

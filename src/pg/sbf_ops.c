@@ -9,7 +9,7 @@
  * over the detoasted value with sbf_view_of(), which checks only header and
  * directory: the full validator ran when the value entered the database.
  * Membership tests and hit counts go through sbf_probe_open() (sbf_cache.c),
- * which gives the value's lookup plan (src/core/sbf_plan.h), built once per
+ * which gives the value's lookup plan (src/core/plan/sbf_plan.h), built once per
  * value and kept with the session cache's copies (validated on every use)
  * and in the call site's memo, or reads only the needed chunks of a large
  * value for a single lookup; cardinality and sbf_info read header, directory

@@ -1,7 +1,7 @@
 /*
  * sbf_window.c
  *	  SQL functions of windowed filters (format version 3, "WINDOWED FORM" in
- *	  src/core/sbf_core.h): sbf_window_empty, timed adds, lookups since a
+ *	  src/core/common/sbf_core.h): sbf_window_empty, timed adds, lookups since a
  *	  time, sbf_expire, and the windowed branches of the union, #, sbf_info
  *	  and the plain lookups (every bucket).
  *

@@ -1,9 +1,9 @@
 /*
  * sbf_hashset_glue.h
- *	  PostgreSQL glue of the sbf_hashset type (src/sbf_hashset.c), shared with
- *	  sbf_agg (src/sbf_agg.c): the read-write expanded object that aggregate
+ *	  PostgreSQL glue of the sbf_hashset type (src/pg/sbf_hashset.c), shared with
+ *	  sbf_agg (src/pg/sbf_agg.c): the read-write expanded object that aggregate
  *	  states live in, and the helpers that open sbf_hashset arguments.  The
- *	  byte format is in src/core/sbf_hashset.h.
+ *	  byte format is in src/core/hashset/sbf_hashset.h.
  *
  * An aggregate whose state type is sbf_hashset keeps its state as an
  * expanded object (src/include/utils/expandeddatum.h) whose memory context

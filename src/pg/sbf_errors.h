@@ -24,7 +24,7 @@ extern void sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v,
 								   int sqlerrcode);
 
 /*
- * The lookup plan (src/core/sbf_plan.h) of a stored value's payload, in
+ * The lookup plan (src/core/plan/sbf_plan.h) of a stored value's payload, in
  * mcxt; raises XX001 if its header or directory is inconsistent.
  */
 struct SbfPlan;

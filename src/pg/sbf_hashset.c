@@ -5,7 +5,7 @@
  *	  bytea, sbf_hashset_agg, sbf_hashset_union(_agg), # and sbf_build; and
  *	  the expanded object that every aggregate over sbf_hashset keeps its
  *	  state in (see sbf_hashset_glue.h).  The engine and the byte format are
- *	  in src/core/sbf_hashset.h; every value that enters passes its one
+ *	  in src/core/hashset/sbf_hashset.h; every value that enters passes its one
  *	  validator, sbf_hs_validate.
  */
 #include "postgres.h"

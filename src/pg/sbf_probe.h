@@ -52,7 +52,7 @@ extern void sbf_prefix_close(SbfPrefixRead *r);
 
 /*
  * A filter argument opened for lookups: the value's lookup plan
- * (src/core/sbf_plan.h, bound to the value for this call) from the session
+ * (src/core/plan/sbf_plan.h, bound to the value for this call) from the session
  * cache or the call site's memo in fn_extra, or a reader that fetches only
  * the TOAST chunks its probes touch.  Valid until sbf_probe_close.
  */

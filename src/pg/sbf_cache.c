@@ -50,7 +50,7 @@
  *
  * Lookups never re-run the full validator: every value passed it when it
  * entered.  What they rely on is checked when a value's lookup plan is built
- * (sbf_plan_build, src/core/sbf_plan.h), once per value per call site or per
+ * (sbf_plan_build, src/core/plan/sbf_plan.h), once per value per call site or per
  * session cache entry: the header and directory must be in range and
  * describe exactly the value's length, so every probe lies inside the value.
  * The plan of a value read in place is kept in the memo keyed by the value's
