@@ -3,8 +3,9 @@
  *	  sbf._sbf: the Filter type (reading, validating and querying a
  *	  scalablebloom value's bytes) over the project's pure-C core.  Every
  *	  answer comes from the core functions the PostgreSQL glue calls: the
- *	  validator, sbf_contains_hash / sbf_count_contained, the windowed
- *	  lookups since a bucket, and the count estimates.
+ *	  validator, the lookup plan (decoded once per Filter, as the server
+ *	  decodes a value once per query: sbf_plan.h) for membership, matches and
+ *	  the windowed lookups since a bucket, and the count estimates.
  */
 #include "_sbf.h"
 
@@ -193,6 +194,7 @@ sbf_py_adopt(uint8_t *mem, size_t len)
 	f->v = v;
 	f->window = sbf_is_window(mem + SBF_PY_PREFIX, len);
 	f->all_age = 0;
+	f->plan = NULL;
 	memset(&f->wv, 0, sizeof(f->wv));
 	if (f->window)
 	{
@@ -205,12 +207,21 @@ sbf_py_adopt(uint8_t *mem, size_t len)
 		}
 		f->all_age = sbf_win_max_age(&f->wv, SBF_WIN_ALL);
 	}
+	/* decoded once: every lookup on the Filter probes the plan */
+	st = sbf_plan_build(mem + SBF_PY_PREFIX, len, &sbf_py_allocator, &f->plan);
+	if (st != SBF_OK)
+	{
+		Py_DECREF(f);
+		return sbf_py_status_error(st, "malformed scalablebloom value");
+	}
 	return (PyObject *) f;
 }
 
 static void
 filter_dealloc(FilterObject *f)
 {
+	if (f->plan != NULL)
+		sbf_plan_free(f->plan, &sbf_py_allocator);
 	free(f->mem);
 	PyObject_Free(f);
 }
@@ -342,8 +353,8 @@ static inline bool
 filter_has(FilterObject *f, uint64_t h, int64_t max_age)
 {
 	if (f->window)
-		return sbf_win_contains(&f->wv, h, max_age);
-	return sbf_contains_hash(&f->v, h);
+		return sbf_plan_count_since(f->plan, &h, 1, max_age) == 1;
+	return sbf_plan_contains(f->plan, h);
 }
 
 /* x in f: f @> x */
@@ -383,8 +394,8 @@ filter_count(FilterObject *f, const uint64_t *h, size_t n, int64_t max_age)
 	if (n == 0)
 		return 0;
 	if (f->window)
-		return sbf_win_count_contained(&f->wv, h, n, max_age);
-	return sbf_count_contained(&f->v, h, n);
+		return sbf_plan_count_since(f->plan, h, n, max_age);
+	return sbf_plan_count(f->plan, h, n);
 }
 
 /* f.matches(items, since=None): sbf_matches; None items are skipped (NULL). */

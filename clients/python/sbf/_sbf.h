@@ -12,6 +12,7 @@
 #include "sbf_core.h"
 #include "sbf_window.h"
 #include "sbf_app.h"
+#include "sbf_plan.h"
 
 /*
  * The payload lives at mem + SBF_PY_PREFIX, as it does behind PostgreSQL's
@@ -29,6 +30,7 @@ typedef struct FilterObject
 	SbfView		v;
 	SbfWinView	wv;
 	int64_t		all_age;		/* window: sbf_win_max_age of every bucket */
+	SbfPlan    *plan;			/* the lookup plan, decoded once (sbf_plan.h) */
 } FilterObject;
 
 extern PyTypeObject FilterType;
