@@ -707,9 +707,28 @@ test_version_table(void)
 			  (w4->flags & SBF_FLAG_WINDOWED));
 		CHECK(sbf_version(4) == p4);
 		CHECK(sbf_version_of(pb) == p4 && sbf_version_of(wb) == w4);
-		CHECK((p4->kinds >> SBF_KIND_BLOOM) & 1 && (p4->kinds >> SBF_KIND_BLOCKED) & 1 &&
-			  (p4->kinds >> SBF_KIND_FUSED) & 1 && !((p4->kinds >> SBF_KIND_WBLOOM) & 1));
-		CHECK(!((w4->kinds >> SBF_KIND_BLOOM) & 1) && (w4->kinds >> SBF_KIND_WBLOOM) & 1);
+		/* the kinds each directory allows, from the table: docs/format4.md, 2 and 8 */
+		{
+			unsigned	plain = 0;
+			unsigned	win = 0;
+			unsigned	c;
+
+			for (c = 1; c < SBF_KIND_CODES; c++)
+			{
+				const SbfKindOps *ops = sbf_kind_ops((uint8_t) c);
+
+				if (ops == NULL)
+					continue;
+				CHECK(ops->kind == c && (ops->dirs & (p4->dir | w4->dir)) != 0);
+				plain |= (ops->dirs & p4->dir) ? 1u << c : 0;
+				win |= (ops->dirs & w4->dir) ? 1u << c : 0;
+			}
+			CHECK(p4->dir != w4->dir);
+			CHECK(plain == ((1u << SBF_KIND_BLOOM) | (1u << SBF_KIND_BLOCKED) |
+							(1u << SBF_KIND_FUSED)));
+			CHECK(win == ((1u << SBF_KIND_BLOCKED) | (1u << SBF_KIND_FUSED) |
+						  (1u << SBF_KIND_WBLOOM)));
+		}
 		CHECK(sbf_versions_unite(2, 4) && sbf_versions_unite(4, 1) &&
 			  !sbf_versions_unite(3, 4));
 		CHECK(sbf_payloads_unite(pb, pb) && sbf_payloads_unite(wb, wb) &&
