@@ -29,6 +29,7 @@ const SbfKindOps *const sbf_kind_rows[SBF_KIND_ROWS] = {
 
 #ifdef SBF_TEST_KINDS
 const SbfKindOps *sbf_kind_test_row = NULL;
+unsigned	sbf_kind_test_avoid = 0;
 #endif
 
 /* The complete kinds as an avoid mask. */
@@ -179,6 +180,9 @@ sbf_kind_choose_in(uint8_t dir, uint64_t n, double share, unsigned avoid,
 	bool		complete = false;
 	int			i;
 
+#ifdef SBF_TEST_KINDS
+	avoid |= sbf_kind_test_avoid;
+#endif
 	for (i = 0; i < nrows; i++)
 	{
 		const SbfKindOps *ops = order[i];

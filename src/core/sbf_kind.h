@@ -215,6 +215,8 @@ extern const SbfKindOps *const sbf_kind_rows[SBF_KIND_ROWS];
  * code (SBF_KIND_ROWS < code < SBF_KIND_CODES), while it is set.
  */
 extern const SbfKindOps *sbf_kind_test_row;
+/* and kinds (bit 1 << code) every choice leaves out while it is set */
+extern unsigned sbf_kind_test_avoid;
 #endif
 
 /* The row of a kind, NULL if unknown. */

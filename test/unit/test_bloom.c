@@ -31,6 +31,7 @@
 #include "unit_check.h"
 #include "unit_alloc.h"
 #include "unit_core.h"
+#include "unit_kinds.h"
 
 /* splitmix64: deterministic element hashes */
 static uint64_t
@@ -530,10 +531,12 @@ test_bloom_row_matches_filter(void)
 static void
 test_bloom_row_checks(void)
 {
-	const SbfKindOps *rows[2] = {&sbf_kind_bloom_ops, &sbf_kind_wbloom_ops};
+	const SbfKindOps *rows[SBF_KIND_CODES];
+	int			nrows = unit_kind_rows(rows, true);
 	int			r;
 
-	for (r = 0; r < 2; r++)
+	CHECK(nrows == 2);
+	for (r = 0; r < nrows; r++)
 	{
 		const SbfKindOps *ops = rows[r];
 		SbfKindGeom g = {.size = 100, .kind = ops->kind, .width = 3};
