@@ -110,7 +110,7 @@ COMMENT ON FUNCTION sbf_build(sbf_hashset, float8) IS
 	'filter right-sized for the set at error_rate: the same bytes as sbf_agg over the same elements';
 
 -- The set aggregates.  Their state is an sbf_hashset kept as an expanded
--- object (src/pg/sbf.hashset_glue.h), so a row costs no copy of the state; the
+-- object (src/pg/sbf_hashset_glue.h), so a row costs no copy of the state; the
 -- final function hands out its bytes.  NULLs are skipped; zero rows give
 -- NULL.  Support functions are not STRICT: the state starts on the first
 -- non-NULL input, and a combine must see NULL states.

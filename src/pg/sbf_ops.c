@@ -578,33 +578,19 @@ sbf_append_json_float(StringInfo buf, double d)
 }
 
 /*
- * sbf_info's geometry of a segment, per kind (docs/format4.md, sections
- * 3-5): bloom its bits and hashes; blocked its bits, 512-bit lines and
- * probes ("hashes"); fused its bits, fingerprint width, arity and segment
- * length.
+ * sbf_info's geometry of a segment: its kind's keys (sbf_segment_info_keys,
+ * docs/format4.md, sections 3-5).
  */
 static void
 info_geometry(StringInfo buf, const SbfSegmentDesc *d)
 {
-	const SbfSegment *seg = &d->seg;
-	SbfKindGeom g = d->g;
-	uint64_t	bytes = d->bytes;
+	SbfInfoKey	keys[SBF_INFO_MAX_KEYS];
+	int			n = sbf_segment_info_keys(d, keys);
+	int			i;
 
-	if (seg->kind == SBF_KIND_BLOOM)
-	{
-		appendStringInfo(buf, ", \"bits\": " UINT64_FORMAT ", \"hashes\": %u",
-						 (uint64) seg->nbits, (unsigned) seg->k);
-		return;
-	}
-	if (g.kind == SBF_KIND_BLOCKED)
-		appendStringInfo(buf, ", \"bits\": " UINT64_FORMAT ", \"lines\": " UINT64_FORMAT
-						 ", \"hashes\": %u",
-						 (uint64) bytes * 8, (uint64) g.size, (unsigned) g.width);
-	else
-		appendStringInfo(buf, ", \"bits\": " UINT64_FORMAT ", \"fingerprint_bits\": %u"
-						 ", \"arity\": %u, \"segment_length\": %u",
-						 (uint64) bytes * 8, (unsigned) g.width, (unsigned) g.arity,
-						 1u << g.log2_len);
+	for (i = 0; i < n; i++)
+		appendStringInfo(buf, ", \"%s\": " UINT64_FORMAT, keys[i].key,
+						 (uint64) keys[i].value);
 }
 
 /*

@@ -138,11 +138,15 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 	s->segs = palloc(sizeof(SbfSegment) * s->view.nsegments);
 	for (i = 0; i < s->view.nsegments; i++)
 	{
+		const SbfKindOps *ops;
+
 		/* O(i) each; only values with a few segments get far */
 		sbf_get_segment(&s->view, i, &s->segs[i]);
-		fetches += s->segs[i].k;
-		/* probe bytes are those of bloom segments; other kinds read whole */
-		if (s->segs[i].kind != SBF_KIND_BLOOM ||
+		/* the chunks a probe fetches (its kind's probe span); or read whole */
+		ops = sbf_kind_ops(s->segs[i].kind);
+		if (ops != NULL && ops->probe_span != NULL)
+			fetches += ops->probe_span(&s->segs[i]);
+		if (ops == NULL || ops->probe_span == NULL ||
 			fetches * nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE >
 			len / TOAST_MAX_CHUNK_SIZE)
 		{

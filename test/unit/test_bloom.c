@@ -31,6 +31,7 @@
 #include "unit_check.h"
 #include "unit_alloc.h"
 #include "unit_core.h"
+#include "unit_kinds.h"
 
 /* splitmix64: deterministic element hashes */
 static uint64_t
@@ -530,10 +531,12 @@ test_bloom_row_matches_filter(void)
 static void
 test_bloom_row_checks(void)
 {
-	const SbfKindOps *rows[2] = {&sbf_kind_bloom_ops, &sbf_kind_wbloom_ops};
+	const SbfKindOps *rows[SBF_KIND_CODES];
+	int			nrows = unit_kind_rows(rows, true);
 	int			r;
 
-	for (r = 0; r < 2; r++)
+	CHECK(nrows == 2);
+	for (r = 0; r < nrows; r++)
 	{
 		const SbfKindOps *ops = rows[r];
 		SbfKindGeom g = {.size = 100, .kind = ops->kind, .width = 3};
@@ -707,9 +710,28 @@ test_version_table(void)
 			  (w4->flags & SBF_FLAG_WINDOWED));
 		CHECK(sbf_version(4) == p4);
 		CHECK(sbf_version_of(pb) == p4 && sbf_version_of(wb) == w4);
-		CHECK((p4->kinds >> SBF_KIND_BLOOM) & 1 && (p4->kinds >> SBF_KIND_BLOCKED) & 1 &&
-			  (p4->kinds >> SBF_KIND_FUSED) & 1 && !((p4->kinds >> SBF_KIND_WBLOOM) & 1));
-		CHECK(!((w4->kinds >> SBF_KIND_BLOOM) & 1) && (w4->kinds >> SBF_KIND_WBLOOM) & 1);
+		/* the kinds each directory allows, from the table: docs/format4.md, 2 and 8 */
+		{
+			unsigned	plain = 0;
+			unsigned	win = 0;
+			unsigned	c;
+
+			for (c = 1; c < SBF_KIND_CODES; c++)
+			{
+				const SbfKindOps *ops = sbf_kind_ops((uint8_t) c);
+
+				if (ops == NULL)
+					continue;
+				CHECK(ops->kind == c && (ops->dirs & (p4->dir | w4->dir)) != 0);
+				plain |= (ops->dirs & p4->dir) ? 1u << c : 0;
+				win |= (ops->dirs & w4->dir) ? 1u << c : 0;
+			}
+			CHECK(p4->dir != w4->dir);
+			CHECK(plain == ((1u << SBF_KIND_BLOOM) | (1u << SBF_KIND_BLOCKED) |
+							(1u << SBF_KIND_FUSED)));
+			CHECK(win == ((1u << SBF_KIND_BLOCKED) | (1u << SBF_KIND_FUSED) |
+						  (1u << SBF_KIND_WBLOOM)));
+		}
 		CHECK(sbf_versions_unite(2, 4) && sbf_versions_unite(4, 1) &&
 			  !sbf_versions_unite(3, 4));
 		CHECK(sbf_payloads_unite(pb, pb) && sbf_payloads_unite(wb, wb) &&

@@ -13,9 +13,11 @@
 #include "sbf_core.h"
 #include "sbf_internal.h"
 #include "sbf_kind.h"
+#include "sbf_window.h"
 
 #include "unit_check.h"
 #include "unit_alloc.h"
+#include "unit_kinds.h"
 
 /* splitmix64: deterministic element hashes */
 static uint64_t
@@ -97,9 +99,10 @@ geom_eq(const SbfKindGeom *a, const SbfKindGeom *b)
 		a->attempt == b->attempt;
 }
 
-static const SbfKindOps *const kinds[] = {&sbf_kind_blocked_ops, &sbf_kind_fused_ops};
+/* The kinds format 4 brought (no version 1-3 has them), from the table. */
+static const SbfKindOps *kinds[SBF_KIND_CODES];
 
-#define NKINDS	2
+#define NKINDS	unit_kind_rows(kinds, false)
 
 /* Every member is found, by contains and by count, at many sizes and shares. */
 static void
@@ -854,9 +857,128 @@ test_choose(void)
 	CHECK(strcmp(sbf_kind_fused_ops.name, "fused") == 0);
 }
 
+/*
+ * 1.3's two choices as they were written before the table owned the order
+ * (sbf_kind.c's sbf_kind_choose with sbf_build.c's sbf_build_plan, and
+ * sbf_window4.c's sbf_win_kind_choose), kept here as the reference the one
+ * choice (sbf_kind_choose_in) must equal.
+ */
+static SbfStatus
+old_plain_choose(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
+				 uint64_t *bytes)
+{
+	const SbfKindOps *order[3] = {&sbf_kind_fused_ops, &sbf_kind_bloom_ops,
+	&sbf_kind_blocked_ops};
+	SbfStatus	st = SBF_E_TOO_LARGE;
+	int			i;
+
+	if (!fused_ok || n > SBF_FUSED_MAX_BUILD)
+		return sbf_kind_blocked_ops.plan(n, share, g, bytes);
+	for (i = 0; i < 3 && !(i == 2 && st == SBF_OK); i++)
+	{
+		SbfKindGeom cand;
+		uint64_t	cand_bytes = 0;
+		SbfStatus	c = order[i]->plan(n, share, &cand, &cand_bytes);
+
+		if (c == SBF_E_PARAM && order[i] != &sbf_kind_fused_ops)
+			return c;
+		if (c == SBF_OK && order[i] == &sbf_kind_bloom_ops &&
+			cand.size < 512 && st == SBF_OK)
+			continue;
+		if (c == SBF_OK && (st != SBF_OK || cand_bytes < *bytes))
+		{
+			*g = cand;
+			*bytes = cand_bytes;
+			st = SBF_OK;
+		}
+	}
+	return st;
+}
+
+static SbfStatus
+old_win_choose(uint64_t n, double share, unsigned avoid, SbfKindGeom *g,
+			   uint64_t *bytes)
+{
+	const SbfKindOps *order[3] = {&sbf_kind_fused_ops, &sbf_kind_blocked_ops,
+	&sbf_kind_wbloom_ops};
+	SbfStatus	last = SBF_E_PARAM;
+	bool		have = false;
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		SbfKindGeom g2;
+		uint64_t	b2 = 0;
+		SbfStatus	st;
+
+		if ((avoid & (1u << order[i]->kind)) ||
+			(i == 0 && n > SBF_FUSED_MAX_BUILD))
+			continue;
+		st = order[i]->plan(n, share, &g2, &b2);
+		if (st != SBF_OK)
+		{
+			last = st;
+			continue;
+		}
+		if (have && b2 >= *bytes)
+			continue;
+		*g = g2;
+		*bytes = b2;
+		have = true;
+	}
+	return have ? SBF_OK : last;
+}
+
+/* The one choice equals both of 1.3's, status, geometry and bytes. */
+static void
+test_one_choice_equals_old(void)
+{
+	static const uint64_t ns[] = {0, 1, 2, 7, 60, 100, 300, 699, 700, 701, 5000,
+	100000, SBF_FUSED_MAX_BUILD, SBF_FUSED_MAX_BUILD + 1};
+	static const double shares[] = {0.4, 0.2, 0.05, 0.0096, 0.0083, 1e-3, 1e-5,
+	1e-9, 1e-11, 1e-15, 0.0, 0.5};
+	static const unsigned avoids[] = {0, 1u << SBF_KIND_FUSED,
+		1u << SBF_KIND_BLOCKED, 1u << SBF_KIND_WBLOOM,
+	(1u << SBF_KIND_WBLOOM) | (1u << SBF_KIND_BLOCKED)};
+	size_t		i;
+	size_t		j;
+	size_t		a;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (j = 0; j < sizeof(shares) / sizeof(shares[0]); j++)
+		{
+			SbfKindGeom g1;
+			SbfKindGeom g2;
+			uint64_t	b1 = 0;
+			uint64_t	b2 = 0;
+			int			fused_ok;
+
+			for (fused_ok = 0; fused_ok < 2; fused_ok++)
+			{
+				SbfStatus	s1 = old_plain_choose(ns[i], shares[j], fused_ok, &g1, &b1);
+				SbfStatus	s2 = sbf_build_plan(ns[i], shares[j], fused_ok, &g2, &b2);
+
+				CHECK(s1 == s2 && (s1 != SBF_OK || (geom_eq(&g1, &g2) && b1 == b2)));
+			}
+			for (a = 0; a < sizeof(avoids) / sizeof(avoids[0]); a++)
+			{
+				SbfStatus	s1 = old_win_choose(ns[i], shares[j], avoids[a], &g1, &b1);
+				SbfStatus	s2 = sbf_win_kind_choose(ns[i], shares[j], avoids[a], &g2, &b2);
+
+				CHECK(s1 == s2 && (s1 != SBF_OK || (geom_eq(&g1, &g2) && b1 == b2)));
+			}
+			if (!case_ok)
+			{
+				fprintf(stderr, "  n %llu share %g\n", (unsigned long long) ns[i], shares[j]);
+				return;
+			}
+		}
+}
+
 int
 main(void)
 {
+	RUN(test_one_choice_equals_old);
 	RUN(test_no_false_negatives);
 	RUN(test_fpr_within_share);
 	RUN(test_deterministic);

@@ -121,28 +121,25 @@ bucket_start(int64_t b, int64_t width)
 }
 
 /*
- * A segment's geometry, per kind, as the server's sbf_info shows it
- * (src/pg/sbf_ops.c, info_geometry): bloom bits and hashes; blocked bits,
- * lines and hashes; fused bits, fingerprint bits, arity, segment length.
+ * A segment's geometry as the server's sbf_info shows it: its kind's keys
+ * (sbf_segment_info_keys, which src/pg/sbf_ops.c's info_geometry prints).
  */
 static int
 put_geometry(PyObject *d, const SbfView *v, uint32_t i, const SbfSegment *seg)
 {
-	SbfKindGeom g;
-	uint64_t	bytes;
+	SbfSegmentDesc desc;
+	SbfInfoKey	keys[SBF_INFO_MAX_KEYS];
+	int			n;
+	int			j;
 
-	if (seg->kind == SBF_KIND_BLOOM)
-		return (put(d, "bits", u64(seg->nbits)) < 0 ||
-				put(d, "hashes", u64(seg->k)) < 0) ? -1 : 0;
-	sbf_segment_geom(v, i, &g, &bytes);
-	if (put(d, "bits", u64(bytes * 8)) < 0)
-		return -1;
-	if (g.kind == SBF_KIND_BLOCKED)
-		return (put(d, "lines", u64(g.size)) < 0 ||
-				put(d, "hashes", u64(g.width)) < 0) ? -1 : 0;
-	return (put(d, "fingerprint_bits", u64(g.width)) < 0 ||
-			put(d, "arity", u64(g.arity)) < 0 ||
-			put(d, "segment_length", u64((uint64_t) 1 << g.log2_len)) < 0) ? -1 : 0;
+	desc.seg = *seg;
+	sbf_segment_geom(v, i, &desc.g, &desc.bytes);
+	desc.expected_fill = 0.0;
+	n = sbf_segment_info_keys(&desc, keys);
+	for (j = 0; j < n; j++)
+		if (put(d, keys[j].key, u64(keys[j].value)) < 0)
+			return -1;
+	return 0;
 }
 
 /* One segment of a plain filter's "segments" list. */

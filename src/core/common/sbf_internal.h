@@ -324,7 +324,7 @@ sbf_read_segment(const uint8_t *buf, uint32_t i, SbfSegment *seg)
 	seg->nbits = sbf_load64(e + SBF_SEG_NBITS);
 	seg->error = sbf_load_double(e + SBF_SEG_ERROR);
 	seg->k = sbf_load16(e + SBF_SEG_K);
-	seg->kind = 1;				/* SBF_KIND_BLOOM: every segment of formats 1-2 */
+	seg->kind = 1;				/* kind 1, bloom: every segment of formats 1-2 */
 	seg->words_offset = 0;
 }
 

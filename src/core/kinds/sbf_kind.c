@@ -16,23 +16,38 @@
 #define DESC_ATTEMPT	12
 #define DESC_RESERVED	13
 
-/* One row: the checks of kind c, the uses of kind u, insert, merge. */
-#define ROW(kind, name, c, u, insert, merge) \
-	{kind, name, sbf_##c##_check_geom, sbf_##c##_bytes, sbf_##c##_check_data, \
-	 sbf_##c##_check_entry, sbf_##u##_plan, sbf_##u##_contains, sbf_##u##_count, \
-	 insert, sbf_##u##_build, merge, sbf_##c##_rate_at, sbf_##c##_rate_of}
-
 /*
- * The one table of segment kinds, row kind - 1: a new kind is one new file
- * and one row here.  The windowed bloom (format 3's segment) has the bits,
- * checks and rates of the bloom kind and its own positions.
+ * The map from a stored kind code to its row, code - 1: each row is defined
+ * in its kind's own file; a new kind is that file and one entry here.
  */
-const SbfKindOps sbf_kind_rows[SBF_KIND_ROWS] = {
-	ROW(SBF_KIND_BLOOM, "bloom", bloom, bloom, sbf_bloom_insert, sbf_bloom_merge),
-	ROW(SBF_KIND_BLOCKED, "blocked", blocked, blocked, sbf_blocked_insert, sbf_blocked_merge),
-	ROW(SBF_KIND_FUSED, "fused", fused, fused, NULL, NULL),
-	ROW(SBF_KIND_WBLOOM, "bloom", bloom, wbloom, sbf_wbloom_insert, sbf_bloom_merge),
+const SbfKindOps *const sbf_kind_rows[SBF_KIND_ROWS] = {
+	&sbf_kind_bloom_ops,
+	&sbf_kind_blocked_ops,
+	&sbf_kind_fused_ops,
+	&sbf_kind_wbloom_ops,
 };
+
+#ifdef SBF_TEST_KINDS
+const SbfKindOps *sbf_kind_test_row = NULL;
+unsigned	sbf_kind_test_avoid = 0;
+#endif
+
+/* The complete kinds as an avoid mask. */
+unsigned
+sbf_kind_complete_mask(void)
+{
+	unsigned	mask = 0;
+	unsigned	c;
+
+	for (c = 1; c < SBF_KIND_CODES; c++)
+	{
+		const SbfKindOps *ops = sbf_kind_ops((uint8_t) c);
+
+		if (ops != NULL && ops->complete)
+			mask |= 1u << c;
+	}
+	return mask;
+}
 
 /* Decodes a descriptor and checks its geometry. */
 SbfStatus
@@ -120,45 +135,86 @@ sbf_kind_area_place(const SbfKindGeom *g, uint64_t bytes, uint64_t *off,
 }
 
 /*
- * Kind of a complete set: the fewer bytes of fused and bloom at share, ties
- * to fused (docs/format4.md, section 6).  Bloom wins below about 700 hashes
- * at 1% (fused's small-set overhead), so no set is stored larger than 1.2
- * stored it.  A blocked segment never takes fewer bytes than a bloom one
- * (a line cannot spread its probes as the whole array does), so blocked is
- * planned only when neither fits: its plan searches, and a final of many
- * small groups must not pay that per group.  A bloom array of fewer than
- * SBF_CHOOSE_BLOOM_MIN_BITS bits is not chosen while fused fits: the
- * standard formula does not bound so small an array (measured: m = 101,
- * k = 10 answers 2.2 times its p; m = 10, k = 7 five times).
+ * The rows of directory dir in their choose order (rank, then code) into
+ * order; returns how many.
  */
-#define SBF_CHOOSE_BLOOM_MIN_BITS	512
+static int
+choose_order(uint8_t dir, const SbfKindOps **order)
+{
+	int			n = 0;
+	unsigned	c;
+
+	for (c = 1; c < SBF_KIND_CODES; c++)
+	{
+		const SbfKindOps *ops = sbf_kind_ops((uint8_t) c);
+		int			j;
+
+		if (ops == NULL || !(ops->dirs & dir))
+			continue;
+		for (j = n; j > 0 && order[j - 1]->choose_rank > ops->choose_rank; j--)
+			order[j] = order[j - 1];
+		order[j] = ops;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The one choice of a kind (docs/format4.md, sections 6 and 8): the rows
+ * of dir in their order, each planned unless avoided, over its choose_max_n,
+ * a fallback after a plan, or beside no complete kind; the smallest area
+ * wins, ties to the earlier, faster kind.  Plain: fused, else bloom when
+ * smaller (no set is stored larger than 1.2 stored it: bloom wins below
+ * about 700 hashes at 1%), blocked only when neither plans; windowed: the
+ * smallest of fused, blocked and kind 4.  The status of the last kind that
+ * did not plan when none did.
+ */
+SbfStatus
+sbf_kind_choose_in(uint8_t dir, uint64_t n, double share, unsigned avoid,
+				   SbfKindGeom *g, uint64_t *bytes)
+{
+	const SbfKindOps *order[SBF_KIND_CODES];
+	int			nrows = choose_order(dir, order);
+	SbfStatus	last = SBF_E_PARAM;
+	bool		have = false;
+	bool		complete = false;
+	int			i;
+
+#ifdef SBF_TEST_KINDS
+	avoid |= sbf_kind_test_avoid;
+#endif
+	for (i = 0; i < nrows; i++)
+	{
+		const SbfKindOps *ops = order[i];
+		SbfKindGeom cand;
+		uint64_t	cand_bytes = 0;
+		SbfStatus	st;
+
+		if ((avoid & (1u << ops->kind)) || n > ops->choose_max_n ||
+			((ops->choose_fallback & dir) && have) ||
+			(ops->choose_beside_complete && !complete))
+			continue;
+		complete |= ops->complete;
+		st = ops->plan(n, share, &cand, &cand_bytes);
+		if (st != SBF_OK)
+		{
+			last = st;
+			continue;
+		}
+		if (have && (cand.size < ops->choose_min_size || cand_bytes >= *bytes))
+			continue;
+		*g = cand;
+		*bytes = cand_bytes;
+		have = true;
+	}
+	return have ? SBF_OK : last;
+}
+
+/* The plain builder's choice for a complete set. */
 SbfStatus
 sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
-	const SbfKindOps *order[3] = {&sbf_kind_fused_ops, &sbf_kind_bloom_ops,
-	&sbf_kind_blocked_ops};
-	SbfStatus	st = SBF_E_TOO_LARGE;
-	int			i;
-
-	for (i = 0; i < 3 && !(i == 2 && st == SBF_OK); i++)
-	{
-		SbfKindGeom cand;
-		uint64_t	cand_bytes = 0;
-		SbfStatus	c = order[i]->plan(n, share, &cand, &cand_bytes);
-
-		if (c == SBF_E_PARAM && order[i] != &sbf_kind_fused_ops)
-			return c;			/* n or share out of range */
-		if (c == SBF_OK && order[i] == &sbf_kind_bloom_ops &&
-			cand.size < SBF_CHOOSE_BLOOM_MIN_BITS && st == SBF_OK)
-			continue;			/* too small for its formula to bound it */
-		if (c == SBF_OK && (st != SBF_OK || cand_bytes < *bytes))
-		{
-			*g = cand;
-			*bytes = cand_bytes;
-			st = SBF_OK;
-		}
-	}
-	return st;
+	return sbf_kind_choose_in(SBF_KIND_IN_PLAIN4, n, share, 0, g, bytes);
 }
 
 /*
@@ -191,17 +247,28 @@ void
 sbf_kind_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 			  size_t n, bool *hit)
 {
-	const SbfKindOps *ops;
+	const SbfKindOps *ops = sbf_kind_ops(g->kind);
 	size_t		b;
 
-	if (g->kind == SBF_KIND_BLOOM)
-		sbf_bloom_mark(g, data, h, n, hit);
-	else if (g->kind == SBF_KIND_BLOCKED)
-		sbf_blocked_mark(g, data, h, n, hit);
-	else if (g->kind == SBF_KIND_FUSED)
-		sbf_fused_mark(g, data, h, n, hit);
-	else if ((ops = sbf_kind_ops(g->kind)) != NULL)
-		for (b = 0; b < n; b++)
-			if (!hit[b])
-				hit[b] = ops->contains(g, data, h[b]);
+	if (ops == NULL)
+		return;
+	if (ops->mark != NULL)
+	{
+		ops->mark(g, data, h, n, hit);
+		return;
+	}
+	for (b = 0; b < n; b++)
+		if (!hit[b])
+			hit[b] = ops->contains(g, data, h[b]);
+}
+
+/* sbf_info's geometry keys of a described segment: its kind's describe. */
+int
+sbf_segment_info_keys(const SbfSegmentDesc *d, SbfInfoKey *out)
+{
+	const SbfKindOps *ops = sbf_kind_ops(d->g.kind);
+
+	if (ops == NULL || ops->describe == NULL)
+		return 0;
+	return ops->describe(&d->seg, &d->g, d->bytes, out);
 }

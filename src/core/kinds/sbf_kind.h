@@ -24,28 +24,7 @@
 
 #include "sbf_core.h"
 
-#define SBF_KIND_BLOOM			1	/* formats 1-2's segment: double hashing */
-#define SBF_KIND_BLOCKED		2	/* an element's probes in one 512-bit line */
-#define SBF_KIND_FUSED			3	/* binary fuse filter of a complete set */
-#define SBF_KIND_WBLOOM			4	/* format 3's segment: windowed positions */
-
 #define SBF_KIND_DESC_BYTES		16
-
-/* blocked: a line is one 64-byte cache line of 512 bits */
-#define SBF_BLOCKED_LINE_BYTES	64
-#define SBF_BLOCKED_LINE_BITS	512
-#define SBF_BLOCKED_MAX_K		32
-/* more lines than this would exceed SBF_MAX_STORED_BYTES */
-#define SBF_BLOCKED_MAX_LINES \
-	((uint64_t) SBF_MAX_STORED_BYTES / SBF_BLOCKED_LINE_BYTES)
-
-/* fused */
-#define SBF_FUSED_MAX_F			32
-#define SBF_FUSED_MAX_LOG2_LEN	18
-/* seeds tried before a build gives up (the caller then builds blocked) */
-#define SBF_FUSED_MAX_ATTEMPTS	64
-/* slots are indexed with uint32 in the builder */
-#define SBF_FUSED_MAX_SLOTS		((uint64_t) UINT32_MAX)
 
 /* A decoded kind descriptor. */
 typedef struct SbfKindGeom
@@ -57,6 +36,15 @@ typedef struct SbfKindGeom
 	uint8_t		log2_len;
 	uint8_t		attempt;
 } SbfKindGeom;
+
+/* One geometry key of sbf_info. */
+typedef struct SbfInfoKey
+{
+	const char *key;
+	uint64_t	value;
+} SbfInfoKey;
+
+#define SBF_INFO_MAX_KEYS		4
 
 /*
  * The operations of one segment kind.  data is the segment's data area of
@@ -117,28 +105,135 @@ typedef struct SbfKindOps
 	double		(*rate_at) (const SbfKindGeom *g, uint64_t n);
 	/* the rate of this data for any hash not inserted (from its bits) */
 	double		(*rate_of) (const SbfKindGeom *g, const uint8_t *data);
+
+	/* ---- what the generic code asks of a kind instead of naming it ---- */
+
+	/* the directories it may stand in: SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4 */
+	uint8_t		dirs;
+
+	/*
+	 * Built from a complete set only (no insert): its directory count is
+	 * the set's exact size (#), the builder stores its exact rate_at(n) as
+	 * the bound, and a build may fail (SBF_E_SEGMENT: the builders then
+	 * choose again without it).
+	 */
+	bool		complete;
+
+	/*
+	 * Its place in sbf_kind_choose_in (lower first; a later kind replaces
+	 * the choice only when strictly smaller):
+	 * - choose_max_n: not planned for more hashes than this (a complete
+	 *   kind's scratch and build time);
+	 * - choose_fallback: the directories in which it is planned only when no
+	 *   earlier kind planned;
+	 * - choose_beside_complete: planned only when a complete kind was
+	 *   planned in the same choice (or tried);
+	 * - choose_min_size: not chosen below this size once an earlier kind
+	 *   planned (a geometry its own rate formula does not bound).
+	 */
+	uint8_t		choose_rank;
+	uint8_t		choose_fallback;
+	bool		choose_beside_complete;
+	uint64_t	choose_max_n;
+	uint64_t	choose_min_size;
+
+	/*
+	 * COUNTS (sbf_count.c): the model's rate with x elements, integrated
+	 * over the count (docs/format4.md, section 7, Counts); NULL for a
+	 * complete kind, whose count is exact.
+	 */
+	double		(*model_rate) (const SbfKindGeom *g, double x);
+
+	/*
+	 * sbf_info and sbf_expected_fpr, from the directory entry alone: the
+	 * fill expected after seg->count inserts, and the rate expected then.
+	 */
+	double		(*expected_fill) (const SbfSegment *seg);
+	double		(*expected_rate) (const SbfKindGeom *g, uint64_t count);
+
+	/* the bits of its data that hold set bits (fill, union limits) */
+	uint64_t	(*fill_bits) (const SbfKindGeom *g, uint64_t bytes);
+
+	/*
+	 * A sliced read (src/sbf_slice.c): the chunks a present element's probe
+	 * fetches in this segment; NULL when the segment is read whole.
+	 */
+	uint32_t	(*probe_span) (const SbfSegment *seg);
+
+	/*
+	 * sbf_info's geometry keys of the segment, in order, into out (at most
+	 * SBF_INFO_MAX_KEYS); returns how many.  seg is the directory entry,
+	 * g and bytes its descriptor and data length.
+	 */
+	int			(*describe) (const SbfSegment *seg, const SbfKindGeom *g,
+							 uint64_t bytes, SbfInfoKey *out);
+
+	/* how a union merges two segments of the kind (sbf_union4.c) */
+	uint8_t		union_rule;
+
+	/*
+	 * The slice of g starting unit units in, at most units 8-byte words:
+	 * its geometry and byte offset; returns the units taken (0 past the
+	 * end).  NULL: the data is one slice.
+	 */
+	uint64_t	(*slice) (const SbfKindGeom *g, uint64_t unit, uint64_t words,
+						  SbfKindGeom *sub, uint64_t *offset);
+
+	/* a lookup plan of one such segment counts through count() (batched) */
+	bool		count_batched;
+
+	/*
+	 * count() of a lookup over several segments: probes (batched,
+	 * prefetching) only the hashes of h[0..n) whose hit is false, and sets
+	 * hit of those found.  NULL: sbf_kind_mark tests hash by hash.
+	 */
+	void		(*mark) (const SbfKindGeom *g, const uint8_t *data,
+						 const uint64_t *h, size_t n, bool *hit);
 } SbfKindOps;
 
+/* SbfKindOps.dirs */
+#define SBF_KIND_IN_PLAIN4		0x01	/* a plain version-4 directory */
+#define SBF_KIND_IN_WINDOW4		0x02	/* a windowed version-4 directory */
+
+/* SbfKindOps.union_rule (docs/format4.md, section 7) */
+#define SBF_UNION_APPEND		0	/* never merges: appended */
+#define SBF_UNION_FILL			1	/* 1.2's rule: fill within the fill expected at capacity */
+#define SBF_UNION_RATE			2	/* the OR's exact rate within the larger p */
+
 /*
- * The one table of segment kinds (sbf_kind.c), row kind - 1: a new kind is
- * one new file and one row there.
+ * The map from a stored kind code to its row (sbf_kind.c): codes
+ * 1..SBF_KIND_ROWS.  Each kind's row is defined in the kind's own file.
  */
 #define SBF_KIND_ROWS			4
-extern const SbfKindOps sbf_kind_rows[SBF_KIND_ROWS];
+/* codes are below this: a kind is a bit in an avoid mask */
+#define SBF_KIND_CODES			32
+extern const SbfKindOps *const sbf_kind_rows[SBF_KIND_ROWS];
 
-#define sbf_kind_bloom_ops		(sbf_kind_rows[SBF_KIND_BLOOM - 1])
-#define sbf_kind_blocked_ops	(sbf_kind_rows[SBF_KIND_BLOCKED - 1])
-#define sbf_kind_fused_ops		(sbf_kind_rows[SBF_KIND_FUSED - 1])
-#define sbf_kind_wbloom_ops		(sbf_kind_rows[SBF_KIND_WBLOOM - 1])
+#ifdef SBF_TEST_KINDS
+/*
+ * Unit tests only (never compiled into the server): one extra row, at its
+ * code (SBF_KIND_ROWS < code < SBF_KIND_CODES), while it is set.
+ */
+extern const SbfKindOps *sbf_kind_test_row;
+/* and kinds (bit 1 << code) every choice leaves out while it is set */
+extern unsigned sbf_kind_test_avoid;
+#endif
 
 /* The row of a kind, NULL if unknown. */
 static inline const SbfKindOps *
 sbf_kind_ops(uint8_t kind)
 {
-	if (kind < 1 || kind > SBF_KIND_ROWS)
-		return NULL;
-	return &sbf_kind_rows[kind - 1];
+	if (kind >= 1 && kind <= SBF_KIND_ROWS)
+		return sbf_kind_rows[kind - 1];
+#ifdef SBF_TEST_KINDS
+	if (sbf_kind_test_row != NULL && kind == sbf_kind_test_row->kind)
+		return sbf_kind_test_row;
+#endif
+	return NULL;
 }
+
+/* The kinds whose complete flag is set, as an avoid mask (1 << code). */
+extern unsigned sbf_kind_complete_mask(void);
 
 /*
  * What a kind file defines for its row: sbf_<p>_check_geom ... sbf_<p>_rate_of,
@@ -167,17 +262,6 @@ sbf_kind_ops(uint8_t kind)
 	extern bool sbf_##p##_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h); \
 	extern void sbf_##p##_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
 
-SBF_KIND_CHECKS(bloom);
-SBF_KIND_USES(bloom);
-SBF_KIND_GROWS(bloom);
-SBF_KIND_USES(wbloom);
-extern bool sbf_wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h);
-SBF_KIND_CHECKS(blocked);
-SBF_KIND_USES(blocked);
-SBF_KIND_GROWS(blocked);
-SBF_KIND_CHECKS(fused);
-SBF_KIND_USES(fused);
-
 /*
  * Decodes a 16-byte descriptor: SBF_E_SEGMENT for an unknown kind or nonzero
  * reserved bytes, else the row's check_geom.
@@ -201,7 +285,6 @@ extern SbfStatus sbf_kind_check(const uint8_t *desc, const uint8_t *data,
  * every other area at end.  *pad receives the padding bytes (0..56 when end
  * is = 4 (mod 8), as every format-4 area end is).
  */
-#define SBF_BLOCKED_ALIGN_LINES	64
 extern size_t sbf_kind_area_start(const SbfKindGeom *g, size_t end, size_t *pad);
 
 /* The next area's start in a layout walk (see sbf_kind.c); UINT64_MAX past max. */
@@ -209,10 +292,18 @@ extern uint64_t sbf_kind_area_place(const SbfKindGeom *g, uint64_t bytes,
 									uint64_t *off, uint64_t max);
 
 /*
- * Which kind a complete set of n distinct hashes is written as at rate
- * share: fused when it plans and is smaller than blocked, else blocked.
- * Fills *g and *bytes of the choice.
+ * The one choice of a segment's kind for a complete set of n distinct
+ * hashes at rate share, for a directory (SBF_KIND_IN_PLAIN4 or
+ * SBF_KIND_IN_WINDOW4), leaving out the kinds whose bit (1 << code) is set
+ * in avoid: the rows of that directory in their choose order (see
+ * SbfKindOps), the smallest area winning, ties to the earlier.  Fills *g and
+ * *bytes of the choice; SBF_E_PARAM or SBF_E_TOO_LARGE when none plans.
  */
+extern SbfStatus sbf_kind_choose_in(uint8_t dir, uint64_t n, double share,
+									unsigned avoid, SbfKindGeom *g,
+									uint64_t *bytes);
+
+/* The plain builder's choice: sbf_kind_choose_in(SBF_KIND_IN_PLAIN4, n, share, 0). */
 extern SbfStatus sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g,
 								 uint64_t *bytes);
 
@@ -227,16 +318,9 @@ extern SbfStatus sbf_kind_build_by_insert(const SbfKindGeom *g, uint8_t *data,
 														  uint8_t *, uint64_t));
 
 /*
- * The largest complete set written fused (docs/format4.md, section 6): a
- * fused build costs 2-3x a blocked one, so above this the builder writes
- * blocked.
- */
-#define SBF_FUSED_MAX_BUILD		((uint64_t) 1 << 22)
-
-/*
  * The builder's geometry for n hashes at share (sbf_build.c):
- * sbf_kind_choose up to SBF_FUSED_MAX_BUILD hashes when fused_ok, else
- * blocked.
+ * sbf_kind_choose when fused_ok, else the choice without the complete
+ * kinds.
  */
 extern SbfStatus sbf_build_plan(uint64_t n, double share, bool fused_ok,
 								SbfKindGeom *g, uint64_t *bytes);
@@ -261,45 +345,19 @@ extern void sbf_segments_describe(const SbfView *v, SbfSegmentDesc *out);
 extern void sbf_segment_geom(const SbfView *v, uint32_t i, SbfKindGeom *g,
 							 uint64_t *bytes);
 
-/* ---- blocked internals shared with tests and benchmarks ---- */
-
-/* Putze et al.'s rate of a blocked filter with lambda elements a line, k probes. */
-extern double sbf_blocked_fpr(double lambda, uint32_t k);
-
 /*
- * Probes 0..k-1 of hash h in its line (0..511), the same in every blocked
- * segment (the line: sbf_blocked_line in sbf_window.h).
+ * sbf_info's geometry keys of a described segment (the server's sbf_info
+ * and the Python package's both print these): its kind's describe.
  */
-extern void sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits);
+extern int	sbf_segment_info_keys(const SbfSegmentDesc *d, SbfInfoKey *out);
 
-/*
- * count() of a lookup over several segments: probes (batched, prefetching)
- * only the hashes of h[0..n) whose hit is false, and sets hit of those found.
- */
-extern void sbf_blocked_mark(const SbfKindGeom *g, const uint8_t *data,
-							 const uint64_t *h, size_t n, bool *hit);
-extern void sbf_fused_mark(const SbfKindGeom *g, const uint8_t *data,
-						   const uint64_t *h, size_t n, bool *hit);
-extern void sbf_bloom_mark(const SbfKindGeom *g, const uint8_t *data,
-						   const uint64_t *h, size_t n, bool *hit);
 /* The mark of g's kind (a per-hash contains for kinds without one). */
 extern void sbf_kind_mark(const SbfKindGeom *g, const uint8_t *data,
 						  const uint64_t *h, size_t n, bool *hit);
 
-/* ---- fused internals shared with tests and benchmarks ---- */
-
-/* The mixes of h for seed number attempt: x = sbf_mix64(h + seed), x2 = sbf_mix64(x). */
-extern void sbf_fused_mixes(uint8_t attempt, uint64_t h, uint64_t *x, uint64_t *x2);
-
-/*
- * contains() of a fused segment from the mixes of sbf_fused_mixes for its
- * seed number (g->attempt), its area being nbytes bytes.
- */
-extern bool sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data,
-								uint64_t nbytes, uint64_t x, uint64_t x2);
-
-/* plan() for a given arity (3 or 4). */
-extern SbfStatus sbf_fused_plan_arity(uint64_t n, double share, uint8_t arity,
-									  SbfKindGeom *g, uint64_t *bytes);
+/* The kinds: each one file and its header. */
+#include "sbf_kind_bloom.h"
+#include "sbf_kind_blocked.h"
+#include "sbf_kind_fused.h"
 
 #endif							/* SBF_KIND_H */

@@ -12,7 +12,6 @@
 
 #include "sbf_internal.h"
 #include "sbf_kind.h"
-#include "sbf_window.h"
 
 #define GOLDEN			UINT64_C(0x9E3779B97F4A7C15)
 #define PROBES_A_WORD	7		/* 9-bit positions in one 64-bit word */
@@ -444,3 +443,92 @@ sbf_blocked_rate_of(const SbfKindGeom *g, const uint8_t *data)
 	}
 	return sum / (double) g->size;
 }
+
+/* COUNTS' model at x elements: Putze's rate at x/L a line. */
+static double
+blocked_model_rate(const SbfKindGeom *g, double x)
+{
+	return sbf_blocked_fpr(x / (double) g->size, g->width);
+}
+
+/*
+ * Expected fill from the directory entry alone: k bits an insert into the
+ * 512 L bits of its lines, 1 - (1 - 1/(512 L))^(k n).
+ */
+static double
+blocked_expected_fill(const SbfSegment *seg)
+{
+	double		bits = (double) seg->nbits * SBF_BLOCKED_LINE_BITS;
+
+	return -expm1((double) seg->k * (double) seg->count * log1p(-1.0 / bits));
+}
+
+/* Every bit of its lines. */
+static uint64_t
+blocked_fill_bits(const SbfKindGeom *g, uint64_t bytes)
+{
+	(void) g;
+	return bytes * 8;
+}
+
+/* sbf_info: its bits, 512-bit lines and probes ("hashes"). */
+static int
+blocked_describe(const SbfSegment *seg, const SbfKindGeom *g, uint64_t bytes,
+				 SbfInfoKey *out)
+{
+	(void) seg;
+	out[0] = (SbfInfoKey) {"bits", bytes * 8};
+	out[1] = (SbfInfoKey) {"lines", g->size};
+	out[2] = (SbfInfoKey) {"hashes", g->width};
+	return 3;
+}
+
+/* A union's slice of g: whole lines, unit lines in, at most words / 8. */
+static uint64_t
+blocked_slice(const SbfKindGeom *g, uint64_t unit, uint64_t words,
+			  SbfKindGeom *sub, uint64_t *offset)
+{
+	uint64_t	lines = words / (SBF_BLOCKED_LINE_BYTES / 8);
+	uint64_t	take = g->size - unit < lines ? g->size - unit : lines;
+
+	*sub = *g;
+	*offset = unit * SBF_BLOCKED_LINE_BYTES;
+	sub->size = take;
+	return take;
+}
+
+/*
+ * The blocked kind's row: written by plain growth and chosen for a complete
+ * set after fused (plain: only when neither fused nor bloom plans, as a
+ * blocked segment never takes fewer bytes than a bloom one and its plan
+ * searches; windowed: whenever smaller).
+ */
+const SbfKindOps sbf_kind_blocked_ops = {
+	.kind = SBF_KIND_BLOCKED,
+	.name = "blocked",
+	.check_geom = sbf_blocked_check_geom,
+	.bytes = sbf_blocked_bytes,
+	.check_data = sbf_blocked_check_data,
+	.check_entry = sbf_blocked_check_entry,
+	.plan = sbf_blocked_plan,
+	.contains = sbf_blocked_contains,
+	.count = sbf_blocked_count,
+	.insert = sbf_blocked_insert,
+	.build = sbf_blocked_build,
+	.merge = sbf_blocked_merge,
+	.rate_at = sbf_blocked_rate_at,
+	.rate_of = sbf_blocked_rate_of,
+	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4,
+	.choose_rank = 2,
+	.choose_fallback = SBF_KIND_IN_PLAIN4,
+	.choose_max_n = UINT64_MAX,
+	.model_rate = blocked_model_rate,
+	.expected_fill = blocked_expected_fill,
+	.expected_rate = sbf_blocked_rate_at,
+	.fill_bits = blocked_fill_bits,
+	.describe = blocked_describe,
+	.union_rule = SBF_UNION_RATE,
+	.slice = blocked_slice,
+	.count_batched = true,
+	.mark = sbf_blocked_mark,
+};

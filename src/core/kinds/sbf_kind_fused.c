@@ -14,7 +14,6 @@
 
 #include "sbf_internal.h"
 #include "sbf_kind.h"
-#include "sbf_window.h"
 
 #define GOLDEN			UINT64_C(0x9E3779B97F4A7C15)
 #define BATCH			16
@@ -620,3 +619,62 @@ sbf_fused_rate_of(const SbfKindGeom *g, const uint8_t *data)
 	(void) data;
 	return ldexp(1.0, -(int) g->width);
 }
+
+/* No fill model: half its fingerprint bits are set, whatever the set. */
+static double
+fused_expected_fill(const SbfSegment *seg)
+{
+	(void) seg;
+	return 0.5;
+}
+
+/* Every bit of its area. */
+static uint64_t
+fused_fill_bits(const SbfKindGeom *g, uint64_t bytes)
+{
+	(void) g;
+	return bytes * 8;
+}
+
+/* sbf_info: its bits, fingerprint width, arity and segment length. */
+static int
+fused_describe(const SbfSegment *seg, const SbfKindGeom *g, uint64_t bytes,
+			   SbfInfoKey *out)
+{
+	(void) seg;
+	out[0] = (SbfInfoKey) {"bits", bytes * 8};
+	out[1] = (SbfInfoKey) {"fingerprint_bits", g->width};
+	out[2] = (SbfInfoKey) {"arity", g->arity};
+	out[3] = (SbfInfoKey) {"segment_length", (uint64_t) 1 << g->log2_len};
+	return 4;
+}
+
+/*
+ * The fused kind's row: a complete set only, first in the choose order up
+ * to SBF_FUSED_MAX_BUILD hashes; its count is exact and it never merges.
+ */
+const SbfKindOps sbf_kind_fused_ops = {
+	.kind = SBF_KIND_FUSED,
+	.name = "fused",
+	.check_geom = sbf_fused_check_geom,
+	.bytes = sbf_fused_bytes,
+	.check_data = sbf_fused_check_data,
+	.check_entry = sbf_fused_check_entry,
+	.plan = sbf_fused_plan,
+	.contains = sbf_fused_contains,
+	.count = sbf_fused_count,
+	.build = sbf_fused_build,
+	.rate_at = sbf_fused_rate_at,
+	.rate_of = sbf_fused_rate_of,
+	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4,
+	.complete = true,
+	.choose_rank = 0,
+	.choose_max_n = SBF_FUSED_MAX_BUILD,
+	.expected_fill = fused_expected_fill,
+	.expected_rate = sbf_fused_rate_at,
+	.fill_bits = fused_fill_bits,
+	.describe = fused_describe,
+	.union_rule = SBF_UNION_APPEND,
+	.count_batched = true,
+	.mark = sbf_fused_mark,
+};

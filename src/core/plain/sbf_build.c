@@ -37,16 +37,16 @@ hll_of(const uint64_t *h, size_t n, int p, size_t *nbytes, bool *dense,
 }
 
 /*
- * The geometry of the segment for n hashes at share: sbf_kind_choose up to
- * SBF_FUSED_MAX_BUILD hashes, blocked above it or when fused_ok is false.
+ * The geometry of the segment for n hashes at share: sbf_kind_choose, or
+ * the choice without the complete kinds when fused_ok is false (the plain
+ * order then plans blocked only).
  */
 SbfStatus
 sbf_build_plan(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
 			   uint64_t *bytes)
 {
-	if (fused_ok && n <= SBF_FUSED_MAX_BUILD)
-		return sbf_kind_choose(n, share, g, bytes);
-	return sbf_kind_blocked_ops.plan(n, share, g, bytes);
+	return sbf_kind_choose_in(SBF_KIND_IN_PLAIN4, n, share,
+							  fused_ok ? 0 : sbf_kind_complete_mask(), g, bytes);
 }
 
 /* Writes the header and the one directory entry of a built value. */
@@ -139,7 +139,7 @@ sbf_build_sorted(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 	if (regs == NULL)
 		return SBF_E_NOMEM;
 	st = build_with(f, p, h, n, share, flags, &g, bytes, regs, hll_bytes, dense);
-	if (st == SBF_E_SEGMENT && g.kind == SBF_KIND_FUSED)
+	if (st == SBF_E_SEGMENT && sbf_kind_ops(g.kind)->complete)
 	{
 		/* no seed peeled: the set is stored blocked, only larger */
 		st = sbf_build_plan(n, share, false, &g, &bytes);

@@ -17,20 +17,6 @@
 #define SBF_COUNT_MAX_RATE	0.75
 #define SBF_COUNT_MIN_PASS	1e-9
 
-/*
- * The model's false-positive rate of the segment of e with x elements: a
- * bloom kind's (1 - e^(-kx/m))^k, a blocked segment's Putze rate at x/L
- * (docs/format4.md, section 7, Counts).
- */
-static double
-model_fpr(const SbfDirEntry *e, double x)
-{
-	if (e->g.kind == SBF_KIND_BLOCKED)
-		return sbf_blocked_fpr(x / (double) e->g.size, e->g.width);
-	return pow(1.0 - exp(-(double) e->g.width * x / (double) e->g.size),
-			   (double) e->g.width);
-}
-
 /* Model evaluations of the directory counts in this process (a statistic for the tests). */
 uint64_t	sbf_count_model_calls = 0;
 
@@ -74,18 +60,20 @@ segment_model(const SbfDirEntry *e, CountMemo *m)
 	m->capacity = e->capacity;
 	m->rate_count = e->ops->rate_at(&e->g, c);
 	m->rate_full = e->ops->rate_at(&e->g, e->capacity);
-	if (c == 0 || e->g.kind == SBF_KIND_FUSED)
+	if (c == 0 || e->ops->model_rate == NULL)
 		return;
 	for (i = 0; i <= SBF_COUNT_STEPS; i++)
-		m->fpr[i] = model_fpr(e, h * i);
+		m->fpr[i] = e->ops->model_rate(&e->g, h * i);
 }
 
 /*
  * Expected distinct elements behind a count of c inserts into the segment
  * of e while earlier segments pass a probe with probability pass (1 - their
  * false-positive rate): the integral of dx / (1 - q(x)), q(x) = 1 - pass
- * (1 - fpr(x)), by Simpson's rule over the memo's rates.  A fused segment
- * counts its complete set exactly.
+ * (1 - fpr(x)), by Simpson's rule over the memo's rates, fpr the kind's
+ * model_rate (a bloom kind's (1 - e^(-kx/m))^k, a blocked segment's Putze
+ * rate at x/L: docs/format4.md, section 7, Counts).  A complete kind
+ * (fused: no model) counts its set exactly.
  */
 static double
 segment_distinct(const SbfDirEntry *e, const CountMemo *m, double pass)
@@ -97,7 +85,7 @@ segment_distinct(const SbfDirEntry *e, const CountMemo *m, double pass)
 
 	if (c == 0)
 		return 0.0;
-	if (e->g.kind == SBF_KIND_FUSED)
+	if (e->ops->model_rate == NULL)
 		return (double) c;
 	for (i = 0; i <= SBF_COUNT_STEPS; i++)
 	{

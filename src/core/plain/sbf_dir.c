@@ -5,12 +5,6 @@
 #include "sbf_dir.h"
 #include "sbf_window.h"
 
-/* kinds allowed in a version-4 entry (docs/format4.md, sections 2 and 8) */
-#define KIND_BIT(k)		(UINT32_C(1) << (k))
-#define KINDS_PLAIN4	(KIND_BIT(SBF_KIND_BLOOM) | KIND_BIT(SBF_KIND_BLOCKED) | \
-						 KIND_BIT(SBF_KIND_FUSED))
-#define KINDS_WINDOW4	(KIND_BIT(SBF_KIND_BLOCKED) | KIND_BIT(SBF_KIND_FUSED) | \
-						 KIND_BIT(SBF_KIND_WBLOOM))
 /* a version-4 windowed entry: age, reserved, count, descriptor */
 #define WIN4_SEGDIR_BYTES	24
 #define WIN4_DESC			8
@@ -52,7 +46,7 @@ const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 		.written = true,
 		.header_bytes = SBF_HEADER_BYTES, .entry_bytes = SBF_SEGDIR_BYTES,
 		.segment_ops = NULL,
-		.desc_offset = SBF_SEG4_DESC, .kinds = KINDS_PLAIN4,
+		.desc_offset = SBF_SEG4_DESC, .dir = SBF_KIND_IN_PLAIN4,
 	},
 	{
 		.version = SBF_FORMAT_V4,
@@ -61,7 +55,7 @@ const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 		.written = true,
 		.header_bytes = SBF_WIN_HEADER_BYTES, .entry_bytes = WIN4_SEGDIR_BYTES,
 		.segment_ops = NULL,
-		.desc_offset = WIN4_DESC, .kinds = KINDS_WINDOW4,
+		.desc_offset = WIN4_DESC, .dir = SBF_KIND_IN_WINDOW4,
 	},
 };
 

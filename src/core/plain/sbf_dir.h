@@ -30,9 +30,13 @@ typedef struct SbfVersion
 	 * when each entry names its kind in a descriptor (format 4)
 	 */
 	const SbfKindOps *segment_ops;
-	/* format 4: the descriptor's offset in an entry, and the kinds allowed */
+	/*
+	 * format 4: the descriptor's offset in an entry, and which directory it
+	 * is: a kind is allowed when its row's dirs has this bit
+	 * (docs/format4.md, sections 2 and 8)
+	 */
 	size_t		desc_offset;
-	uint32_t	kinds;			/* bit (1 << kind) set for each kind allowed */
+	uint8_t		dir;			/* SBF_KIND_IN_PLAIN4 or SBF_KIND_IN_WINDOW4 */
 } SbfVersion;
 
 /*
@@ -134,12 +138,12 @@ sbf_dir_decode_kind(const SbfVersion *ver, const uint8_t *p, SbfDirEntry *e)
 	e->st = sbf_kind_decode(p + ver->desc_offset, &e->g);
 	e->ops = NULL;
 	e->bytes = 0;
-	if (e->st == SBF_OK && (ver->kinds & (UINT32_C(1) << (e->g.kind & 31))) == 0)
-		e->st = SBF_E_SEGMENT;
 	if (e->st == SBF_OK)
 	{
 		e->ops = sbf_kind_ops(e->g.kind);
-		if (!e->ops->bytes(&e->g, &e->bytes))
+		if ((e->ops->dirs & ver->dir) == 0)
+			e->st = SBF_E_SEGMENT;
+		else if (!e->ops->bytes(&e->g, &e->bytes))
 		{
 			e->st = SBF_E_SEGMENT;
 			e->bytes = 0;
@@ -236,7 +240,7 @@ sbf_dir_view(SbfDirIter *it, const SbfView *v)
 static inline bool
 sbf_dir_has(const uint8_t *buf, const SbfDirEntry *e, uint64_t h)
 {
-	if (e->g.kind == SBF_KIND_BLOOM)
+	if (sbf_kind_is_flat(&e->g))
 		return sbf_bloom_has(buf + e->data, e->g.size, e->g.width, h);
 	return e->ops->contains(&e->g, buf + e->data, h);
 }

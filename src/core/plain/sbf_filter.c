@@ -503,7 +503,7 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	buf = SBF_PAYLOAD(f);
 	words = buf + seg.data;
 	count = seg.count;
-	if (seg.g.kind != SBF_KIND_BLOOM)
+	if (!sbf_kind_is_flat(&seg.g))
 	{
 		/* one line an element: no batch needed */
 		for (i = 0; i < n; i++)

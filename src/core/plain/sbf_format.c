@@ -573,18 +573,11 @@ sbf_segment_expected_fill(const SbfView *v, uint32_t i)
 	return sbf_segment_expected_fill_of(&seg);
 }
 
-/* The same from the segment itself. */
+/* The same from the segment itself: its kind's expected_fill. */
 double
 sbf_segment_expected_fill_of(const SbfSegment *seg)
 {
-	double		bits = (double) seg->nbits;
-
-	/* a blocked segment's lines hold 512 bits each; a fused one has no fill model */
-	if (seg->kind == SBF_KIND_BLOCKED)
-		bits *= SBF_BLOCKED_LINE_BITS;
-	else if (seg->kind == SBF_KIND_FUSED)
-		return 0.5;
-	return -expm1((double) seg->k * (double) seg->count * log1p(-1.0 / bits));
+	return sbf_kind_ops(seg->kind)->expected_fill(seg);
 }
 
 /*
@@ -605,16 +598,9 @@ fpr_of_fills(const SbfView *v, bool expected)
 	{
 		double		p;
 
-		if (expected && e.g.kind == SBF_KIND_BLOOM)
-		{
-			SbfSegment	seg;
-
-			/* from the entry: a walk per segment would be quadratic */
-			sbf_dir_segment(&e, &seg);
-			p = pow(sbf_segment_expected_fill_of(&seg), (double) e.g.width);
-		}
-		else if (expected)
-			p = e.ops->rate_at(&e.g, e.count);
+		/* from the entry: a walk per segment would be quadratic */
+		if (expected)
+			p = e.ops->expected_rate(&e.g, e.count);
 		else
 			p = e.ops->rate_of(&e.g, v->buf + e.data);
 		pass *= 1.0 - p;
@@ -659,8 +645,7 @@ sbf_segment_fill(const SbfView *v, uint32_t i)
 	while (sbf_dir_next(&it, &e) && e.index < i)
 		;
 	/* bloom: m bits; the other kinds: every bit of their area */
-	return sbf_bits_fill(v->buf + e.data, e.g.kind == SBF_KIND_BLOOM ?
-						 e.g.size : e.bytes * 8);
+	return sbf_bits_fill(v->buf + e.data, e.ops->fill_bits(&e.g, e.bytes));
 }
 
 /*

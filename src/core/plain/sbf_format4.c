@@ -43,7 +43,7 @@ sbf_relabel4(uint8_t *buf, size_t len)
 		uint16_t	k = sbf_load16(e + SBF_SEG_K);
 
 		memset(&g, 0, sizeof(g));
-		g.kind = SBF_KIND_BLOOM;
+		g.kind = sbf_version(SBF_FORMAT_VERSION)->segment_ops->kind;
 		g.size = m;
 		g.width = (uint8_t) k;
 		sbf_store_double(e + SBF_SEG4_ERROR, p);

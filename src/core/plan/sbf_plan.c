@@ -273,7 +273,7 @@ plain_has(const SbfPlan *p, uint64_t h)
 	{
 		const SbfPlanSeg *s = &p->seg[i];
 
-		if (s->g.kind == SBF_KIND_BLOOM ?
+		if (sbf_kind_is_flat(&s->g) ?
 			sbf_bloom_has(s->data, s->g.size, s->g.width, h) :
 			s->ops->contains(&s->g, s->data, h))
 			return true;
@@ -405,7 +405,7 @@ sbf_plan_count(const SbfPlan *p, const uint64_t *h, size_t n)
 	if (p->prefetch)
 		return plain_count_batched(p, h, n);
 	/* one segment of a batched kind: its own count */
-	if (p->nseg == 1 && p->seg[0].g.kind != SBF_KIND_BLOOM)
+	if (p->nseg == 1 && p->seg[0].ops->count_batched)
 		return p->seg[0].ops->count(&p->seg[0].g, p->seg[0].data, h, n);
 	for (i = 0; i < n; i++)
 		found += plain_has(p, h[i]);

@@ -74,7 +74,7 @@ union_limit(const UnionItem *it)
 	double		k = (double) it->g.width;
 	double		fill;
 
-	if (it->g.kind == SBF_KIND_BLOOM)
+	if (it->ops->union_rule == SBF_UNION_FILL)
 		fill = 1.0 - exp(-k * (double) it->capacity / m);
 	else
 		fill = pow(it->error, 1.0 / k);
@@ -98,7 +98,7 @@ sbf_union_item(UnionItem *it, const SbfView *v, const SbfDirEntry *e,
 	it->data = v->buf + e->data;
 	if (e->ops->merge != NULL)
 	{
-		it->bits = e->g.kind == SBF_KIND_BLOOM ? e->g.size : it->bytes * 8;
+		it->bits = e->ops->fill_bits(&e->g, it->bytes);
 		it->ones = union_ones(it->data, it->bytes, a);
 		it->limit = union_limit(it);
 	}
@@ -132,7 +132,7 @@ union_group_cmp(const UnionItem *x, const UnionItem *y)
 	c = union_geom_cmp(&x->g, &y->g);
 	if (c != 0)
 		return c;
-	if (x->g.kind == SBF_KIND_BLOOM)
+	if (x->ops->union_rule == SBF_UNION_FILL)
 		UNION_CMP(x->error, y->error);
 	return 0;
 }
@@ -196,47 +196,12 @@ union_extra_bits(const UnionOut *o, const UnionItem *x, uint64_t stop,
 }
 
 /*
- * The geometry of a slice of g that starts unit units in and holds at most
- * units units, and its byte offset: bloom slices by words, blocked by lines.
- * A kind that is not a bit array is one slice.  Returns the units taken.
+ * A walk over the slices of a segment: its kind's slice (bloom by words,
+ * blocked by lines); a kind that is not a bit array is one slice.
  */
-static uint64_t
-union_slice(const SbfKindGeom *g, uint64_t unit, uint64_t units,
-			SbfKindGeom *sub, uint64_t *offset)
-{
-	uint64_t	total;
-	uint64_t	ubytes;
-	uint64_t	take;
-
-	*sub = *g;
-	if (g->kind == SBF_KIND_BLOOM)
-	{
-		total = sbf_words_bytes(g->size) / 8;
-		ubytes = 8;
-	}
-	else if (g->kind == SBF_KIND_BLOCKED)
-	{
-		total = g->size;
-		ubytes = SBF_BLOCKED_LINE_BYTES;
-		units /= SBF_BLOCKED_LINE_BYTES / 8;
-	}
-	else
-	{
-		*offset = 0;
-		return UINT64_MAX;
-	}
-	take = total - unit < units ? total - unit : units;
-	*offset = unit * ubytes;
-	if (g->kind == SBF_KIND_BLOOM)
-		sub->size = unit + take == total ? g->size - unit * 64 : take * 64;
-	else
-		sub->size = take;
-	return take;
-}
-
-/* A walk over the slices of a segment (union_slice). */
 typedef struct UnionSlices
 {
+	const SbfKindOps *ops;
 	const SbfKindGeom *g;
 	uint64_t	unit;			/* units before this slice */
 	uint64_t	take;			/* units in it; 0 before the first */
@@ -255,7 +220,14 @@ union_slices_next(UnionSlices *it, const SbfAllocator *a)
 		sbf_check_interrupt(a);
 		it->unit += it->take;
 	}
-	it->take = union_slice(it->g, it->unit, UNION_SLICE_WORDS, &it->sub, &it->off);
+	if (it->ops->slice == NULL)
+	{
+		it->sub = *it->g;
+		it->off = 0;
+		it->take = UINT64_MAX;
+		return true;
+	}
+	it->take = it->ops->slice(it->g, it->unit, UNION_SLICE_WORDS, &it->sub, &it->off);
 	return it->take != 0;
 }
 
@@ -264,27 +236,32 @@ static void
 union_merge_data(const UnionItem *x, uint8_t *dst, const uint8_t *src,
 				 const SbfAllocator *a)
 {
-	UnionSlices it = {.g = &x->g};
+	UnionSlices it = {.ops = x->ops, .g = &x->g};
 
 	while (union_slices_next(&it, a))
 		x->ops->merge(&it.sub, dst + it.off, src + it.off);
 }
 
 /*
- * The kind's rate_of of data, slice by slice for blocked (the mean over
- * lines is the lines-weighted mean over slices); other kinds at once.
+ * The kind's rate_of of data (a kind of rule SBF_UNION_RATE), slice by
+ * slice when it slices (blocked: the mean over lines is the lines-weighted
+ * mean over slices); other kinds at once.
  */
 static double
 union_rate_data(const UnionItem *x, const uint8_t *data, const SbfAllocator *a)
 {
-	UnionSlices it = {.g = &x->g};
+	UnionSlices it = {.ops = x->ops, .g = &x->g};
 	double		sum = 0.0;
+	uint64_t	units = 0;
 
-	if (x->g.kind != SBF_KIND_BLOCKED)
+	if (x->ops->slice == NULL)
 		return x->ops->rate_of(&x->g, data);
 	while (union_slices_next(&it, a))
+	{
 		sum += x->ops->rate_of(&it.sub, data + it.off) * (double) it.take;
-	return sum / (double) x->g.size;
+		units += it.take;
+	}
+	return sum / (double) units;
 }
 
 /* Gives result segment o its own copy of its data. */
@@ -400,7 +377,7 @@ SbfStatus
 sbf_union_place(UnionScratch *s, uint32_t group, const UnionItem *x,
 				bool *placed, const SbfAllocator *a)
 {
-	bool		bloom = x->g.kind == SBF_KIND_BLOOM;
+	bool		bloom = x->ops->union_rule == SBF_UNION_FILL;
 	uint64_t	xones = x->ones;
 	uint64_t	limit = x->limit;
 	uint32_t	scans = 0;
@@ -508,12 +485,13 @@ union_out_cmp_v2(const void *pa, const void *pb)
 static bool
 union_as_v2(const UnionScratch *s)
 {
+	const SbfVersion *v2 = sbf_version(SBF_FORMAT_VERSION);
 	uint32_t	i;
 
 	if (!sbf_write_v2)
 		return false;
 	for (i = 0; i < s->nout; i++)
-		if (s->out[i].seed->g.kind != SBF_KIND_BLOOM)
+		if (s->out[i].seed->ops != v2->segment_ops)
 			return false;
 	return true;
 }

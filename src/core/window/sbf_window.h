@@ -171,56 +171,11 @@ extern SbfStatus sbf_win4_check_segments(const SbfWinView *v);
 extern int	sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b,
 								bool bits_first);
 
-/* High 64 bits of a * b: the same on every host. */
-static inline uint64_t
-sbf_win_mulhi(uint64_t a, uint64_t b)
-{
-#if defined(__SIZEOF_INT128__) && !defined(SBF_PORTABLE_LOADS)
-	return (uint64_t) (((unsigned __int128) a * b) >> 64);
-#else
-	uint64_t	al = a & 0xFFFFFFFFu,
-				ah = a >> 32,
-				bl = b & 0xFFFFFFFFu,
-				bh = b >> 32;
-	uint64_t	ll = al * bl,
-				lh = al * bh,
-				hl = ah * bl,
-				hh = ah * bh;
-	uint64_t	mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
-
-	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-#endif
-}
-
 /*
- * The line of hash h in a blocked segment of g->size lines at data
- * (docs/format4.md, section 4: line mulhi(h, L)); sbf_kind_blocked.c and
- * the windowed lookups use it.
+ * sbf_win_mulhi (sbf_mulhi.h), sbf_blocked_line (sbf_kind_blocked.h) and
+ * the windowed bloom positions sbf_win_mix, sbf_win_position
+ * (sbf_kind_bloom.h) come with sbf_kind.h.
  */
-static inline const uint8_t *
-sbf_blocked_line(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
-{
-	return data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
-}
-
-/*
- * Bloom position i (0-based) of hash h in a windowed segment of m bits
- * (WINDOWED POSITIONS in sbf_core.h): independent positions, so that small
- * segments keep the false-positive rate their sizing promises.  r_i
- * (sbf_win_mix) does not depend on m, so a lookup mixes once per i for all
- * the segments it probes.
- */
-static inline uint64_t
-sbf_win_mix(uint64_t h, uint32_t i)
-{
-	return sbf_mix64(h + (uint64_t) (i + 1) * 0x9E3779B97F4A7C15ULL);
-}
-
-static inline uint64_t
-sbf_win_position(uint64_t h, uint32_t i, uint64_t m)
-{
-	return sbf_win_mulhi(sbf_win_mix(h, i), m);
-}
 
 /* Membership of hash h in one segment. */
 extern bool sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h);

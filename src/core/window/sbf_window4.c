@@ -14,15 +14,6 @@
 #include "sbf_dir.h"
 #include "sbf_window.h"
 
-/*
- * The largest set built fused (its scratch, about 24 bytes a hash, and a
- * build 2-3 times a blocked one); larger buckets are built blocked.  The same
- * limit as the plain builder's (sbf_kind.h defines it there).
- */
-#ifndef SBF_FUSED_MAX_BUILD
-#define SBF_FUSED_MAX_BUILD		((uint64_t) 1 << 22)
-#endif
-
 /* version-4 entry fields (the iterator decodes them; the writer writes them) */
 #define W4_AGE			0
 #define W4_RESERVED		2
@@ -177,56 +168,18 @@ sbf_win4_check_segments(const SbfWinView *v)
 }
 
 /*
- * Keeps (g2, b2) in (*g, *bytes) when it planned (st2) and is strictly
- * smaller than what *have holds; ties keep the earlier, faster kind.
- */
-static void
-keep_smaller(SbfStatus st2, const SbfKindGeom *g2, uint64_t b2,
-			 SbfKindGeom *g, uint64_t *bytes, bool *have)
-{
-	if (st2 != SBF_OK || (*have && b2 >= *bytes))
-		return;
-	*g = *g2;
-	*bytes = b2;
-	*have = true;
-}
-
-/*
- * The windowed twin of sbf_kind_choose (docs/format4.md, section 8): the
- * smallest area of fused (up to SBF_FUSED_MAX_BUILD hashes), blocked and
- * kind 4 (version 3's WINDOW SIZING) for n hashes at share, leaving out the
- * kinds whose bit (1 << kind) is set in avoid; ties go to the faster kind, in
+ * The windowed builder's choice (docs/format4.md, section 8): the one
+ * choice of sbf_kind.c over the kinds of a windowed directory, the smallest
+ * area of fused (up to SBF_FUSED_MAX_BUILD hashes), blocked and kind 4
+ * (version 3's WINDOW SIZING) for n hashes at share, leaving out the kinds
+ * whose bit (1 << kind) is set in avoid; ties go to the faster kind, in
  * that order.  SBF_E_PARAM or SBF_E_TOO_LARGE when no kind plans.
  */
 SbfStatus
 sbf_win_kind_choose(uint64_t n, double share, unsigned avoid,
 					SbfKindGeom *g, uint64_t *bytes)
 {
-	SbfKindGeom g2;
-	uint64_t	b2 = 0;
-	SbfStatus	st;
-	SbfStatus	last = SBF_E_PARAM;
-	bool		have = false;
-
-	if (!(avoid & (1u << SBF_KIND_FUSED)) && n <= SBF_FUSED_MAX_BUILD)
-	{
-		st = sbf_kind_fused_ops.plan(n, share, &g2, &b2);
-		keep_smaller(st, &g2, b2, g, bytes, &have);
-		last = st == SBF_OK ? last : st;
-	}
-	if (!(avoid & (1u << SBF_KIND_BLOCKED)))
-	{
-		st = sbf_kind_blocked_ops.plan(n, share, &g2, &b2);
-		keep_smaller(st, &g2, b2, g, bytes, &have);
-		last = st == SBF_OK ? last : st;
-	}
-	if (!(avoid & (1u << SBF_KIND_WBLOOM)))
-	{
-		st = sbf_kind_wbloom_ops.plan(n, share, &g2, &b2);
-		keep_smaller(st, &g2, b2, g, bytes, &have);
-		last = st == SBF_OK ? last : st;
-	}
-	return have ? SBF_OK : last;
+	return sbf_kind_choose_in(SBF_KIND_IN_WINDOW4, n, share, avoid, g, bytes);
 }
 
 /* Plans (the choice), allocates and builds seg's area; *data owned by a. */
@@ -283,8 +236,8 @@ sbf_win_make_segment(const uint64_t *h, uint32_t n, double share,
 	*built = false;
 	memset(seg, 0, sizeof(*seg));
 	st = plan_and_build(h, n, share, avoid, max_bytes, a, seg, &data, &skip);
-	if (st == SBF_E_SEGMENT && seg->g.kind == SBF_KIND_FUSED)
-		st = plan_and_build(h, n, share, avoid | (1u << SBF_KIND_FUSED),
+	if (st == SBF_E_SEGMENT && seg->ops != NULL && seg->ops->complete)
+		st = plan_and_build(h, n, share, avoid | (1u << seg->g.kind),
 							max_bytes, a, seg, &data, &skip);
 	if (st != SBF_OK || skip)
 		return st;
