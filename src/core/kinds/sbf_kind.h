@@ -155,7 +155,7 @@ typedef struct SbfKindOps
 	uint64_t	(*fill_bits) (const SbfKindGeom *g, uint64_t bytes);
 
 	/*
-	 * A sliced read (src/sbf_slice.c): the chunks a present element's probe
+	 * A sliced read (src/pg/sbf_slice.c): the chunks a present element's probe
 	 * fetches in this segment; NULL when the segment is read whole.
 	 */
 	uint32_t	(*probe_span) (const SbfSegment *seg);
