@@ -26,6 +26,10 @@
 #                            (default 2)
 #   SBF_ARCH_MAX_LONG        .c files over SBF_ARCH_LINES lines (default 0;
 #                            SBF_ARCH_LINES defaults to 800)
+#   SBF_ARCH_MAX_LONG_FUNCS  functions over SBF_ARCH_FUNC_LINES lines (default
+#                            0; 120 lines), from the name line to the closing
+#                            brace, read in pgindent style (braces of a
+#                            function body in column 0)
 # The glue's objects need PostgreSQL's server headers: PG_CONFIG (default
 # pg_config on PATH, else the newest /usr/lib/postgresql/*/bin/pg_config).
 # CC defaults to cc.
@@ -37,6 +41,8 @@ root=$(cd "$here/../.." && pwd)
 : "${SBF_ARCH_MAX_KIND_FILES:=2}"
 : "${SBF_ARCH_MAX_LONG:=0}"
 : "${SBF_ARCH_LINES:=800}"
+: "${SBF_ARCH_MAX_LONG_FUNCS:=0}"
+: "${SBF_ARCH_FUNC_LINES:=120}"
 : "${CC:=cc}"
 if [ -z "${PG_CONFIG:-}" ]; then
 	if command -v pg_config >/dev/null 2>&1; then
@@ -50,7 +56,7 @@ pg_inc=$("$PG_CONFIG" --includedir-server 2>/dev/null) || {
 	exit 2
 }
 export SBF_ARCH_MAX_CIRCLES SBF_ARCH_MAX_UPWARD SBF_ARCH_MAX_KIND_FILES \
-	SBF_ARCH_MAX_LONG SBF_ARCH_LINES CC
+	SBF_ARCH_MAX_LONG SBF_ARCH_LINES SBF_ARCH_MAX_LONG_FUNCS SBF_ARCH_FUNC_LINES CC
 exec python3 - "$root/src" "$pg_inc" <<'PYEOF'
 import os, re, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -59,14 +65,19 @@ from concurrent.futures import ThreadPoolExecutor
 # first pattern that matches a file gives its layer; edit this table when
 # files move.  A file may include headers of its own layer or lower ones.
 LAYERS = [
-    ("common", r"(^|/)core/(.*/)?sbf_(core|internal|hash|hll|status|text)\.[ch]$"),
+    # the core (src/core), by subsystem
+    ("common", r"(^|/)core/(.*/)?sbf_(core|internal|hash|hll|status|text|bits)\.[ch]$"),
     ("kinds", r"(^|/)core/(.*/)?sbf_kind[^/]*\.[ch]$"),
-    ("plain", r"(^|/)core/(.*/)?sbf_(dir|format|format4|filter|grow|exact|build|count)[^/]*\.[ch]$"),
+    ("dir", r"(^|/)core/(.*/)?sbf_dir\.[ch]$"),
+    ("window-read", r"(^|/)core/(.*/)?sbf_window(_int)?\.[ch]$"),
+    ("window-build", r"(^|/)core/(.*/)?sbf_window4\.c$"),
+    ("window-write", r"(^|/)core/(.*/)?sbf_win[^/]*\.[ch]$"),
+    ("plain", r"(^|/)core/(.*/)?sbf_(format|format4|write|filter|grow|exact|build|count)\.[ch]$"),
     ("union", r"(^|/)core/(.*/)?sbf_union[^/]*\.[ch]$"),
-    ("window", r"(^|/)core/(.*/)?sbf_win[^/]*\.[ch]$"),
     ("hashset", r"(^|/)core/(.*/)?sbf_hashset[^/]*\.[ch]$"),
-    ("reader", r"(^|/)core/(.*/)?sbf_(plan|app)[^/]*\.[ch]$"),
+    ("reader", r"(^|/)core/(.*/)?sbf_(plan|app)\.[ch]$"),
     ("core", r"(^|/)core/"),
+    # the PostgreSQL glue (src/, outside core/)
     ("glue", r""),
 ]
 KIND_CONST = re.compile(r"\bSBF_KIND_(BLOOM|BLOCKED|FUSED|WBLOOM)\b")
@@ -154,8 +165,12 @@ for f in cfiles:
             if g != f:
                 uses.append((f, g, sym))
                 prev = edges[f].get(g)
-                if prev is None or prev == "#include":
-                    edges[f][g] = "calls " + sym if prev is None else prev + ", calls " + sym
+                if prev is None:
+                    edges[f][g] = "uses " + sym
+                elif "uses " not in prev:
+                    edges[f][g] = prev + ", uses " + sym
+                else:
+                    edges[f][g] = prev + " " + sym
 
 # strongly connected components (Tarjan, iterative)
 index, low, onstack, stack, sccs = {}, {}, set(), [], []
@@ -197,6 +212,22 @@ upward = [(f, g) for f, g in includes if layer(f)[0] < layer(g)[0]]
 upcalls = sorted({(f, g) for f, g, _ in uses if layer(f)[0] < layer(g)[0]})
 long_files = sorted((f, text[f].count("\n")) for f in cfiles
                     if text[f].count("\n") > max_lines)
+func_lines = int(env["SBF_ARCH_FUNC_LINES"])
+long_funcs = []
+for f in cfiles:
+    ls = text[f].split("\n")
+    for i, l in enumerate(ls):
+        if l != "{" or i == 0:
+            continue
+        j = i - 1               # the name line: "name(" at column 0
+        while j > 0 and not re.match(r"^[A-Za-z_]\w*\s*\(", ls[j]) and ls[j] != "":
+            j -= 1
+        m = re.match(r"^([A-Za-z_]\w*)\s*\(", ls[j])
+        k = i
+        while k < len(ls) and ls[k] != "}":
+            k += 1
+        if m and k - j + 1 > func_lines:
+            long_funcs.append((f, m.group(1), k - j + 1))
 kind_files = sorted(f for f in files
                     if not KIND_FILE.match(os.path.basename(f))
                     and KIND_CONST.search(text[f]))
@@ -221,6 +252,9 @@ for f, g in upcalls:
 print("\n.c files over %d lines: %d" % (max_lines, len(long_files)))
 for f, n in long_files:
     print("  - %s (%d)" % (f, n))
+print("functions over %d lines: %d" % (func_lines, len(long_funcs)))
+for f, name, n in long_funcs:
+    print("  - %s: %s (%d)" % (f, name, n))
 print("\nfiles outside the kinds naming a kind constant: %d" % len(kind_files))
 for f in kind_files:
     print("  - %s" % f)
@@ -234,7 +268,8 @@ failed = []
 for var, what, n in (("SBF_ARCH_MAX_CIRCLES", "circles", len(sccs)),
                       ("SBF_ARCH_MAX_UPWARD", "upward includes", len(upward)),
                       ("SBF_ARCH_MAX_KIND_FILES", "kind-constant files", len(kind_files)),
-                      ("SBF_ARCH_MAX_LONG", "long .c files", len(long_files))):
+                      ("SBF_ARCH_MAX_LONG", "long .c files", len(long_files)),
+                      ("SBF_ARCH_MAX_LONG_FUNCS", "long functions", len(long_funcs))):
     lim = env[var].strip().lower()
     if lim == "off":
         print("%-20s %3d  (limit off)" % (what, n))
