@@ -66,7 +66,7 @@ from concurrent.futures import ThreadPoolExecutor
 # files move.  A file may include headers of its own layer or lower ones.
 LAYERS = [
     # the core (src/core), by subsystem
-    ("common", r"(^|/)core/(.*/)?sbf_(core|internal|hash|hll|status|text|bits)\.[ch]$"),
+    ("common", r"(^|/)core/(.*/)?sbf_(core|internal|hash|hll|status|text|bits|mulhi)\.[ch]$"),
     ("kinds", r"(^|/)core/(.*/)?sbf_kind[^/]*\.[ch]$"),
     ("dir", r"(^|/)core/(.*/)?sbf_dir\.[ch]$"),
     ("window-read", r"(^|/)core/(.*/)?sbf_window(_int)?\.[ch]$"),
