@@ -22,6 +22,10 @@
  *	  than those two, WINDOWED clear, a nonzero reserved field or descriptor
  *	  byte, kind 1 or an unknown kind, nonzero padding, and a bucket whose
  *	  segments' rates (each kind's rate_of) sum to more than e/B.
+ *
+ *	  This header is the subsystem's public face; its files, their layers
+ *	  (reading a value, building a bucket, writing a value) and what they
+ *	  share privately are in sbf_window_int.h.
  */
 #ifndef SBF_WINDOW_H
 #define SBF_WINDOW_H
