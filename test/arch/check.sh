@@ -117,10 +117,19 @@ includes = []
 for f in files:
     for name in inc_re.findall(text[f]):
         beside = os.path.normpath(os.path.join(os.path.dirname(f), name))
+        cands = by_name.get(os.path.basename(name), [])
         if beside in text:
             g = beside
-        elif len(by_name.get(os.path.basename(name), [])) == 1:
-            g = by_name[os.path.basename(name)][0]
+        elif len(cands) == 1:
+            g = cands[0]
+        elif cands:
+            # several headers of that name: the one sharing most of f's path
+            def shared(c):
+                return len(os.path.commonpath([os.path.dirname(f) or ".",
+                                               os.path.dirname(c) or "."]))
+            g = max(cands, key=shared)
+            print("note: %s includes \"%s\": several under src/, taking %s"
+                  % (f, name, g))
         else:
             continue                    # a PostgreSQL or system header
         includes.append((f, g))
