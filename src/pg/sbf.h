@@ -1,9 +1,9 @@
 /*
  * sbf.h
  *	  PostgreSQL glue for the scalablebloom type: the varlena that carries a
- *	  payload of format version 1, 2 or 3 (the byte layouts are in
- *	  docs/format.md), its fmgr macros, and what binds the core to
- *	  PostgreSQL memory (sbf.c).  Each subsystem of the glue has its own
+ *	  payload of format version 1, 2, 3 or 4 (the byte layouts are in
+ *	  docs/format.md and docs/format4.md), its fmgr macros, and what binds
+ *	  the core to PostgreSQL memory (sbf_mem.c).  Each subsystem of the glue has its own
  *	  header: sbf_errors.h (validation and status errors), sbf_params.h
  *	  (parameter checks), sbf_elem.h (element types), sbf_agg_support.h
  *	  (aggregate support), sbf_probe.h (reading stored filters: slices, the
@@ -56,7 +56,7 @@
 typedef struct ScalableBloom
 {
 	int32		vl_len_;		/* varlena header (do not touch directly!) */
-	uint8		data[FLEXIBLE_ARRAY_MEMBER];	/* payload, format 1, 2 or 3 */
+	uint8		data[FLEXIBLE_ARRAY_MEMBER];	/* payload, format 1, 2, 3 or 4 */
 } ScalableBloom;
 
 #define SBF_PAYLOAD_LEN(x)			(VARSIZE(x) - VARHDRSZ)
@@ -76,7 +76,7 @@ typedef struct ScalableBloom
 	Datum name(PG_FUNCTION_ARGS) { return (expr); } \
 	extern int no_such_variable
 
-/* ---- sbf.c ---- */
+/* ---- sbf_mem.c ---- */
 
 /*
  * palloc-backed allocator for the core.  Its ctx is NULL, meaning
@@ -90,9 +90,6 @@ extern const SbfAllocator sbf_palloc_allocator;
 extern ScalableBloom *sbf_filter_finish(SbfFilter *f);
 
 /* ---- sbf_ops.c ---- */
-
-/* Appends a double as a JSON number in its shortest exact form (sbf_info). */
-extern void sbf_append_json_float(StringInfo buf, double d);
 
 /*
  * Starts the result of a write from filter argument 0: a new default filter

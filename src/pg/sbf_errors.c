@@ -2,21 +2,23 @@
  * sbf_errors.c
  *	  The errors the glue raises for what the core reports: a malformed or
  *	  corrupted value (the validator's status, with a detail naming the
- *	  defect), a malformed text form, a failed write, and a refused union.  The views over stored
- *	  values live here too, since opening one is where corruption is found.
+ *	  defect), a malformed text form, a failed write, and a refused union.
+ *	  The views over stored values, where corruption is found, are opened
+ *	  with the probe code (sbf_slice.c).  Also the formatting of numbers for
+ *	  messages and for sbf_info's JSON.
  */
 #include "postgres.h"
 
 #include <math.h>
 
 #include "lib/stringinfo.h"
+#include "common/shortest_dec.h"
 #include "utils/float.h"
 
 #include "sbf.h"
 #include "sbf_agg_support.h"
 #include "sbf_errors.h"
-#include "sbf_plan.h"
-#include "sbf_window.h"
+#include "sbf_hashset.h"
 
 /* Formats a float8 the way float8out does, for messages. */
 char *
@@ -26,8 +28,8 @@ sbf_fmt_float(double d)
 }
 
 /* A full-sentence errdetail for a validator status on buf. */
-static int
-status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
+int
+sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
 {
 	if (st == SBF_E_VERSION && len > 0)
 		return errdetail("The value has format version %u, but this build reads only versions %d to %d.",
@@ -57,11 +59,11 @@ sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v, int sqlerrcode)
 		ereport(ERROR,
 				(errcode(sqlerrcode),
 				 errmsg("invalid input syntax for type scalablebloom"),
-				 status_errdetail(st, buf, len)));
+				 sbf_status_errdetail(st, buf, len)));
 	ereport(ERROR,
 			(errcode(sqlerrcode),
 			 errmsg("invalid binary data for type scalablebloom"),
-			 status_errdetail(st, buf, len)));
+			 sbf_status_errdetail(st, buf, len)));
 }
 
 /* Validates bytes from recv, the bytea cast or deserialize (22P03). */
@@ -69,91 +71,6 @@ void
 sbf_check_payload(const uint8 *buf, size_t len, SbfView *v)
 {
 	sbf_check_payload_code(buf, len, v, ERRCODE_INVALID_BINARY_REPRESENTATION);
-}
-
-/*
- * View of the header and directory of a stored value from its first avail of
- * len payload bytes.
- *
- * Only the header and segment directory are checked (O(segments), not
- * O(bytes)), which is enough for every later read to stay inside the value:
- * the directory must describe exactly the value's length.  The full
- * validator ran when the value entered the database.  Returns false, with
- * v->nsegments set, when avail < len is too short for the directory.
- */
-bool
-sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
-{
-	SbfStatus	st;
-
-	/* a windowed value (version 3) is only ever read whole: see sbf_window.c */
-	if (sbf_is_window(buf, avail))
-	{
-		SbfWinView	wv;
-
-		if (avail < len)
-			elog(ERROR, "a windowed scalablebloom value read by its prefix");
-		st = sbf_win_parse(buf, len, &wv);
-		if (st == SBF_OK)
-		{
-			memset(v, 0, sizeof(*v));
-			v->buf = buf;
-			v->len = len;
-			v->version = wv.version;
-			v->flags = wv.flags;
-			return true;
-		}
-	}
-	else
-		st = sbf_parse_prefix(buf, avail, len, v);
-	if (st == SBF_OK)
-		return true;
-	/* a short prefix of a longer value: the header says how much is needed */
-	if (st == SBF_E_TRUNCATED && avail >= SBF_HEADER_BYTES && avail < len &&
-		sbf_prefix_size(v->nsegments) > avail)
-		return false;
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("scalablebloom value is corrupted"),
-			 status_errdetail(st, buf, avail)));
-	pg_unreachable();
-}
-
-/*
- * The lookup plan of a stored value's payload buf[0..len), allocated in
- * mcxt: raises XX001 if its header or directory is inconsistent (the full
- * validator ran when the value entered).
- */
-SbfPlan *
-sbf_plan_of(const uint8 *buf, size_t len, MemoryContext mcxt)
-{
-	SbfAllocator a = sbf_palloc_allocator;
-	SbfPlan    *p;
-	SbfStatus	st;
-
-	a.ctx = mcxt;
-	st = sbf_plan_build(buf, len, &a, &p);
-	if (st == SBF_OK)
-		return p;
-	if (st == SBF_E_NOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory"),
-				 errdetail("Failed to plan lookups on a %zu-byte scalablebloom value.", len)));
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("scalablebloom value is corrupted"),
-			 status_errdetail(st, buf, len)));
-	pg_unreachable();
-}
-
-/* View over a detoasted value that was validated when it entered. */
-void
-sbf_view_of(const ScalableBloom *f, SbfView *v)
-{
-	size_t		len = SBF_PAYLOAD_LEN(f);
-
-	(void) sbf_view_of_prefix(SBF_PAYLOAD_PTR(f), len, len, v);
 }
 
 /* Raises the error matching a non-OK status from a write operation. */
@@ -352,4 +269,34 @@ sbf_report_text_syntax(const char *typname, const char *what,
 			 errmsg("invalid input syntax for type %s", typname),
 			 errdetail("%s text value starts with \"%s\".", what, prefix)));
 	pg_unreachable();
+}
+
+/* Raises the error for a non-OK status of a set operation. */
+void
+sbf_hs_report_status(SbfStatus st)
+{
+	if (st == SBF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("sbf_hashset is too large"),
+				 errdetail("A set holds at most %llu hashes, and its value at most 1 GB.",
+						   (unsigned long long) SBF_HS_MAX_COUNT),
+				 errhint("Build a filter with sbf_agg, which streams past %llu distinct elements per group.",
+						 (unsigned long long) SBF_HS_AGG_THRESHOLD)));
+	sbf_report_status(st);
+}
+
+/* Appends a double as a JSON number in its shortest exact form. */
+void
+sbf_append_json_float(StringInfo buf, double d)
+{
+	char		num[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+	if (!isfinite(d))
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	double_to_shortest_decimal_buf(d, num);
+	appendStringInfoString(buf, num);
 }

@@ -1,8 +1,9 @@
 /*
  * sbf_errors.h
  *	  The errors the glue raises for what the core reports (sbf_errors.c):
- *	  validation of values that come from outside, views over stored values,
- *	  malformed text forms, failed writes and refused unions.
+ *	  validation of values that come from outside, malformed text forms,
+ *	  failed writes and refused unions.  The views over stored values, which
+ *	  raise XX001 on a corrupted one, are opened in sbf_slice.c (sbf_probe.h).
  */
 #ifndef SBF_ERRORS_H
 #define SBF_ERRORS_H
@@ -24,22 +25,10 @@ extern void sbf_check_payload_code(const uint8 *buf, size_t len, SbfView *v,
 								   int sqlerrcode);
 
 /*
- * The lookup plan (src/core/plan/sbf_plan.h) of a stored value's payload, in
- * mcxt; raises XX001 if its header or directory is inconsistent.
+ * The errdetail of a validator status on buf: a full sentence, naming the
+ * version or hash a build does not read (for XX001 and 22P0x alike).
  */
-struct SbfPlan;
-extern struct SbfPlan *sbf_plan_of(const uint8 *buf, size_t len, MemoryContext mcxt);
-
-/* View over a detoasted value that was validated when it entered. */
-extern void sbf_view_of(const ScalableBloom *f, SbfView *v);
-
-/*
- * View of the header and directory of a stored value from its first avail
- * of len payload bytes; raises XX001 if they are inconsistent.  Returns false
- * when avail is too short: then it needs sbf_prefix_size(v->nsegments) bytes.
- */
-extern bool sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len,
-							   SbfView *v);
+extern int	sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len);
 
 /* Raises the error matching a non-OK status from a write operation. */
 pg_noreturn extern void sbf_report_status(SbfStatus st);
@@ -77,6 +66,12 @@ pg_noreturn extern void sbf_report_text_syntax(const char *typname,
 											  const char *what,
 											  const char *prefix,
 											  bool bad_base64);
+
+/* Raises the error for a non-OK status of an sbf_hashset operation. */
+pg_noreturn extern void sbf_hs_report_status(SbfStatus st);
+
+/* Appends a double as a JSON number in its shortest exact form (sbf_info). */
+extern void sbf_append_json_float(StringInfo buf, double d);
 
 /* Formats a float8 the way float8out does, for messages (palloc'd). */
 extern char *sbf_fmt_float(double d);

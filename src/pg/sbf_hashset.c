@@ -66,21 +66,6 @@ sbf_hs_interrupt(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
-/* Raises the error for a non-OK status of a set operation. */
-void
-sbf_hs_report_status(SbfStatus st)
-{
-	if (st == SBF_E_TOO_LARGE)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("sbf_hashset is too large"),
-				 errdetail("A set holds at most %llu hashes, and its value at most 1 GB.",
-						   (unsigned long long) SBF_HS_MAX_COUNT),
-				 errhint("Build a filter with sbf_agg, which streams past %llu distinct elements per group.",
-						 (unsigned long long) SBF_HS_AGG_THRESHOLD)));
-	sbf_report_status(st);
-}
-
 /* Error parameters of sbf_agg: defaults with error_rate e. */
 void
 sbf_agg_params(double error_rate, SbfParams *p)
@@ -116,23 +101,6 @@ sbf_hso_new(MemoryContext parent, const SbfParams *params, uint64 threshold,
 	MemoryContext cxt = AllocSetContextCreate(parent, "sbf_hashset", ALLOCSET_SMALL_SIZES);
 
 	return hso_new_in(cxt, cxt, params, threshold, with_rate);
-}
-
-/* The call site's cache, made on first use. */
-SbfHsCallCache *
-sbf_hs_call_cache(FunctionCallInfo fcinfo)
-{
-	SbfHsCallCache *c = (SbfHsCallCache *) fcinfo->flinfo->fn_extra;
-
-	if (c == NULL)
-	{
-		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfHsCallCache));
-		c->alloc = sbf_palloc_allocator;
-		c->alloc.ctx = fcinfo->flinfo->fn_mcxt;
-		c->scratch.a = &c->alloc;
-		fcinfo->flinfo->fn_extra = c;
-	}
-	return c;
 }
 
 /* What an arena's reset callback needs: its slot, and which arena it was. */

@@ -96,7 +96,7 @@ typedef struct SbfHsCallCache
 	int			next;			/* the slot to reuse when all are taken */
 } SbfHsCallCache;
 
-/* The call site's cache, made on first use. */
+/* The call site's cache, made on first use (sbf_spill.c). */
 extern SbfHsCallCache *sbf_hs_call_cache(FunctionCallInfo fcinfo);
 
 /* A new, empty expanded set in the arena of aggcxt (an aggregate state). */
@@ -207,9 +207,6 @@ extern void sbf_hso_free(SbfHsObject *o);
 
 /* The read-write datum of an expanded set (its flat size forgotten). */
 extern Datum sbf_hso_datum(SbfHsObject *o);
-
-/* Raises the error for a non-OK status of a set operation. */
-pg_noreturn extern void sbf_hs_report_status(SbfStatus st);
 
 /* CHECK_FOR_INTERRUPTS as a function, for the core's interrupt callback. */
 extern void sbf_hs_interrupt(void);

@@ -62,6 +62,11 @@ PG_FUNCTION_INFO_V1(sbf_add_int8);
 PG_FUNCTION_INFO_V1(sbf_add_bytea);
 PG_FUNCTION_INFO_V1(sbf_add_text_array);
 PG_FUNCTION_INFO_V1(sbf_add_int8_array);
+PG_FUNCTION_INFO_V1(sbf_add_at_text);
+PG_FUNCTION_INFO_V1(sbf_add_at_int8);
+PG_FUNCTION_INFO_V1(sbf_add_at_bytea);
+PG_FUNCTION_INFO_V1(sbf_add_at_text_array);
+PG_FUNCTION_INFO_V1(sbf_add_at_int8_array);
 PG_FUNCTION_INFO_V1(sbf_concat_any);
 PG_FUNCTION_INFO_V1(sbf_contains_text);
 PG_FUNCTION_INFO_V1(sbf_contains_int8);
@@ -280,6 +285,17 @@ SBF_ENTRY_POINT(sbf_add_bytea, add_elem(fcinfo, SBF_ELEM_BYTES));
 /* sbf_add(scalablebloom, text[] | bigint[]): NULL elements are skipped. */
 SBF_ENTRY_POINT(sbf_add_text_array, add_array(fcinfo, sbf_elem_type(TEXTOID)));
 SBF_ENTRY_POINT(sbf_add_int8_array, add_array(fcinfo, sbf_elem_type(INT8OID)));
+
+/*
+ * sbf_add(scalablebloom, text | bigint | bytea | text[] | bigint[], at
+ * timestamptz): a windowed filter places the element at the time
+ * (sbf_window.c), a plain one is handed to the add without a time.
+ */
+SBF_ENTRY_POINT(sbf_add_at_text, sbf_window_add_at(fcinfo, SBF_ELEM_BYTES, NULL, sbf_add_text));
+SBF_ENTRY_POINT(sbf_add_at_int8, sbf_window_add_at(fcinfo, SBF_ELEM_INT8, NULL, sbf_add_int8));
+SBF_ENTRY_POINT(sbf_add_at_bytea, sbf_window_add_at(fcinfo, SBF_ELEM_BYTES, NULL, sbf_add_bytea));
+SBF_ENTRY_POINT(sbf_add_at_text_array, sbf_window_add_at(fcinfo, SBF_ELEM_BYTES, sbf_elem_type(TEXTOID), sbf_add_text_array));
+SBF_ENTRY_POINT(sbf_add_at_int8_array, sbf_window_add_at(fcinfo, SBF_ELEM_INT8, sbf_elem_type(INT8OID), sbf_add_int8_array));
 
 /* ---- union ---- */
 
@@ -561,21 +577,6 @@ sbf_cardinality_pg(PG_FUNCTION_ARGS)
 }
 
 /* ---- sbf_info ---- */
-
-/* Appends a double as a JSON number in its shortest exact form. */
-void
-sbf_append_json_float(StringInfo buf, double d)
-{
-	char		num[DOUBLE_SHORTEST_DECIMAL_LEN];
-
-	if (!isfinite(d))
-	{
-		appendStringInfoString(buf, "null");
-		return;
-	}
-	double_to_shortest_decimal_buf(d, num);
-	appendStringInfoString(buf, num);
-}
 
 /*
  * sbf_info's geometry of a segment: its kind's keys (sbf_segment_info_keys,

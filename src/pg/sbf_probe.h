@@ -1,7 +1,7 @@
 /*
  * sbf_probe.h
- *	  Reading stored filters for lookups: by slices of an out-of-line value
- *	  (sbf_slice.c), through the session cache or the call site's memo
+ *	  Reading stored filters for lookups: the views and plans of stored values
+ *	  (sbf_slice.c), by slices of an out-of-line value (sbf_slice.c), through the session cache or the call site's memo
  *	  (sbf_cache.c, sbf_cache_session.c), and the one probe entry point that
  *	  dispatches a lookup to a plain view, a windowed view or a sliced
  *	  reader.
@@ -12,6 +12,25 @@
 #include "sbf.h"
 #include "sbf_window_glue.h"
 #include "sbf_plan.h"
+
+/* ---- sbf_slice.c: opening a stored value's view or plan ---- */
+
+/* View over a detoasted value that was validated when it entered. */
+extern void sbf_view_of(const ScalableBloom *f, SbfView *v);
+
+/*
+ * View of the header and directory of a stored value from its first avail
+ * of len payload bytes; raises XX001 if they are inconsistent.  Returns false
+ * when avail is too short: then it needs sbf_prefix_size(v->nsegments) bytes.
+ */
+extern bool sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len,
+							   SbfView *v);
+
+/*
+ * The lookup plan (src/core/sbf_plan.h) of a stored value's payload, in
+ * mcxt; raises XX001 if its header or directory is inconsistent.
+ */
+extern SbfPlan *sbf_plan_of(const uint8 *buf, size_t len, MemoryContext mcxt);
 
 /* ---- sbf_slice.c: reading a stored value by slices ---- */
 

@@ -2,7 +2,9 @@
  * sbf_slice.c
  *	  Partial reads of a stored filter: by TOAST chunks for a single lookup
  *	  on a large value, and of header, directory and HyperLogLog only for
- *	  sbf_cardinality and sbf_info.
+ *	  sbf_cardinality and sbf_info; and the views and lookup plans of stored
+ *	  values (sbf_view_of, sbf_view_of_prefix, sbf_plan_of), which raise
+ *	  XX001 when a value is corrupted.
  *
  * The type's STORAGE is external, so an out-of-line value is stored
  * uncompressed and detoast_attr_slice() fetches only the TOAST chunks a
@@ -328,4 +330,89 @@ sbf_sliced_close(SbfSliced *s)
 	pfree((char *) s->prefix - VARHDRSZ);
 	pfree(s->segs);
 	pfree(s);
+}
+
+/*
+ * View of the header and directory of a stored value from its first avail of
+ * len payload bytes.
+ *
+ * Only the header and segment directory are checked (O(segments), not
+ * O(bytes)), which is enough for every later read to stay inside the value:
+ * the directory must describe exactly the value's length.  The full
+ * validator ran when the value entered the database.  Returns false, with
+ * v->nsegments set, when avail < len is too short for the directory.
+ */
+bool
+sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
+{
+	SbfStatus	st;
+
+	/* a windowed value (version 3) is only ever read whole: see sbf_window.c */
+	if (sbf_is_window(buf, avail))
+	{
+		SbfWinView	wv;
+
+		if (avail < len)
+			elog(ERROR, "a windowed scalablebloom value read by its prefix");
+		st = sbf_win_parse(buf, len, &wv);
+		if (st == SBF_OK)
+		{
+			memset(v, 0, sizeof(*v));
+			v->buf = buf;
+			v->len = len;
+			v->version = wv.version;
+			v->flags = wv.flags;
+			return true;
+		}
+	}
+	else
+		st = sbf_parse_prefix(buf, avail, len, v);
+	if (st == SBF_OK)
+		return true;
+	/* a short prefix of a longer value: the header says how much is needed */
+	if (st == SBF_E_TRUNCATED && avail >= SBF_HEADER_BYTES && avail < len &&
+		sbf_prefix_size(v->nsegments) > avail)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("scalablebloom value is corrupted"),
+			 sbf_status_errdetail(st, buf, avail)));
+	pg_unreachable();
+}
+
+/*
+ * The lookup plan of a stored value's payload buf[0..len), allocated in
+ * mcxt: raises XX001 if its header or directory is inconsistent (the full
+ * validator ran when the value entered).
+ */
+SbfPlan *
+sbf_plan_of(const uint8 *buf, size_t len, MemoryContext mcxt)
+{
+	SbfAllocator a = sbf_palloc_allocator;
+	SbfPlan    *p;
+	SbfStatus	st;
+
+	a.ctx = mcxt;
+	st = sbf_plan_build(buf, len, &a, &p);
+	if (st == SBF_OK)
+		return p;
+	if (st == SBF_E_NOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed to plan lookups on a %zu-byte scalablebloom value.", len)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("scalablebloom value is corrupted"),
+			 sbf_status_errdetail(st, buf, len)));
+	pg_unreachable();
+}
+
+/* View over a detoasted value that was validated when it entered. */
+void
+sbf_view_of(const ScalableBloom *f, SbfView *v)
+{
+	size_t		len = SBF_PAYLOAD_LEN(f);
+
+	(void) sbf_view_of_prefix(SBF_PAYLOAD_PTR(f), len, len, v);
 }

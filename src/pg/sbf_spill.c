@@ -669,3 +669,20 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 	(void) spill_merge(sp, 0, sp->nruns, sink_filter, &f);
 	return sbf_filter_finish(&f);
 }
+
+/* The call site's cache, made on first use. */
+SbfHsCallCache *
+sbf_hs_call_cache(FunctionCallInfo fcinfo)
+{
+	SbfHsCallCache *c = (SbfHsCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbfHsCallCache));
+		c->alloc = sbf_palloc_allocator;
+		c->alloc.ctx = fcinfo->flinfo->fn_mcxt;
+		c->scratch.a = &c->alloc;
+		fcinfo->flinfo->fn_extra = c;
+	}
+	return c;
+}

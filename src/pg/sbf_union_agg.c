@@ -43,6 +43,7 @@
 #include "sbf_agg_support.h"
 #include "sbf_errors.h"
 #include "sbf_params.h"
+#include "sbf_probe.h"
 #include "sbf_window_glue.h"
 
 PG_FUNCTION_INFO_V1(sbf_union_agg_step);

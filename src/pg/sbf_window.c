@@ -53,24 +53,12 @@
 	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 PG_FUNCTION_INFO_V1(sbf_window_empty);
-PG_FUNCTION_INFO_V1(sbf_add_at_text);
-PG_FUNCTION_INFO_V1(sbf_add_at_int8);
-PG_FUNCTION_INFO_V1(sbf_add_at_bytea);
-PG_FUNCTION_INFO_V1(sbf_add_at_text_array);
-PG_FUNCTION_INFO_V1(sbf_add_at_int8_array);
 PG_FUNCTION_INFO_V1(sbf_contains_since_text);
 PG_FUNCTION_INFO_V1(sbf_contains_since_int8);
 PG_FUNCTION_INFO_V1(sbf_contains_since_bytea);
 PG_FUNCTION_INFO_V1(sbf_matches_since_text);
 PG_FUNCTION_INFO_V1(sbf_matches_since_int8);
 PG_FUNCTION_INFO_V1(sbf_expire);
-
-/* the existing entry points a plain filter is handed to (sbf_ops.c) */
-extern Datum sbf_add_text(PG_FUNCTION_ARGS);
-extern Datum sbf_add_int8(PG_FUNCTION_ARGS);
-extern Datum sbf_add_bytea(PG_FUNCTION_ARGS);
-extern Datum sbf_add_text_array(PG_FUNCTION_ARGS);
-extern Datum sbf_add_int8_array(PG_FUNCTION_ARGS);
 
 /* ---- parameters and times ---- */
 
@@ -352,10 +340,14 @@ window_arg(FunctionCallInfo fcinfo, SbfWindow *w)
 	return true;
 }
 
-/* Adds element argument 1 (kind; or an array of et) at time argument 2. */
-static Datum
-add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *et,
-	   PGFunction plain)
+/*
+ * Adds element argument 1 (kind; or an array of et) at time argument 2; a
+ * plain filter is handed to plain, the add without a time (the entry points
+ * sbf_add_at_* are in sbf_ops.c with the other adds).
+ */
+Datum
+sbf_window_add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *et,
+				  PGFunction plain)
 {
 	SbfWindow	w;
 	int64		b;
@@ -402,13 +394,6 @@ add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *et,
 	}
 	PG_RETURN_SCALABLEBLOOM_P(window_finish(&w));
 }
-
-/* sbf_add(scalablebloom, text | bigint | bytea | text[] | bigint[], at timestamptz) */
-SBF_ENTRY_POINT(sbf_add_at_text, add_at(fcinfo, SBF_ELEM_BYTES, NULL, sbf_add_text));
-SBF_ENTRY_POINT(sbf_add_at_int8, add_at(fcinfo, SBF_ELEM_INT8, NULL, sbf_add_int8));
-SBF_ENTRY_POINT(sbf_add_at_bytea, add_at(fcinfo, SBF_ELEM_BYTES, NULL, sbf_add_bytea));
-SBF_ENTRY_POINT(sbf_add_at_text_array, add_at(fcinfo, SBF_ELEM_BYTES, sbf_elem_type(TEXTOID), sbf_add_text_array));
-SBF_ENTRY_POINT(sbf_add_at_int8_array, add_at(fcinfo, SBF_ELEM_INT8, sbf_elem_type(INT8OID), sbf_add_int8_array));
 
 /* ---- sbf_expire ---- */
 

@@ -9,6 +9,7 @@
 
 #include "sbf.h"
 #include "datatype/timestamp.h"
+#include "sbf_elem.h"
 #include "sbf_window.h"
 
 /*
@@ -37,6 +38,14 @@ pg_noreturn extern void sbf_window_refuse(const char *fn, const char *hint);
 /* The union of two views of which at least one is windowed (else 22023). */
 extern ScalableBloom *sbf_window_union_views(const SbfView *a, const SbfView *b,
 											 double error_rate);
+
+/*
+ * A timed add (the entry points sbf_add_at_* in sbf_ops.c): element argument
+ * 1 (kind; or an array of et) at time argument 2; a plain filter is handed
+ * to plain.
+ */
+extern Datum sbf_window_add_at(FunctionCallInfo fcinfo, SbfElemKind kind,
+							   const SbfElemType *et, PGFunction plain);
 
 /* # and sbf_info of a windowed view. */
 extern int64 sbf_window_cardinality(const SbfView *v);

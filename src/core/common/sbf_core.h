@@ -8,13 +8,16 @@
  * FORMAT
  *
  * The byte layout of every format version (1 and 2: plain filters, 3: the
- * windowed form), the hash, the sizing rules and what a reader must reject
- * are documented once, in docs/format.md.  Comments in the code that say
- * "see sbf_core.h" or name a section (FORMAT, "Exact form", WRITES, COUNTS,
- * CHAIN, HASH, SIZING, WINDOWED FORM, WINDOWED POSITIONS, WINDOW SIZING)
- * refer to the section of that name there.  This header names the
+ * windowed form, 4: segments with a kind, plain or windowed by flag bit 7),
+ * the hash, the sizing rules and what a reader must reject are documented
+ * once, in docs/format.md (versions 1-3) and docs/format4.md (version 4).
+ * Comments in the code that say "see sbf_core.h" or name a section (FORMAT,
+ * "Exact form", WRITES, COUNTS, CHAIN, HASH, SIZING, WINDOWED FORM, WINDOWED
+ * POSITIONS, WINDOW SIZING) refer to the section of that name in
+ * docs/format.md.  This header names the
  * constants; the functions that read and write the format are in
- * sbf_format.c, sbf_exact.c, sbf_filter.c, sbf_union*.c and sbf_window*.c.
+ * sbf_format*.c, sbf_exact.c, sbf_filter.c, sbf_write.c, sbf_grow.c,
+ * sbf_build.c, sbf_kind*.c, sbf_union*.c and sbf_window*.c.
  *-------------------------------------------------------------------------
  */
 #ifndef SBF_CORE_H
@@ -41,6 +44,16 @@
 
 #define SBF_HEADER_BYTES		36
 #define SBF_SEGDIR_BYTES		40
+
+/* the windowed form (WINDOWED FORM; version 4: docs/format4.md, section 8) */
+#define SBF_WIN_VERSION			3	/* 1.2's windowed form, read forever */
+#define SBF_WIN4_VERSION		SBF_FORMAT_V4	/* with flag bit 7 set (docs/format4.md, 8) */
+#define SBF_WIN_FLAG_STARTED	0x01
+#define SBF_WIN_FLAG_WINDOWED	SBF_FLAG_WINDOWED	/* version 4: the windowed form */
+#define SBF_WIN_HEADER_BYTES	40
+#define SBF_WIN_SEGDIR_BYTES	16	/* version 3 */
+#define SBF_WIN4_SEGDIR_BYTES	24	/* version 4: age, reserved, count, descriptor */
+#define SBF_WIN_PAIR_BYTES		10
 
 /*-------------------------------------------------------------------------
  * LIMITS

@@ -1,8 +1,9 @@
 /*
  * sbf_internal.h
  *	  Helpers shared by the core's .c files: little-endian loads and stores,
- *	  field offsets of the format described in sbf_core.h, the Bloom position
- *	  iterator and the HyperLogLog area primitives.  Not installed; the
+ *	  field offsets of the plain forms of formats 1, 2 and 4 (sbf_core.h;
+ *	  docs/format.md and docs/format4.md), the Bloom position iterator and
+ *	  the HyperLogLog area primitives.  Not installed; the
  *	  PostgreSQL glue uses sbf_core.h only.
  */
 #ifndef SBF_INTERNAL_H
@@ -419,7 +420,7 @@ extern uint32_t sbf_exact_search(const SbfView *v, uint64_t h, bool *found);
 extern SbfStatus sbf_create_segments(SbfFilter *f, const SbfParams *p, uint64_t n,
 									 double pe, uint8_t flags, size_t prefix,
 									 const SbfAllocator *a);
-/* Makes room for needed payload bytes (sbf_filter.c). */
+/* Makes room for needed payload bytes (sbf_write.c). */
 extern SbfStatus sbf_filter_reserve(SbfFilter *f, size_t needed);
 /*
  * Relabels a segmented payload of version 1 or 2 as version 4 (sbf_relabel4;
@@ -443,6 +444,18 @@ extern void sbf_view_params(const SbfView *v, SbfParams *p);
 extern uint64_t *sbf_exact_hashes(const SbfView *v, const SbfAllocator *a);
 /* Adds h to an exact filter, converting it first when it would grow too big. */
 extern SbfStatus sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted);
+/*
+ * Whether an exact view plus the nextra extra hashes (none of them in it)
+ * stays exact (sbf_exact.c): at most SBF_EXACT_MAX hashes and no larger than
+ * the segmented value holding them.
+ */
+extern bool sbf_exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra);
+/*
+ * The segmented value of an exact view's header holding the ascending hashes
+ * h[0..n), built into g (sbf_filter.c): a conversion from the exact form.
+ */
+extern SbfStatus sbf_build_segments(SbfFilter *g, const SbfView *v, const uint64_t *h,
+									size_t n, size_t prefix, const SbfAllocator *a);
 /*
  * Adds the ascending run at the start of h[0..n) to an exact filter while it
  * stays exact (the same bytes as sbf_exact_add one by one); *used: how many

@@ -1,6 +1,7 @@
 /*
  * sbf_status.c
- *	  The wording of the core's statuses (SbfStatus in sbf_core.h).
+ *	  How the core speaks to its host: the wording of its statuses (SbfStatus
+ *	  in sbf_core.h) and the interrupt check of loops without an allocator.
  */
 #include "sbf_internal.h"
 
@@ -47,3 +48,6 @@ sbf_status_message(SbfStatus st)
 	}
 	return "unknown error";
 }
+
+/* The interrupt check of loops without an allocator (sbf_core.h). */
+void		(*sbf_interrupt_hook) (void) = NULL;

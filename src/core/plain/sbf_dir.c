@@ -3,7 +3,6 @@
  *	  The version table (sbf_dir.h) and what the directory walks share.
  */
 #include "sbf_dir.h"
-#include "sbf_window.h"
 
 /* a version-4 windowed entry: age, reserved, count, descriptor */
 #define WIN4_SEGDIR_BYTES	24
@@ -77,26 +76,6 @@ bool
 sbf_payloads_unite(const uint8_t *a, const uint8_t *b)
 {
 	return rows_unite(sbf_version_of(a), sbf_version_of(b));
-}
-
-/* Fraction of set bits of an m-bit array (popcount ignores byte order). */
-double
-sbf_bits_fill(const uint8_t *words, uint64_t m)
-{
-	uint64_t	nwords = sbf_words_bytes(m) / 8;
-	uint64_t	ones = 0;
-	uint64_t	w;
-
-	for (w = 0; w < nwords; w++)
-	{
-		uint64_t	word;
-
-		memcpy(&word, words + w * 8, sizeof(word));
-		ones += (uint64_t) sbf_popcount64(word);
-		if ((w + 1) % SBF_WORK_STRIDE == 0)
-			sbf_hook_interrupt();
-	}
-	return (double) ones / (double) m;
 }
 
 /* The name sbf_info shows for a segment's kind. */

@@ -258,7 +258,7 @@ sbf_dir_segment(const SbfDirEntry *e, SbfSegment *seg)
 	seg->words_offset = e->data;
 }
 
-/* ---- adds to format 4 (sbf_grow.c) ---- */
+/* ---- adds to format 4 (sbf_grow.c; sbf_write_entry in sbf_write.c) ---- */
 
 /*
  * Appended segments are blocked while their rate share is at least this,

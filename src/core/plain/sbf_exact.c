@@ -1,8 +1,10 @@
 /*
  * sbf_exact.c
  *	  The exact small form of format 2 (sbf_core.h, "Exact form" and WRITES):
- *	  adding to it, deciding when it converts to segments, converting, and
- *	  the union of exact values.
+ *	  adding a run of hashes to it and deciding when it converts to segments.
+ *	  A leaf under the filter: the conversion and the add that converts are
+ *	  in sbf_filter.c (sbf_convert, sbf_exact_add), the union of exact values
+ *	  in sbf_union_many.c.
  *
  * The exact form is kept exactly while it is no larger than the segmented
  * value that would hold the same hashes, so that nothing grows past what 1.0
@@ -10,7 +12,6 @@
  * first segment's size.
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "sbf_internal.h"
 
@@ -123,8 +124,8 @@ segmented_size(const SbfView *v, uint64_t n, size_t hll, uint64_t limit)
  * should stay exact: at most SBF_EXACT_MAX hashes and no larger than the
  * segmented value holding them.
  */
-static bool
-exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra)
+bool
+sbf_exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra)
 {
 	uint64_t	n = (uint64_t) v->nhashes + nextra;
 	uint64_t	bytes = SBF_EXACT_HEADER_BYTES + n * 8;
@@ -133,28 +134,6 @@ exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra)
 		return false;
 	return segmented_size(v, n, hll_bytes_of(v, extra, nextra),
 						  bytes) >= bytes;
-}
-
-/*
- * Builds into g the segmented value of an exact view's header holding the
- * ascending hashes h[0..n): its first segment, then one add per hash.
- */
-static SbfStatus
-build_segments(SbfFilter *g, const SbfView *v, const uint64_t *h, size_t n,
-			   size_t prefix, const SbfAllocator *a)
-{
-	SbfParams	p;
-	SbfStatus	st;
-
-	sbf_view_params(v, &p);
-	st = sbf_create_segments(g, &p, v->first_capacity, v->first_error,
-							 v->flags & SBF_FLAG_CHAIN, prefix, a);
-	if (st != SBF_OK)
-		return st;
-	st = sbf_add_hashes(g, h, n);
-	if (st != SBF_OK)
-		sbf_filter_free(g);
-	return st;
 }
 
 /* Copies the hashes of an exact view into a new array (NULL if no memory). */
@@ -169,90 +148,6 @@ sbf_exact_hashes(const SbfView *v, const SbfAllocator *a)
 		for (i = 0; i < v->nhashes; i++)
 			h[i] = sbf_exact_hash(v, i);
 	return h;
-}
-
-/* Replaces f's buffer with g's (same prefix and allocator). */
-static void
-replace_filter(SbfFilter *f, SbfFilter *g)
-{
-	sbf_filter_free(f);
-	*f = *g;
-}
-
-/* Converts an exact filter to the segmented form (no-op if segmented). */
-SbfStatus
-sbf_convert(SbfFilter *f)
-{
-	const SbfAllocator *a = f->a;
-	SbfView		v;
-	SbfFilter	g;
-	uint64_t   *h;
-	SbfStatus	st;
-
-	sbf_upgrade_v4(f);
-	sbf_filter_view(f, &v);
-	if (!sbf_is_exact(&v))
-		return SBF_OK;
-	h = sbf_exact_hashes(&v, a);
-	if (h == NULL)
-		return SBF_E_NOMEM;
-	st = build_segments(&g, &v, h, v.nhashes, f->prefix, a);
-	a->free(h, a->ctx);
-	if (st == SBF_OK)
-		replace_filter(f, &g);
-	return st;
-}
-
-/*
- * Adds h to an exact filter: a sorted insert while the form stays small,
- * else a conversion and then the segmented add.
- */
-SbfStatus
-sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted)
-{
-	SbfView		v;
-	uint8_t    *buf;
-	uint32_t	pos;
-	bool		found;
-	SbfStatus	st;
-
-	sbf_filter_view(f, &v);
-	pos = sbf_exact_search(&v, h, &found);
-	if (found)
-		return SBF_OK;
-	if (!exact_fits(&v, &h, 1))
-	{
-		/* convert into a new buffer, so that a failure leaves f as it was */
-		SbfFilter	g;
-		uint64_t   *hs = sbf_exact_hashes(&v, f->a);
-
-		if (hs == NULL)
-			return SBF_E_NOMEM;
-		st = build_segments(&g, &v, hs, v.nhashes, f->prefix, f->a);
-		f->a->free(hs, f->a->ctx);
-		if (st != SBF_OK)
-			return st;
-		st = sbf_add_hash(&g, h, inserted);
-		if (st != SBF_OK)
-		{
-			sbf_filter_free(&g);
-			return st;
-		}
-		replace_filter(f, &g);
-		return SBF_OK;
-	}
-	st = sbf_filter_reserve(f, f->len + 8);
-	if (st != SBF_OK)
-		return st;
-	buf = SBF_PAYLOAD(f) + SBF_EXACT_HEADER_BYTES;
-	memmove(buf + ((size_t) pos + 1) * 8, buf + (size_t) pos * 8,
-			((size_t) v.nhashes - pos) * 8);
-	sbf_store64(buf + (size_t) pos * 8, h);
-	sbf_store32(SBF_PAYLOAD(f) + SBF_OFF_NHASHES, v.nhashes + 1);
-	f->len += 8;
-	if (inserted)
-		*inserted = true;
-	return SBF_OK;
 }
 
 /*
@@ -303,7 +198,7 @@ sbf_exact_add_run(SbfFilter *f, const uint64_t *h, size_t n, size_t *used)
 			continue;			/* already there: sbf_exact_add's no-op */
 		hll = hll_bytes_for(nz2, v.hll_p);
 		if (total > SBF_EXACT_MAX || segmented_size(&v, total, hll, bytes) < bytes)
-			break;				/* exact_fits says no: the caller converts */
+			break;				/* sbf_exact_fits says no: the caller converts */
 		hll_map_set(map, h[i], v.hll_p);
 		nz = nz2;
 		fresh[nnew++] = h[i];
@@ -341,152 +236,4 @@ sbf_exact_add_run(SbfFilter *f, const uint64_t *h, size_t n, size_t *used)
 	}
 	f->a->free(fresh, f->a->ctx);
 	return SBF_OK;
-}
-
-/* Orders uint64_t ascending (qsort). */
-static int
-hash_cmp(const void *pa, const void *pb)
-{
-	uint64_t	x = *(const uint64_t *) pa;
-	uint64_t	y = *(const uint64_t *) pb;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Whether exact view x's first segment comes before y's in the header rule
- * of sbf_exact_union: larger first capacity, then smaller first error, then
- * smaller error_rate.  A total order on what can differ, so the pick does
- * not depend on the inputs' order.
- */
-static bool
-header_before(const SbfView *x, const SbfView *y)
-{
-	if (x->first_capacity != y->first_capacity)
-		return x->first_capacity > y->first_capacity;
-	if (x->first_error != y->first_error)
-		return x->first_error < y->first_error;
-	return x->error_rate < y->error_rate;
-}
-
-/*
- * The union of n exact views (see sbf_internal.h).  The result's header is
- * a function of the set of inputs: first capacity and first error of the
- * input first in header_before's order (its first error scaled by
- * error_rate / that input's error_rate when the union sets a smaller
- * error_rate of its own, so the first segment keeps its share of the
- * budget; never scaled up, so converted hashes spend no more than the
- * input's own segments would), the
- * largest capacity, the smallest hll_p, CHAIN only when every input has
- * it.  The hashes are the sorted distinct union; the result stays exact
- * while exact_fits says so, else it is built as a series of ascending adds
- * to that first segment, like a conversion.
- */
-SbfStatus
-sbf_exact_union(SbfFilter *out, const SbfView *in, uint32_t n,
-				double error_rate, size_t prefix, const SbfAllocator *a)
-{
-	const SbfView *pick = &in[0];
-	uint64_t	total = 0;
-	uint64_t	capacity = 0;
-	uint64_t	nh = 0;
-	uint64_t	m;
-	uint32_t	k;
-	uint8_t		chain = SBF_FLAG_CHAIN;
-	int			hll_p = SBF_HLL_P_MAX;
-	double		rate;
-	double		first_error;
-	uint64_t   *h;
-	uint8_t    *base;
-	uint8_t    *buf;
-	size_t		len;
-	uint32_t	i;
-	uint64_t	j;
-	SbfView		v;
-	SbfStatus	st;
-
-	sbf_filter_start(out, prefix, a);
-	if (n == 0)
-		return SBF_E_PARAM;
-	for (i = 0; i < n; i++)
-	{
-		total += in[i].nhashes;
-		if (header_before(&in[i], pick))
-			pick = &in[i];
-		if (in[i].capacity > capacity)
-			capacity = in[i].capacity;
-		if (in[i].hll_p < hll_p)
-			hll_p = in[i].hll_p;
-		chain &= in[i].flags;
-	}
-	rate = error_rate > 0.0 ? error_rate : pick->error_rate;
-	first_error = pick->first_error;
-	/* never scaled up: its segments then spend what the input's would */
-	if (rate < pick->error_rate)
-		first_error = first_error * (rate / pick->error_rate);
-	if (!(first_error > 0.0 && first_error < 0.5) ||
-		!sbf_segment_geometry(pick->first_capacity, first_error,
-							  SBF_MAX_SEGMENT_BITS, &m, &k))
-		return SBF_E_TOO_LARGE;
-
-	/* every input is at most SBF_EXACT_MAX hashes: no overflow */
-	h = a->alloc(((size_t) total + 1) * 8, a->ctx);
-	if (h == NULL)
-		return SBF_E_NOMEM;
-	for (i = 0; i < n; i++)
-	{
-		for (j = 0; j < in[i].nhashes; j++)
-			h[nh++] = sbf_exact_hash(&in[i], (uint32_t) j);
-		sbf_check_interrupt(a);
-	}
-	qsort(h, (size_t) nh, 8, hash_cmp);
-	total = nh;
-	nh = 0;
-	for (j = 0; j < total; j++)
-		if (nh == 0 || h[j] != h[nh - 1])
-			h[nh++] = h[j];
-
-	/* the exact result (only its header when there are too many hashes) */
-	len = SBF_EXACT_HEADER_BYTES + (nh <= SBF_EXACT_MAX ? (size_t) nh * 8 : 0);
-	if (prefix > SIZE_MAX - len)
-	{
-		a->free(h, a->ctx);
-		return SBF_E_TOO_LARGE;
-	}
-	base = a->alloc(prefix + len, a->ctx);
-	if (base == NULL)
-	{
-		a->free(h, a->ctx);
-		return SBF_E_NOMEM;
-	}
-	memset(base, 0, prefix + len);
-	buf = base + prefix;
-	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
-	buf[SBF_OFF_FLAGS] = SBF_FLAG_EXACT | chain;
-	buf[SBF_OFF_HASH] = pick->hash_id;
-	buf[SBF_OFF_HLL_P] = (uint8_t) hll_p;
-	sbf_store16(buf + SBF_OFF_GROWTH, pick->growth);
-	sbf_store32(buf + SBF_OFF_NHASHES, (uint32_t) (len - SBF_EXACT_HEADER_BYTES) / 8);
-	sbf_store_double(buf + SBF_OFF_ERROR_RATE, rate);
-	sbf_store_double(buf + SBF_OFF_TIGHTENING, pick->tightening);
-	sbf_store64(buf + SBF_OFF_CAPACITY, capacity);
-	sbf_store64(buf + SBF_OFF_FIRST_CAPACITY, pick->first_capacity);
-	sbf_store_double(buf + SBF_OFF_FIRST_ERROR, first_error);
-	for (j = 0; j < (len - SBF_EXACT_HEADER_BYTES) / 8; j++)
-		sbf_store64(buf + SBF_EXACT_HEADER_BYTES + j * 8, h[j]);
-	st = sbf_validate(buf, len, &v);
-	if (st == SBF_OK && nh <= SBF_EXACT_MAX && exact_fits(&v, NULL, 0))
-	{
-		out->base = base;
-		out->len = len;
-		out->cap = len;
-	}
-	else
-	{
-		if (st == SBF_OK)
-			st = build_segments(out, &v, h, (size_t) nh, prefix, a);
-		a->free(base, a->ctx);
-	}
-	a->free(h, a->ctx);
-	return st;
 }

@@ -1,7 +1,10 @@
 /*
  * sbf_filter.c
  *	  Writing side of the format: creating, copying and adding to mutable
- *	  filters.  Unions are in sbf_union.c.
+ *	  filters, and converting the exact form to segments (sbf_convert,
+ *	  sbf_exact_add).  The exact form's runs are in sbf_exact.c, what every
+ *	  writer shares in sbf_write.c, growth in sbf_grow.c, unions in
+ *	  sbf_union.c.
  *
  * Every operation first computes the exact payload size it will need, checks
  * it against SBF_MAX_BYTES and reserves it; only then does it touch the
@@ -11,82 +14,6 @@
 #include <math.h>
 
 #include "sbf_dir.h"
-
-/*
- * Makes room for needed payload bytes.  Some slack (up to the largest
- * HyperLogLog area) is added so that a growing sparse HyperLogLog does not
- * reallocate on every add; big segments are not over-allocated.
- */
-static SbfStatus
-filter_reserve(SbfFilter *f, size_t needed)
-{
-	size_t		slack;
-	size_t		newcap;
-	uint8_t    *p;
-
-	if (needed > SBF_MAX_BYTES)
-		return SBF_E_TOO_LARGE;
-	if (needed <= f->cap)
-		return SBF_OK;
-	slack = needed / 2;
-	if (slack > SBF_HLL_DENSE_BYTES(SBF_HLL_P_MAX))
-		slack = SBF_HLL_DENSE_BYTES(SBF_HLL_P_MAX);
-	newcap = needed + slack;
-	if (newcap > SBF_MAX_BYTES)
-		newcap = SBF_MAX_BYTES;
-	p = f->a->realloc(f->base, f->prefix + newcap, f->a->ctx);
-	if (p == NULL)
-		return SBF_E_NOMEM;
-	f->base = p;
-	f->cap = newcap;
-	return SBF_OK;
-}
-
-/* Makes room for needed payload bytes (for sbf_exact.c). */
-SbfStatus
-sbf_filter_reserve(SbfFilter *f, size_t needed)
-{
-	return filter_reserve(f, needed);
-}
-
-bool		sbf_write_v2 = false;
-
-/* The interrupt check of loops without an allocator (sbf_core.h). */
-void		(*sbf_interrupt_hook) (void) = NULL;
-
-/*
- * Relabels a segmented 1.0-1.2 payload as version 4 (the exact form stays);
- * as 1.2 wrote, a version-1 payload as version 2 with OVERLAP.
- */
-void
-sbf_upgrade_v4(SbfFilter *f)
-{
-	uint8_t    *buf = SBF_PAYLOAD(f);
-
-	if (!sbf_write_v2)
-		(void) sbf_relabel4(buf, f->len);
-	else if (buf[SBF_OFF_VERSION] == SBF_FORMAT_V1)
-	{
-		buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
-		buf[SBF_OFF_FLAGS] |= SBF_FLAG_OVERLAP;
-	}
-}
-
-/*
- * Budget spent before a CHAIN value's first segment: its first segment got
- * (1 - r) of what was left, so what was left is the largest error / (1 - r).
- */
-double
-sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
-				double largest)
-{
-	double		spent;
-
-	if (!(flags & SBF_FLAG_CHAIN) || tightening >= 1.0)
-		return 0.0;
-	spent = error_rate - largest / (1.0 - tightening);
-	return spent > 0.0 ? spent : 0.0;
-}
 
 /*
  * The first segment of a filter that grows (a conversion from the exact
@@ -296,7 +223,7 @@ sbf_hll_add_hash(SbfFilter *f, uint64_t h)
 	sbf_filter_view(f, &v);
 	if (sbf_is_exact(&v))
 		return SBF_OK;
-	st = filter_reserve(f, f->len + (hll_size_after(&v, h) - v.hll_bytes));
+	st = sbf_filter_reserve(f, f->len + (hll_size_after(&v, h) - v.hll_bytes));
 	if (st != SBF_OK)
 		return st;
 	sbf_upgrade_v4(f);
@@ -491,7 +418,7 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	}
 	nbytes = sbf_hll_encoded_size(regs, p, &dense);
 	/* registers only grow: the area never shrinks */
-	st = filter_reserve(f, f->len - v.hll_bytes + nbytes);
+	st = sbf_filter_reserve(f, f->len - v.hll_bytes + nbytes);
 	if (st != SBF_OK)
 	{
 		a->free(regs, a->ctx);
@@ -615,4 +542,110 @@ sbf_filter_free(SbfFilter *f)
 	f->base = NULL;
 	f->len = 0;
 	f->cap = 0;
+}
+
+/*
+ * Builds into g the segmented value of an exact view's header holding the
+ * ascending hashes h[0..n): its first segment, then one add per hash.
+ */
+SbfStatus
+sbf_build_segments(SbfFilter *g, const SbfView *v, const uint64_t *h, size_t n,
+				   size_t prefix, const SbfAllocator *a)
+{
+	SbfParams	p;
+	SbfStatus	st;
+
+	sbf_view_params(v, &p);
+	st = sbf_create_segments(g, &p, v->first_capacity, v->first_error,
+							 v->flags & SBF_FLAG_CHAIN, prefix, a);
+	if (st != SBF_OK)
+		return st;
+	st = sbf_add_hashes(g, h, n);
+	if (st != SBF_OK)
+		sbf_filter_free(g);
+	return st;
+}
+
+/* Replaces f's buffer with g's (same prefix and allocator). */
+static void
+replace_filter(SbfFilter *f, SbfFilter *g)
+{
+	sbf_filter_free(f);
+	*f = *g;
+}
+
+/* Converts an exact filter to the segmented form (no-op if segmented). */
+SbfStatus
+sbf_convert(SbfFilter *f)
+{
+	const SbfAllocator *a = f->a;
+	SbfView		v;
+	SbfFilter	g;
+	uint64_t   *h;
+	SbfStatus	st;
+
+	sbf_upgrade_v4(f);
+	sbf_filter_view(f, &v);
+	if (!sbf_is_exact(&v))
+		return SBF_OK;
+	h = sbf_exact_hashes(&v, a);
+	if (h == NULL)
+		return SBF_E_NOMEM;
+	st = sbf_build_segments(&g, &v, h, v.nhashes, f->prefix, a);
+	a->free(h, a->ctx);
+	if (st == SBF_OK)
+		replace_filter(f, &g);
+	return st;
+}
+
+/*
+ * Adds h to an exact filter: a sorted insert while the form stays small,
+ * else a conversion and then the segmented add.
+ */
+SbfStatus
+sbf_exact_add(SbfFilter *f, uint64_t h, bool *inserted)
+{
+	SbfView		v;
+	uint8_t    *buf;
+	uint32_t	pos;
+	bool		found;
+	SbfStatus	st;
+
+	sbf_filter_view(f, &v);
+	pos = sbf_exact_search(&v, h, &found);
+	if (found)
+		return SBF_OK;
+	if (!sbf_exact_fits(&v, &h, 1))
+	{
+		/* convert into a new buffer, so that a failure leaves f as it was */
+		SbfFilter	g;
+		uint64_t   *hs = sbf_exact_hashes(&v, f->a);
+
+		if (hs == NULL)
+			return SBF_E_NOMEM;
+		st = sbf_build_segments(&g, &v, hs, v.nhashes, f->prefix, f->a);
+		f->a->free(hs, f->a->ctx);
+		if (st != SBF_OK)
+			return st;
+		st = sbf_add_hash(&g, h, inserted);
+		if (st != SBF_OK)
+		{
+			sbf_filter_free(&g);
+			return st;
+		}
+		replace_filter(f, &g);
+		return SBF_OK;
+	}
+	st = sbf_filter_reserve(f, f->len + 8);
+	if (st != SBF_OK)
+		return st;
+	buf = SBF_PAYLOAD(f) + SBF_EXACT_HEADER_BYTES;
+	memmove(buf + ((size_t) pos + 1) * 8, buf + (size_t) pos * 8,
+			((size_t) v.nhashes - pos) * 8);
+	sbf_store64(buf + (size_t) pos * 8, h);
+	sbf_store32(SBF_PAYLOAD(f) + SBF_OFF_NHASHES, v.nhashes + 1);
+	f->len += 8;
+	if (inserted)
+		*inserted = true;
+	return SBF_OK;
 }

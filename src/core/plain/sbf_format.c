@@ -118,35 +118,6 @@ sbf_sized_error(double error_rate, double tightening)
 	return pow(error_rate, 1.04);
 }
 
-/*
- * Bits and hashes for n elements at error p: the Bloom optimum
- * m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2) clamped to 1..SBF_MAX_K.
- * False if m would exceed max_bits (or p underflowed to 0).
- */
-bool
-sbf_segment_geometry(uint64_t n, double p, uint64_t max_bits,
-					 uint64_t *m, uint32_t *k)
-{
-	double		bits;
-	double		kk;
-
-	if (n == 0 || !(p > 0.0 && p < 1.0))
-		return false;
-	bits = ceil(-(double) n * log(p) / (SBF_LN2 * SBF_LN2));
-	if (!(bits <= (double) max_bits))
-		return false;
-	if (bits < 1.0)
-		bits = 1.0;
-	*m = (uint64_t) bits;
-	kk = round((double) *m / (double) n * SBF_LN2);
-	if (kk < 1.0)
-		kk = 1.0;
-	if (kk > SBF_MAX_K)
-		kk = SBF_MAX_K;
-	*k = (uint32_t) kk;
-	return true;
-}
-
 /* Bytes of a payload with the given segment bit counts and hll bytes. */
 size_t
 sbf_payload_size(uint32_t nseg, const uint64_t *nbits, size_t hll_bytes)

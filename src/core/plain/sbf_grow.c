@@ -77,31 +77,6 @@ sbf_plan_next(const SbfView *v, uint64_t *capacity, double *error)
 }
 
 /*
- * Writes directory entry i of payload buf: version 4's, or version 2's when
- * the payload is version 2 (sbf_write_v2; bloom segments only).
- */
-void
-sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity, uint64_t count,
-				double error, const SbfKindGeom *g)
-{
-	uint8_t    *e = buf + SBF_SEGDIR_OFFSET(i);
-
-	sbf_store64(e + SBF_SEG_CAPACITY, capacity);
-	sbf_store64(e + SBF_SEG_COUNT, count);
-	if (buf[SBF_OFF_VERSION] != SBF_FORMAT_V4)
-	{
-		sbf_store64(e + SBF_SEG_NBITS, g->size);
-		sbf_store_double(e + SBF_SEG_ERROR, error);
-		sbf_store16(e + SBF_SEG_K, g->width);
-		sbf_store16(e + SBF_SEG_RESERVED16, 0);
-		sbf_store32(e + SBF_SEG_RESERVED, 0);
-		return;
-	}
-	sbf_store_double(e + SBF_SEG4_ERROR, error);
-	sbf_kind_encode(g, e + SBF_SEG4_DESC);
-}
-
-/*
  * Payload length of v with one more segment of geometry g (bytes of data)
  * and extra bytes after its HyperLogLog: every area at its place in the
  * longer directory (the line padding moves with it).  UINT64_MAX if over

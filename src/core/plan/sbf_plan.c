@@ -6,7 +6,7 @@
  */
 #include "sbf_dir.h"
 #include "sbf_plan.h"
-#include "sbf_winchunk.h"
+#include "sbf_window_int.h"
 
 /* hashes a plain lookup over several segments probes a segment at a time */
 #define PLAN_BATCH	16

@@ -7,7 +7,7 @@
  *	  A plan holds what a lookup needs: the form (exact, plain or windowed);
  *	  the exact form's hashes; a plain value's segments, each with its kind
  *	  row, geometry and data; a window's header (SbfWinView) and its segments
- *	  decoded into chunks grouped by kind (sbf_winchunk.h), whose ages select
+ *	  decoded into chunks grouped by kind (sbf_window_int.h), whose ages select
  *	  the buckets of a lookup since a time.  It is built from bytes that were
  *	  validated when they entered the database: sbf_plan_build checks that the
  *	  header and directory are in range and describe exactly the value's

@@ -1,7 +1,8 @@
 /*
  * sbf_union_many.c
- *	  Unions with exact inputs, and the entry points of every union:
- *	  sbf_union_many, sbf_union and sbf_union_budget.  The union of
+ *	  Unions with exact inputs (sbf_exact_union: the union of exact views),
+ *	  and the entry points of every union: sbf_union_many, sbf_union and
+ *	  sbf_union_budget.  The union of
  *	  segmented views (plan and apply) is in sbf_union.c.
  *
  * Exact inputs (format 2's exact form) have no segments, only hashes:
@@ -29,6 +30,8 @@
  * allocator's interrupt by the work of its adds (a filter may have 4,096
  * segments of 64 hash functions that every add probes).
  */
+#include <stdlib.h>
+
 #include "sbf_internal.h"
 
 /*
@@ -217,4 +220,152 @@ sbf_union_budget(SbfFilter *dst, const SbfView *src, double error_rate,
 	SbfUnionSpec spec = {error_rate, true, true};
 
 	return union_into(dst, src, &spec, bound);
+}
+
+/* Orders uint64_t ascending (qsort). */
+static int
+hash_cmp(const void *pa, const void *pb)
+{
+	uint64_t	x = *(const uint64_t *) pa;
+	uint64_t	y = *(const uint64_t *) pb;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Whether exact view x's first segment comes before y's in the header rule
+ * of sbf_exact_union: larger first capacity, then smaller first error, then
+ * smaller error_rate.  A total order on what can differ, so the pick does
+ * not depend on the inputs' order.
+ */
+static bool
+header_before(const SbfView *x, const SbfView *y)
+{
+	if (x->first_capacity != y->first_capacity)
+		return x->first_capacity > y->first_capacity;
+	if (x->first_error != y->first_error)
+		return x->first_error < y->first_error;
+	return x->error_rate < y->error_rate;
+}
+
+/*
+ * The union of n exact views (see sbf_internal.h).  The result's header is
+ * a function of the set of inputs: first capacity and first error of the
+ * input first in header_before's order (its first error scaled by
+ * error_rate / that input's error_rate when the union sets a smaller
+ * error_rate of its own, so the first segment keeps its share of the
+ * budget; never scaled up, so converted hashes spend no more than the
+ * input's own segments would), the
+ * largest capacity, the smallest hll_p, CHAIN only when every input has
+ * it.  The hashes are the sorted distinct union; the result stays exact
+ * while sbf_exact_fits says so, else it is built as a series of ascending adds
+ * to that first segment, like a conversion.
+ */
+SbfStatus
+sbf_exact_union(SbfFilter *out, const SbfView *in, uint32_t n,
+				double error_rate, size_t prefix, const SbfAllocator *a)
+{
+	const SbfView *pick = &in[0];
+	uint64_t	total = 0;
+	uint64_t	capacity = 0;
+	uint64_t	nh = 0;
+	uint64_t	m;
+	uint32_t	k;
+	uint8_t		chain = SBF_FLAG_CHAIN;
+	int			hll_p = SBF_HLL_P_MAX;
+	double		rate;
+	double		first_error;
+	uint64_t   *h;
+	uint8_t    *base;
+	uint8_t    *buf;
+	size_t		len;
+	uint32_t	i;
+	uint64_t	j;
+	SbfView		v;
+	SbfStatus	st;
+
+	sbf_filter_start(out, prefix, a);
+	if (n == 0)
+		return SBF_E_PARAM;
+	for (i = 0; i < n; i++)
+	{
+		total += in[i].nhashes;
+		if (header_before(&in[i], pick))
+			pick = &in[i];
+		if (in[i].capacity > capacity)
+			capacity = in[i].capacity;
+		if (in[i].hll_p < hll_p)
+			hll_p = in[i].hll_p;
+		chain &= in[i].flags;
+	}
+	rate = error_rate > 0.0 ? error_rate : pick->error_rate;
+	first_error = pick->first_error;
+	/* never scaled up: its segments then spend what the input's would */
+	if (rate < pick->error_rate)
+		first_error = first_error * (rate / pick->error_rate);
+	if (!(first_error > 0.0 && first_error < 0.5) ||
+		!sbf_segment_geometry(pick->first_capacity, first_error,
+							  SBF_MAX_SEGMENT_BITS, &m, &k))
+		return SBF_E_TOO_LARGE;
+
+	/* every input is at most SBF_EXACT_MAX hashes: no overflow */
+	h = a->alloc(((size_t) total + 1) * 8, a->ctx);
+	if (h == NULL)
+		return SBF_E_NOMEM;
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < in[i].nhashes; j++)
+			h[nh++] = sbf_exact_hash(&in[i], (uint32_t) j);
+		sbf_check_interrupt(a);
+	}
+	qsort(h, (size_t) nh, 8, hash_cmp);
+	total = nh;
+	nh = 0;
+	for (j = 0; j < total; j++)
+		if (nh == 0 || h[j] != h[nh - 1])
+			h[nh++] = h[j];
+
+	/* the exact result (only its header when there are too many hashes) */
+	len = SBF_EXACT_HEADER_BYTES + (nh <= SBF_EXACT_MAX ? (size_t) nh * 8 : 0);
+	if (prefix > SIZE_MAX - len)
+	{
+		a->free(h, a->ctx);
+		return SBF_E_TOO_LARGE;
+	}
+	base = a->alloc(prefix + len, a->ctx);
+	if (base == NULL)
+	{
+		a->free(h, a->ctx);
+		return SBF_E_NOMEM;
+	}
+	memset(base, 0, prefix + len);
+	buf = base + prefix;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_VERSION;
+	buf[SBF_OFF_FLAGS] = SBF_FLAG_EXACT | chain;
+	buf[SBF_OFF_HASH] = pick->hash_id;
+	buf[SBF_OFF_HLL_P] = (uint8_t) hll_p;
+	sbf_store16(buf + SBF_OFF_GROWTH, pick->growth);
+	sbf_store32(buf + SBF_OFF_NHASHES, (uint32_t) (len - SBF_EXACT_HEADER_BYTES) / 8);
+	sbf_store_double(buf + SBF_OFF_ERROR_RATE, rate);
+	sbf_store_double(buf + SBF_OFF_TIGHTENING, pick->tightening);
+	sbf_store64(buf + SBF_OFF_CAPACITY, capacity);
+	sbf_store64(buf + SBF_OFF_FIRST_CAPACITY, pick->first_capacity);
+	sbf_store_double(buf + SBF_OFF_FIRST_ERROR, first_error);
+	for (j = 0; j < (len - SBF_EXACT_HEADER_BYTES) / 8; j++)
+		sbf_store64(buf + SBF_EXACT_HEADER_BYTES + j * 8, h[j]);
+	st = sbf_validate(buf, len, &v);
+	if (st == SBF_OK && nh <= SBF_EXACT_MAX && sbf_exact_fits(&v, NULL, 0))
+	{
+		out->base = base;
+		out->len = len;
+		out->cap = len;
+	}
+	else
+	{
+		if (st == SBF_OK)
+			st = sbf_build_segments(out, &v, h, (size_t) nh, prefix, a);
+		a->free(base, a->ctx);
+	}
+	a->free(h, a->ctx);
+	return st;
 }

@@ -1,14 +1,18 @@
 /*
  * sbf_window.c
  *	  Reading side of windowed filters (format version 3, "WINDOWED FORM" in
- *	  sbf_core.h): parameter checks, the validator's windowed branch, header
- *	  parsing for stored values, lookups since a bucket, count and bound.
+ *	  sbf_core.h, and version 4 with flag WINDOWED, docs/format4.md section
+ *	  8): parameter checks, the validator's windowed branch, header parsing
+ *	  for stored values, the one decode of a directory entry (version 3: 16
+ *	  bytes, kind 4 windowed bloom; version 4: 24 bytes, age, reserved, count,
+ *	  kind descriptor), version 4's segment checks, the canonical segment
+ *	  order, lookups since a bucket, count and bound.  The layer "reading a
+ *	  value" of the window subsystem (sbf_window_int.h).
  */
 #include <math.h>
 
 #include "sbf_dir.h"
-#include "sbf_window.h"
-#include "sbf_winchunk.h"
+#include "sbf_window_int.h"
 
 /* Checks window parameters: SBF_OK or SBF_E_PARAM. */
 SbfStatus
@@ -394,4 +398,151 @@ sbf_win_fpr_bound(const SbfWinView *v)
 		sum += sbf_win_segment_fpr(&seg);
 	}
 	return sum;
+}
+
+/* The entry bytes of directory entry j. */
+static inline const uint8_t *
+entry_at(const SbfWinView *v, uint32_t j)
+{
+	return v->buf + SBF_WIN_HEADER_BYTES + (size_t) j * sbf_win_entry_bytes(v);
+}
+
+/*
+ * Entry j at running data offset *off (checked: see sbf_window.h), through
+ * the directory iterator (sbf_dir.h): version 3's entries are kind 4,
+ * version 4's name their kind (2, 3 or 4) in a descriptor and their area
+ * follows its line-alignment padding.  What the iterator leaves to the
+ * format is checked here: version 3's geometry and zero byte 3, version 4's
+ * zero reserved field.
+ */
+SbfStatus
+sbf_win_entry(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
+{
+	SbfDirIter	it;
+	SbfDirEntry e;
+
+	sbf_dir_start(&it, v->buf, v->nsegments, *off);
+	it.i = j;
+	sbf_dir_decode(&it, &e);
+	if (e.st != SBF_OK)
+		return e.st;
+	if (v->version == SBF_WIN_VERSION)
+	{
+		if (e.entry[3] != 0 || e.ops->check_geom(&e.g) != SBF_OK)
+			return SBF_E_SEGMENT;
+	}
+	else if (sbf_load16(e.entry + W4_RESERVED) != 0)
+		return SBF_E_SEGMENT;
+	if (e.data > v->len || e.bytes > v->len - e.data)
+		return SBF_E_TRUNCATED;
+	seg->age = e.age;
+	seg->count = (uint32_t) e.count;
+	seg->g = e.g;
+	seg->ops = e.ops;
+	seg->bytes = e.bytes;
+	seg->bits = v->buf + e.data;
+	seg->owned = false;
+	seg->fpr = 0.0;
+	*off = e.data + (size_t) e.bytes;
+	return SBF_OK;
+}
+
+/* Entry j of a parsed view (the parse checked every entry). */
+void
+sbf_win_read_segment(const SbfWinView *v, uint32_t j, size_t *off, SbfWinSeg *seg)
+{
+	(void) sbf_win_entry(v, j, off, seg);
+}
+
+/* Membership of h in one segment (its kind's probe). */
+bool
+sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h)
+{
+	return seg->ops->contains(&seg->g, seg->bits, h);
+}
+
+/* The rate of a segment's data for a hash never added. */
+double
+sbf_win_segment_fpr(const SbfWinSeg *seg)
+{
+	return seg->ops->rate_of(&seg->g, seg->bits);
+}
+
+/*
+ * Order of two segments: (age, descriptor bytes, count), then the data, the
+ * canonical directory order of version 4; with bits_first (age, descriptor,
+ * data, count), which puts segments of equal data side by side.
+ */
+int
+sbf_win_segment_cmp(const SbfWinSeg *a, const SbfWinSeg *b, bool bits_first)
+{
+	uint8_t		da[SBF_KIND_DESC_BYTES];
+	uint8_t		db[SBF_KIND_DESC_BYTES];
+	int			c;
+
+	if (a->age != b->age)
+		return a->age < b->age ? -1 : 1;
+	sbf_kind_encode(&a->g, da);
+	sbf_kind_encode(&b->g, db);
+	c = memcmp(da, db, SBF_KIND_DESC_BYTES);
+	if (c != 0)
+		return c;
+	/* same descriptor: same data bytes */
+	if (bits_first)
+		c = memcmp(a->bits, b->bits, (size_t) a->bytes);
+	if (c == 0 && a->count != b->count)
+		c = a->count < b->count ? -1 : 1;
+	if (c == 0 && !bits_first)
+		c = memcmp(a->bits, b->bits, (size_t) a->bytes);
+	return c;
+}
+
+/* Whether the bytes buf[from..to) are all zero. */
+static bool
+zero_bytes(const uint8_t *buf, size_t from, size_t to)
+{
+	size_t		i;
+
+	for (i = from; i < to; i++)
+		if (buf[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Version 4's segments, after the parse: each one's descriptor and data
+ * (sbf_kind_check), zero padding before it, strictly ascending canonical
+ * order, and every bucket's rates (rate_of, linear in the data bytes) within
+ * its budget P = e/B.
+ */
+SbfStatus
+sbf_win4_check_segments(const SbfWinView *v)
+{
+	SbfWinSpend sp = {.budget = sbf_win_budget(v) * SBF_WIN_BUDGET_SLACK};
+	size_t		off = v->bits_offset;
+	uint32_t	j;
+
+	for (j = 0; j < v->nsegments; j++)
+	{
+		SbfWinSeg	seg;
+		SbfKindGeom g;
+		uint64_t	used;
+		size_t		end = off;
+		SbfStatus	st = sbf_win_entry(v, j, &off, &seg);
+		size_t		start = (size_t) (seg.bits - v->buf);
+
+		if (st != SBF_OK)
+			return st;
+		st = sbf_kind_check(entry_at(v, j) + W4_DESC, seg.bits, v->len - start,
+							&g, &used);
+		if (st != SBF_OK)
+			return st;
+		if (!zero_bytes(v->buf, end, start))
+			return SBF_E_BITS;
+		sbf_hook_interrupt();
+		if (sbf_win_spend(&sp, &seg, j,
+						  j == 0 || sbf_win_segment_cmp(&sp.prev, &seg, false) < 0) != SBF_OK)
+			return SBF_E_WINDOW;
+	}
+	return SBF_OK;
 }

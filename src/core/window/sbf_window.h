@@ -22,6 +22,10 @@
  *	  than those two, WINDOWED clear, a nonzero reserved field or descriptor
  *	  byte, kind 1 or an unknown kind, nonzero padding, and a bucket whose
  *	  segments' rates (each kind's rate_of) sum to more than e/B.
+ *
+ *	  This header is the subsystem's public face; its files, their layers
+ *	  (reading a value, building a bucket, writing a value) and what they
+ *	  share privately are in sbf_window_int.h.
  */
 #ifndef SBF_WINDOW_H
 #define SBF_WINDOW_H
@@ -29,14 +33,7 @@
 #include "sbf_core.h"
 #include "sbf_kind.h"
 
-#define SBF_WIN_VERSION			3	/* 1.2's windowed form, read forever */
-#define SBF_WIN4_VERSION		SBF_FORMAT_V4	/* with flag bit 7 set (docs/format4.md, 8) */
-#define SBF_WIN_FLAG_STARTED	0x01
-#define SBF_WIN_FLAG_WINDOWED	SBF_FLAG_WINDOWED	/* version 4: the windowed form */
-#define SBF_WIN_HEADER_BYTES	40
-#define SBF_WIN_SEGDIR_BYTES	16	/* version 3 */
-#define SBF_WIN4_SEGDIR_BYTES	24	/* version 4: age, reserved, count, descriptor */
-#define SBF_WIN_PAIR_BYTES		10
+/* the layout constants of the windowed form are in sbf_core.h */
 #define SBF_WIN_MAX_BUCKETS		1000
 #define SBF_WIN_MAX_SEGMENTS	65535
 #define SBF_WIN_MAX_WIDTH		((int64_t) 3650 * 86400 * 1000000)
@@ -161,9 +158,6 @@ sbf_win_entry_bytes(const SbfWinView *v)
 	return v->version == SBF_WIN_VERSION ? SBF_WIN_SEGDIR_BYTES : SBF_WIN4_SEGDIR_BYTES;
 }
 
-/* Version 4's segment checks (validator): kinds, padding, order, budgets. */
-extern SbfStatus sbf_win4_check_segments(const SbfWinView *v);
-
 /*
  * Canonical order of version-4 segments: (age, the 16 descriptor bytes,
  * count), then the data; with bits_first (age, descriptor, data, count).
@@ -187,17 +181,6 @@ extern bool sbf_win_segment_has(const SbfWinSeg *seg, uint64_t h);
  * (ones/512)^k; fused 2^-f).  O(data bytes).
  */
 extern double sbf_win_segment_fpr(const SbfWinSeg *seg);
-/* A validator's walk over a windowed directory: order and bucket budgets. */
-typedef struct SbfWinSpend
-{
-	double		budget;			/* P = e/B, with SBF_WIN_BUDGET_SLACK */
-	double		spent;			/* by the current bucket's segments so far */
-	SbfWinSeg	prev;			/* the previous entry */
-} SbfWinSpend;
-
-/* One step (sbf_window.c): SBF_E_WINDOW out of order or over the budget. */
-extern SbfStatus sbf_win_spend(SbfWinSpend *sp, const SbfWinSeg *seg, uint32_t j,
-							   bool ascending);
 
 /* The budget of one bucket: e / B. */
 static inline double
@@ -289,14 +272,6 @@ extern SbfStatus sbf_win_add(SbfWindow *w, int64_t b, uint64_t h);
  */
 extern SbfStatus sbf_win_add_many(SbfWindow *w, int64_t b, const uint64_t *h,
 								  size_t n);
-
-/* Helpers of sbf_win_add_many (sbf_window_write.c). */
-extern SbfStatus sbf_win_reserve_pairs(SbfWindow *w, size_t need);
-extern uint32_t sbf_win_pair_search(const SbfWindow *w, uint64_t h);
-extern bool sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a);
-extern bool sbf_win_open_reads_pairs(const SbfWindow *w);
-extern SbfStatus sbf_win_close_open(SbfWindow *w, uint32_t c, uint32_t npairs,
-									bool *done);
 
 /*
  * w := w UNION src (w copies the segments it keeps: src may go after the

@@ -17,8 +17,7 @@
  * bytes (which hashes become pairs, segment counts, when a conversion is
  * tried and with which pairs) happens in the order sbf_win_add does it.
  */
-#include "sbf_internal.h"
-#include "sbf_window.h"
+#include "sbf_window_int.h"
 #include "sbf_hashset_int.h"
 
 /* The batch's new pairs (all of the batch's age) and their hash table. */

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "sbf_window.h"
+#include "sbf_window_int.h"
 
 static int
 pair_qsort_cmp(const void *a, const void *b)

@@ -8,8 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sbf_internal.h"
-#include "sbf_window.h"
+#include "sbf_window_int.h"
 
 /* Allocates through the window's allocator. */
 static void *

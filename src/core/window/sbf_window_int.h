@@ -1,9 +1,22 @@
 /*
- * sbf_winchunk.h
- *	  The probe of a windowed filter's segments, shared by the writers'
- *	  lookups (sbf_window.c decodes a chunk of the directory per call) and the
- *	  lookup plan (sbf_plan.c decodes every chunk once per value).  Pure C, no
- *	  PostgreSQL headers; private to those two files.
+ * sbf_window_int.h
+ *	  The window subsystem's internal header (its public face is
+ *	  sbf_window.h): what its files share and no other file uses, and the
+ *	  probe of a windowed filter's segments, shared by the writers' lookups
+ *	  (sbf_window.c decodes a chunk of the directory per call) and the lookup
+ *	  plan (sbf_plan.c decodes every chunk once per value).  Pure C, no
+ *	  PostgreSQL headers.
+ *
+ *	  The subsystem in layers, each file using only its own layer and those
+ *	  above it:
+ *		reading a value		sbf_window.c: parameters, parse, the validator's
+ *							windowed branch, the decode of a directory entry,
+ *							lookups and counts
+ *		building a bucket	sbf_window4.c: a bucket's segment from its hashes
+ *		writing a value		sbf_window_write.c (the mutable form: load, add,
+ *							slide, compact, unite), sbf_window_batch.c (many
+ *							adds at a bucket), sbf_window_pairs.c (a window
+ *							from pairs), sbf_window_encode.c (the payload)
  *
  *	  A chunk holds up to SBF_WIN_CHUNK directory entries in three groups:
  *	  windowed bloom segments (kind 4) by width, blocked segments (kind 2) by
@@ -11,8 +24,8 @@
  *	  keep directory order, so their ages ascend: the segments of age <=
  *	  max_age are a prefix of each group (SbfWinLim).
  */
-#ifndef SBF_WINCHUNK_H
-#define SBF_WINCHUNK_H
+#ifndef SBF_WINDOW_INT_H
+#define SBF_WINDOW_INT_H
 
 #include "sbf_internal.h"
 #include "sbf_kind.h"
@@ -280,4 +293,35 @@ sbf_win_pairs_contain(const SbfWinView *v, uint64_t h, int64_t max_age)
 		sbf_load16(hashes + (size_t) v->npairs * 8 + (size_t) i * 2) <= max_age;
 }
 
-#endif							/* SBF_WINCHUNK_H */
+/* ---- shared by the files of the subsystem ---- */
+
+/* version-4 entry fields (the reader decodes them; the encoder writes them) */
+#define W4_AGE			0
+#define W4_RESERVED		2
+#define W4_COUNT		4
+#define W4_DESC			8
+
+/* Version 4's segment checks (validator): kinds, padding, order, budgets. */
+extern SbfStatus sbf_win4_check_segments(const SbfWinView *v);
+
+/* A validator's walk over a windowed directory: order and bucket budgets. */
+typedef struct SbfWinSpend
+{
+	double		budget;			/* P = e/B, with SBF_WIN_BUDGET_SLACK */
+	double		spent;			/* by the current bucket's segments so far */
+	SbfWinSeg	prev;			/* the previous entry */
+} SbfWinSpend;
+
+/* One step (sbf_window.c): SBF_E_WINDOW out of order or over the budget. */
+extern SbfStatus sbf_win_spend(SbfWinSpend *sp, const SbfWinSeg *seg, uint32_t j,
+							   bool ascending);
+
+/* Helpers of sbf_win_add_many (sbf_window_batch.c) in sbf_window_write.c. */
+extern SbfStatus sbf_win_reserve_pairs(SbfWindow *w, size_t need);
+extern uint32_t sbf_win_pair_search(const SbfWindow *w, uint64_t h);
+extern bool sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a);
+extern bool sbf_win_open_reads_pairs(const SbfWindow *w);
+extern SbfStatus sbf_win_close_open(SbfWindow *w, uint32_t c, uint32_t npairs,
+									bool *done);
+
+#endif							/* SBF_WINDOW_INT_H */
