@@ -27,7 +27,7 @@ extern bool sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len,
 							   SbfView *v);
 
 /*
- * The lookup plan (src/core/sbf_plan.h) of a stored value's payload, in
+ * The lookup plan (src/core/plan/sbf_plan.h) of a stored value's payload, in
  * mcxt; raises XX001 if its header or directory is inconsistent.
  */
 extern SbfPlan *sbf_plan_of(const uint8 *buf, size_t len, MemoryContext mcxt);
