@@ -7,7 +7,7 @@
 #ifndef SBF_KIND_BLOCKED_H
 #define SBF_KIND_BLOCKED_H
 
-#include "sbf_kind.h"
+#include "sbf_kind_ops.h"
 #include "sbf_mulhi.h"
 
 #define SBF_KIND_BLOCKED		2	/* an element's probes in one 512-bit line */

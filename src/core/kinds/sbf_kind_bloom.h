@@ -7,7 +7,7 @@
 #ifndef SBF_KIND_BLOOM_H
 #define SBF_KIND_BLOOM_H
 
-#include "sbf_kind.h"
+#include "sbf_kind_ops.h"
 #include "sbf_mulhi.h"
 
 #define SBF_KIND_BLOOM			1	/* formats 1-2's segment: double hashing */

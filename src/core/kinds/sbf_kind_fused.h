@@ -7,7 +7,7 @@
 #ifndef SBF_KIND_FUSED_H
 #define SBF_KIND_FUSED_H
 
-#include "sbf_kind.h"
+#include "sbf_kind_ops.h"
 #include "sbf_mulhi.h"
 
 #define SBF_KIND_FUSED			3	/* binary fuse filter of a complete set */

@@ -1,0 +1,191 @@
+/*
+ * sbf_kind_ops.h
+ *	  The types of the table of segment kinds (sbf_kind.h, whose header
+ *	  comment gives the descriptor's layout): the decoded descriptor
+ *	  (SbfKindGeom) and a kind's row of operations (SbfKindOps), with the
+ *	  constants of their fields.  Each kind's own header includes this one,
+ *	  so that sbf_kind.h, which includes every kind's header, is never
+ *	  included back by them.  Pure C, no PostgreSQL headers.
+ */
+#ifndef SBF_KIND_OPS_H
+#define SBF_KIND_OPS_H
+
+#include "sbf_core.h"
+
+#define SBF_KIND_DESC_BYTES		16
+
+/* A decoded kind descriptor. */
+typedef struct SbfKindGeom
+{
+	uint64_t	size;			/* bits, lines or segment count */
+	uint8_t		kind;
+	uint8_t		width;			/* k or f */
+	uint8_t		arity;
+	uint8_t		log2_len;
+	uint8_t		attempt;
+} SbfKindGeom;
+
+/* One geometry key of sbf_info. */
+typedef struct SbfInfoKey
+{
+	const char *key;
+	uint64_t	value;
+} SbfInfoKey;
+
+#define SBF_INFO_MAX_KEYS		4
+
+/*
+ * The operations of one segment kind.  data is the segment's data area of
+ * exactly bytes(g) bytes (any alignment); h are element hashes (hash id 1).
+ * insert and merge are NULL for a kind that cannot do them.
+ */
+typedef struct SbfKindOps
+{
+	uint8_t		kind;
+	const char *name;			/* sbf_info's "kind": "bloom", "blocked", "fused" */
+
+	/* geometry ranges: SBF_OK or SBF_E_SEGMENT */
+	SbfStatus	(*check_geom) (const SbfKindGeom *g);
+	/* a checked geometry's data bytes; false when over SBF_MAX_STORED_BYTES */
+	bool		(*bytes) (const SbfKindGeom *g, uint64_t *bytes);
+	/* the data itself (padding bits 0): SBF_OK or SBF_E_BITS */
+	SbfStatus	(*check_data) (const SbfKindGeom *g, const uint8_t *data);
+
+	/*
+	 * The directory fields beside the descriptor: count <= capacity (fused:
+	 * count = capacity, 1..A) and the stored error p a true bound of the
+	 * kind's rate at capacity (p >= rate_at(capacity), within 1e-9 for
+	 * libm rounding), 0 < p < 0.5: SBF_OK or SBF_E_SEGMENT.  The bloom
+	 * kinds check p's range only: formats 1-2 store the rate the segment was
+	 * built for when full, which is its bound as 1.0-1.2 wrote it.
+	 */
+	SbfStatus	(*check_entry) (const SbfKindGeom *g, uint64_t capacity,
+								uint64_t count, double p);
+
+	/*
+	 * The smallest geometry of this kind for n >= 1 elements at rate share
+	 * (0 < share < 0.5) and its data bytes: SBF_OK, SBF_E_PARAM (this kind
+	 * cannot reach share) or SBF_E_TOO_LARGE.
+	 */
+	SbfStatus	(*plan) (uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes);
+
+	bool		(*contains) (const SbfKindGeom *g, const uint8_t *data, uint64_t h);
+	/* how many of h[0..n) contains() finds, misses overlapped */
+	size_t		(*count) (const SbfKindGeom *g, const uint8_t *data,
+						  const uint64_t *h, size_t n);
+	/* adds h; returns true when some bit changed (h was not yet found) */
+	bool		(*insert) (const SbfKindGeom *g, uint8_t *data, uint64_t h);
+
+	/*
+	 * Fills data (bytes(g) bytes) from n >= 1 strictly ascending hashes: the
+	 * same bytes for the same set.  May change g->attempt (fused).  SBF_OK,
+	 * SBF_E_PARAM (not strictly ascending, or n beyond the geometry),
+	 * SBF_E_NOMEM, or SBF_E_SEGMENT (fused: no seed peeled within
+	 * SBF_FUSED_MAX_ATTEMPTS; data is then all zero).
+	 */
+	SbfStatus	(*build) (SbfKindGeom *g, uint8_t *data, const uint64_t *h,
+						  size_t n, const SbfAllocator *a);
+
+	/* dst |= src for two segments of the same geometry */
+	void		(*merge) (const SbfKindGeom *g, uint8_t *dst, const uint8_t *src);
+
+	/* the rate bound with n elements in the segment (expected; 1 if none) */
+	double		(*rate_at) (const SbfKindGeom *g, uint64_t n);
+	/* the rate of this data for any hash not inserted (from its bits) */
+	double		(*rate_of) (const SbfKindGeom *g, const uint8_t *data);
+
+	/* ---- what the generic code asks of a kind instead of naming it ---- */
+
+	/* the directories it may stand in: SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4 */
+	uint8_t		dirs;
+
+	/*
+	 * Built from a complete set only (no insert): its directory count is
+	 * the set's exact size (#), the builder stores its exact rate_at(n) as
+	 * the bound, and a build may fail (SBF_E_SEGMENT: the builders then
+	 * choose again without it).
+	 */
+	bool		complete;
+
+	/*
+	 * Its place in sbf_kind_choose_in (lower first; a later kind replaces
+	 * the choice only when strictly smaller):
+	 * - choose_max_n: not planned for more hashes than this (a complete
+	 *   kind's scratch and build time);
+	 * - choose_fallback: the directories in which it is planned only when no
+	 *   earlier kind planned;
+	 * - choose_beside_complete: planned only when a complete kind was
+	 *   planned in the same choice (or tried);
+	 * - choose_min_size: not chosen below this size once an earlier kind
+	 *   planned (a geometry its own rate formula does not bound).
+	 */
+	uint8_t		choose_rank;
+	uint8_t		choose_fallback;
+	bool		choose_beside_complete;
+	uint64_t	choose_max_n;
+	uint64_t	choose_min_size;
+
+	/*
+	 * COUNTS (sbf_count.c): the model's rate with x elements, integrated
+	 * over the count (docs/format4.md, section 7, Counts); NULL for a
+	 * complete kind, whose count is exact.
+	 */
+	double		(*model_rate) (const SbfKindGeom *g, double x);
+
+	/*
+	 * sbf_info and sbf_expected_fpr, from the directory entry alone: the
+	 * fill expected after seg->count inserts, and the rate expected then.
+	 */
+	double		(*expected_fill) (const SbfSegment *seg);
+	double		(*expected_rate) (const SbfKindGeom *g, uint64_t count);
+
+	/* the bits of its data that hold set bits (fill, union limits) */
+	uint64_t	(*fill_bits) (const SbfKindGeom *g, uint64_t bytes);
+
+	/*
+	 * A sliced read (src/pg/sbf_slice.c): the chunks a present element's probe
+	 * fetches in this segment; NULL when the segment is read whole.
+	 */
+	uint32_t	(*probe_span) (const SbfSegment *seg);
+
+	/*
+	 * sbf_info's geometry keys of the segment, in order, into out (at most
+	 * SBF_INFO_MAX_KEYS); returns how many.  seg is the directory entry,
+	 * g and bytes its descriptor and data length.
+	 */
+	int			(*describe) (const SbfSegment *seg, const SbfKindGeom *g,
+							 uint64_t bytes, SbfInfoKey *out);
+
+	/* how a union merges two segments of the kind (sbf_union4.c) */
+	uint8_t		union_rule;
+
+	/*
+	 * The slice of g starting unit units in, at most units 8-byte words:
+	 * its geometry and byte offset; returns the units taken (0 past the
+	 * end).  NULL: the data is one slice.
+	 */
+	uint64_t	(*slice) (const SbfKindGeom *g, uint64_t unit, uint64_t words,
+						  SbfKindGeom *sub, uint64_t *offset);
+
+	/* a lookup plan of one such segment counts through count() (batched) */
+	bool		count_batched;
+
+	/*
+	 * count() of a lookup over several segments: probes (batched,
+	 * prefetching) only the hashes of h[0..n) whose hit is false, and sets
+	 * hit of those found.  NULL: sbf_kind_mark tests hash by hash.
+	 */
+	void		(*mark) (const SbfKindGeom *g, const uint8_t *data,
+						 const uint64_t *h, size_t n, bool *hit);
+} SbfKindOps;
+
+/* SbfKindOps.dirs */
+#define SBF_KIND_IN_PLAIN4		0x01	/* a plain version-4 directory */
+#define SBF_KIND_IN_WINDOW4		0x02	/* a windowed version-4 directory */
+
+/* SbfKindOps.union_rule (docs/format4.md, section 7) */
+#define SBF_UNION_APPEND		0	/* never merges: appended */
+#define SBF_UNION_FILL			1	/* 1.2's rule: fill within the fill expected at capacity */
+#define SBF_UNION_RATE			2	/* the OR's exact rate within the larger p */
+
+#endif							/* SBF_KIND_OPS_H */
