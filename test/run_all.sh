@@ -14,7 +14,7 @@
 # anything failed.
 #   SBF_PG             majors to run the server suites on (default "15 17 18 19")
 #   SBF_FUZZ_SECONDS   seconds per fuzz target (default 15)
-#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap docs python kit s390x
+#   SBF_SKIP           space-separated suites to skip: unit fuzz meta regress tap arch docs python kit s390x
 #   SBF_VENDOR         the vendored sources (default ../shared/vendor next to the
 #                      clone, else /work/shared/vendor); without them, 18 and
 #                      the Citus test are skipped
@@ -292,6 +292,26 @@ for major in $majors; do
 	rm -rf "$work"
 	echo "== PostgreSQL $major: $((SECONDS - major_start)) s (set-up included)"
 done
+
+# The shape of src/ (test/arch/check.sh): no circles between files, layers
+# read top-down, no long file or function, kind constants only in the kinds;
+# each limit is one test.  It compiles the glue, so it needs server headers.
+if ! skip arch "arch"; then
+	echo "== arch (test/arch/check.sh)"
+	arch_pg=$(ls -d /usr/lib/postgresql/*/bin/pg_config 2>/dev/null | sort -V | tail -n 1)
+	PG_CONFIG=${arch_pg:-pg_config} bash test/arch/check.sh > "$logdir/arch.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 2 ]; then
+		echo "arch: no PostgreSQL server headers here"
+		tally "arch" 0 0 1
+	else
+		grep -E '^(circles|upward|kind-constant|long|files in no)' "$logdir/arch.log"
+		pass=$(grep -cE '  ok$' "$logdir/arch.log")
+		fail=$(grep -cE 'FAILED \(' "$logdir/arch.log")
+		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+		tally "arch" "$pass" "$fail"
+	fi
+fi
 
 # The documentation's SQL examples (test/doc_check.sh), once, on the first
 # major set up above (sbf is installed there); SBF_SKIP=docs skips them.
