@@ -72,7 +72,7 @@ LAYERS = [
     # the window subsystem by layer: reading a value, building a bucket,
     # writing a value
     ("window-read", r"^core/window/sbf_window(_int)?\.[ch]$"),
-    ("window-build", r"^core/window/sbf_window4\.c$"),
+    ("window-build", r"^core/window/sbf_window_build\.c$"),
     ("window-write", r"^core/window/"),
     ("plain", r"^core/plain/"),
     ("union", r"^core/union/"),

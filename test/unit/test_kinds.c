@@ -860,7 +860,7 @@ test_choose(void)
 /*
  * 1.3's two choices as they were written before the table owned the order
  * (sbf_kind.c's sbf_kind_choose with sbf_build.c's sbf_build_plan, and
- * sbf_window4.c's sbf_win_kind_choose), kept here as the reference the one
+ * sbf_window_build.c's sbf_win_kind_choose), kept here as the reference the one
  * choice (sbf_kind_choose_in) must equal.
  */
 static SbfStatus

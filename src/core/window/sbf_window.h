@@ -312,7 +312,7 @@ extern SbfStatus sbf_win_kind_choose(uint64_t n, double share, unsigned avoid,
 
 /*
  * A bucket's segment from its n >= 1 strictly ascending hashes at rate share
- * (sbf_window4.c; see there), of no kind in avoid.  *built false: not made (its area would take
+ * (sbf_window_build.c; see there), of no kind in avoid.  *built false: not made (its area would take
  * max_bytes or more, max_bytes != 0).
  */
 extern SbfStatus sbf_win_make_segment(const uint64_t *h, uint32_t n, double share,

@@ -12,7 +12,7 @@
  *		reading a value		sbf_window.c: parameters, parse, the validator's
  *							windowed branch, the decode of a directory entry,
  *							lookups and counts
- *		building a bucket	sbf_window4.c: a bucket's segment from its hashes
+ *		building a bucket	sbf_window_build.c: a bucket's segment from its hashes
  *		writing a value		sbf_window_write.c (the mutable form: load, add,
  *							slide, compact, unite), sbf_window_batch.c (many
  *							adds at a bucket), sbf_window_pairs.c (a window

@@ -1,5 +1,5 @@
 /*
- * sbf_window4.c
+ * sbf_window_build.c
  *	  Building a bucket of a windowed filter (docs/format4.md, section 8):
  *	  a bucket's segment made from its hashes with the kind of
  *	  sbf_win_kind_choose (the smallest of fused, blocked and kind 4).  The
