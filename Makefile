@@ -64,3 +64,8 @@ sql/sbf--1.4.sql: sql/sbf--1.0.sql sql/sbf--1.0--1.1.sql sql/sbf--1.1--1.2.sql s
 prove_installcheck:
 	$(prove_installcheck)
 .PHONY: prove_installcheck
+
+# PGXS tracks no header dependencies (unless PostgreSQL was configured with
+# --enable-depend): every object depends on every header of the core and the
+# glue, so a changed struct never links with objects built against the old one
+$(OBJS): $(CORE_HDRS) $(wildcard src/pg/*.h)

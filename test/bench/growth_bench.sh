@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)/growth_bench
-cc -O2 -std=gnu11 -Wall -Wextra -Werror $(printf -- '-I%s ' src/core/*) -o "$bin" test/bench/growth_bench.c src/core/*/*.c -lm
+cc -O2 -std=gnu11 -Wall -Wextra -Werror $(printf -- '-I%s ' src/core/*/) -o "$bin" test/bench/growth_bench.c src/core/*/*.c -lm
 "$bin"
 rm -rf "$(dirname "$bin")"

@@ -24,7 +24,7 @@ chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 cp="$root/clients/java/build/sbf.jar:$root/clients/java/build/sbf-jdbc.jar:/usr/share/java/postgresql.jar"
 "${jdk}bin/javac" --release 17 -d "$work/cls" -cp "$cp" clients/java/bench/sbf/bench/JavaBench.java
-cc -O2 -std=gnu11 -Wall -Wextra -Werror $(printf -- '-I%s ' src/core/*) -o "$work/java_kinds" test/bench/java_kinds.c src/core/*/*.c -lm
+cc -O2 -std=gnu11 -Wall -Wextra -Werror $(printf -- '-I%s ' src/core/*/) -o "$work/java_kinds" test/bench/java_kinds.c src/core/*/*.c -lm
 echo "# bash test/bench/java_bench.sh at $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)," \
 	"$(nproc) cores, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $("${jdk}bin/java" -version 2>&1 | head -n 1), $(cc --version | head -n 1)"

@@ -9,6 +9,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)/kinds_bench
 trap 'rm -rf "$(dirname "$bin")"' EXIT
-cc -O2 -std=gnu11 -Wall -Wextra -Werror $(printf -- '-I%s ' src/core/*) -o "$bin" test/bench/kinds_bench.c src/core/*/*.c -lm
+cc -O2 -std=gnu11 -Wall -Wextra -Werror $(printf -- '-I%s ' src/core/*/) -o "$bin" test/bench/kinds_bench.c src/core/*/*.c -lm
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bin" "$@"

@@ -3,7 +3,7 @@
  *	  Size and accuracy of windowed filters on a generated bursty workload,
  *	  straight on the core (no server needed):
  *
- *	    cc -O2 $(printf -- '-I%s ' src/core/*) -o /tmp/window_bench test/bench/window_bench.c src/core/*/*.c -lm
+ *	    cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/window_bench test/bench/window_bench.c src/core/*/*.c -lm
  *	    /tmp/window_bench [users] [seed]
  *
  *	  Users live 75 days; most days bring 0-50 interactions, some days

@@ -7,7 +7,7 @@
  *	  smallest of fused, blocked and kind 4) and as 1.2 wrote it (windowed
  *	  bloom, kind 4, relabelled), in thread CPU time.  Prints the kinds, the bytes and microseconds a
  *	  request.
- *	    cc -O2 $(printf -- '-I%s ' src/core/*) -o /tmp/wlb test/bench/window_lookup_bench.c \
+ *	    cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/wlb test/bench/window_lookup_bench.c \
  *	        src/core/*/*.c -lm;  /tmp/wlb [n ...]   (default 5 25 100 300 3000 10000)
  */
 #include <math.h>

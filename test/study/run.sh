@@ -25,7 +25,7 @@ mkdir -p "$out" "$plots" "$build"
 step() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
 
 step "build driver"
-$CC -O2 -std=c11 -Wall -Wextra $(printf -- '-I%s ' "$core"/*) -o "$build/sbf_study" \
+$CC -O2 -std=c11 -Wall -Wextra $(printf -- '-I%s ' "$core"/*/) -o "$build/sbf_study" \
 	"$here/sbf_study.c" "$core"/*/*.c -lm
 S=$build/sbf_study
 
