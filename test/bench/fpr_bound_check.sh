@@ -16,4 +16,4 @@ trap 'rm -rf "$out"' EXIT
 ${CC:-cc} -O2 -Wall -Wextra -Werror $INC -Itest/kit -o "$out/fpr_bound_check" \
 	test/bench/fpr_bound_check.c test/kit/kit_read.c $CORE/*/*.c -lm
 mkdir -p test/bench/results
-nice "$out/fpr_bound_check" test/kit/kit.txt "$N" | tee test/bench/results/fpr_bound_check.txt
+nice "$out/fpr_bound_check" -s test/kit/kit.txt "$N" | tee test/bench/results/fpr_bound_check.txt
