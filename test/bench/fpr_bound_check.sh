@@ -3,7 +3,8 @@
 # measured false-positive rate?  Builds test/bench/fpr_bound_check.c against
 # the core's sources (as test/kit/Makefile builds kit_core; no PostgreSQL)
 # and runs it over test/kit/kit.txt with N absent probes a value (default
-# 1,000,000), writing test/bench/results/fpr_bound_check.txt.
+# 1,000,000), writing test/bench/results/fpr_bound_check.txt (-s: with the
+# per-segment lines under each plain value over its bound; ~3 minutes).
 #   bash test/bench/fpr_bound_check.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
