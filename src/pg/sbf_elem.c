@@ -7,6 +7,8 @@
 #include "postgres.h"
 
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/array.h"
 
 #include "sbf.h"
 #include "sbf_elem.h"
@@ -59,5 +61,31 @@ sbf_hash_toasted(struct varlena *p)
 
 	if (flat != p)
 		pfree(flat);
+	return h;
+}
+
+/* The hashes of an array's non-NULL elements (see sbf_elem.h). */
+uint64 *
+sbf_elem_hash_array(ArrayType *arr, const SbfElemType *et, int *n)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	uint64	   *h;
+	int			nelems;
+	int			i;
+
+	deconstruct_array(arr, et->typid, et->typlen, et->typbyval, et->typalign,
+					  &elems, &nulls, &nelems);
+	h = palloc_extended(Max(nelems, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	*n = 0;
+	for (i = 0; i < nelems; i++)
+	{
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!nulls[i])
+			h[(*n)++] = sbf_elem_hash(et->kind, elems[i]);
+	}
+	pfree(elems);
+	pfree(nulls);
 	return h;
 }

@@ -6,6 +6,8 @@
 #ifndef SBF_ELEM_H
 #define SBF_ELEM_H
 
+#include "utils/array.h"
+
 #include "sbf.h"
 
 /*
@@ -45,6 +47,13 @@ extern const SbfElemType *sbf_elem_array_type(Oid arraytypid);
 
 /* Hash of a compressed or out-of-line varlena element (detoasts a copy). */
 extern uint64 sbf_hash_toasted(struct varlena *p);
+
+/*
+ * The hashes of the non-NULL elements of arr (element type et), in array
+ * order, palloc'd (room for at least one); *n receives how many.  Checks for
+ * interrupts as it goes.
+ */
+extern uint64 *sbf_elem_hash_array(ArrayType *arr, const SbfElemType *et, int *n);
 
 /*
  * Hash of an element datum of the given kind, in any form (a varlena may be

@@ -371,22 +371,11 @@ sbf_window_add_at(FunctionCallInfo fcinfo, SbfElemKind kind, const SbfElemType *
 	}
 	else
 	{
-		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-		Datum	   *elems;
-		bool	   *nulls;
-		uint64	   *h;
-		int			n;
-		int			k = 0;
-		int			i;
+		int			k;
+		uint64	   *h = sbf_elem_hash_array(PG_GETARG_ARRAYTYPE_P(1), et, &k);
 		SbfStatus	st;
 
-		deconstruct_array(arr, et->typid, et->typlen, et->typbyval, et->typalign,
-						  &elems, &nulls, &n);
 		/* one batch: the bytes of one add per element, in linear time */
-		h = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-		for (i = 0; i < n; i++)
-			if (!nulls[i])
-				h[k++] = sbf_elem_hash(et->kind, elems[i]);
 		st = sbf_win_add_many(&w, b, h, (size_t) k);
 		if (st != SBF_OK)
 			sbf_report_status(st);
@@ -450,26 +439,11 @@ SBF_ENTRY_POINT(sbf_contains_since_bytea, contains_since(fcinfo, SBF_ELEM_BYTES)
 static Datum
 matches_since(FunctionCallInfo fcinfo, const SbfElemType *et)
 {
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	Datum	   *elems;
-	bool	   *nulls;
-	uint64	   *h;
-	int			n;
-	int			m = 0;
-	int			i;
+	int			m;
+	uint64	   *h = sbf_elem_hash_array(PG_GETARG_ARRAYTYPE_P(1), et, &m);
 
-	deconstruct_array(arr, et->typid, et->typlen, et->typbyval, et->typalign,
-					  &elems, &nulls, &n);
-	if (n == 0)
+	if (m == 0)
 		PG_RETURN_INT32(0);
-	h = palloc(sizeof(uint64) * n);
-	for (i = 0; i < n; i++)
-	{
-		if ((i & (SBF_WIN_COUNT_CHUNK - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (!nulls[i])
-			h[m++] = sbf_elem_hash(et->kind, elems[i]);
-	}
 	PG_RETURN_INT32(count_since(fcinfo, h, m));
 }
 
