@@ -531,4 +531,5 @@ const SbfKindOps sbf_kind_blocked_ops = {
 	.slice = blocked_slice,
 	.count_batched = true,
 	.mark = sbf_blocked_mark,
+	.win_lane = SBF_WIN_LANE_LINE,
 };

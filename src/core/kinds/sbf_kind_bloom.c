@@ -426,4 +426,5 @@ const SbfKindOps sbf_kind_wbloom_ops = {
 	.build = sbf_wbloom_build,
 	.dirs = SBF_KIND_IN_WINDOW4,
 	.choose_rank = 3,
+	.win_lane = SBF_WIN_LANE_MIX,
 };

@@ -677,4 +677,5 @@ const SbfKindOps sbf_kind_fused_ops = {
 	.union_rule = SBF_UNION_APPEND,
 	.count_batched = true,
 	.mark = sbf_fused_mark,
+	.win_lane = SBF_WIN_LANE_FUSE,
 };

@@ -171,6 +171,13 @@ typedef struct SbfKindOps
 	bool		count_batched;
 
 	/*
+	 * How a windowed lookup probes the kind's segments of a chunk
+	 * (SBF_WIN_LANE_*, src/core/window/sbf_window_int.h): one by one through
+	 * contains, or in a lane that shares the work of a hash between them.
+	 */
+	uint8_t		win_lane;
+
+	/*
 	 * count() of a lookup over several segments: probes (batched,
 	 * prefetching) only the hashes of h[0..n) whose hit is false, and sets
 	 * hit of those found.  NULL: sbf_kind_mark tests hash by hash.
@@ -182,6 +189,12 @@ typedef struct SbfKindOps
 /* SbfKindOps.dirs */
 #define SBF_KIND_IN_PLAIN4		0x01	/* a plain version-4 directory */
 #define SBF_KIND_IN_WINDOW4		0x02	/* a windowed version-4 directory */
+
+/* SbfKindOps.win_lane */
+#define SBF_WIN_LANE_OWN		0	/* each segment by its contains */
+#define SBF_WIN_LANE_MIX		1	/* the shared mixes r_i (sbf_win_mix): kind 4 */
+#define SBF_WIN_LANE_LINE		2	/* the shared probes, each from its own line: blocked */
+#define SBF_WIN_LANE_FUSE		3	/* the shared mixes of seed number 0: fused */
 
 /* SbfKindOps.union_rule (docs/format4.md, section 7) */
 #define SBF_UNION_APPEND		0	/* never merges: appended */

@@ -103,7 +103,7 @@ sbf_winchunk_other_has(const SbfWinSeg *s, SbfWinMixes *x)
 	uint64_t	fx;
 	uint64_t	fx2;
 
-	if (s->g.kind != SBF_KIND_FUSED)
+	if (s->ops->win_lane != SBF_WIN_LANE_FUSE)
 		return s->ops->contains(&s->g, s->bits, x->h);
 	if (s->g.attempt != 0)
 		sbf_fused_mixes(s->g.attempt, x->h, &fx, &fx2);
@@ -169,7 +169,7 @@ sbf_winchunk_size(const SbfWinChunk *c)
 static inline void
 sbf_winchunk_add(SbfWinChunk *c, const SbfWinSeg *seg)
 {
-	if (seg->g.kind == SBF_KIND_BLOCKED)
+	if (seg->ops->win_lane == SBF_WIN_LANE_LINE)
 	{
 		sbf_winchunk_mark(c->bkend, &c->bkmax, seg->g.width, c->nblocked);
 		c->bg[c->nblocked] = seg->g;
@@ -177,7 +177,7 @@ sbf_winchunk_add(SbfWinChunk *c, const SbfWinSeg *seg)
 		c->bdata[c->nblocked++] = seg->bits;
 		return;
 	}
-	if (seg->g.kind != SBF_KIND_WBLOOM)
+	if (seg->ops->win_lane != SBF_WIN_LANE_MIX)
 	{
 		c->other[c->nother++] = *seg;
 		return;
