@@ -5,7 +5,8 @@
  *	  and error, a rate at capacity past twice SIZING's), so # on a crafted
  *	  value is bounded by its directory (the 132-byte value of two m = 1
  *	  segments that answered 85,242,318,145 is refused); the directory count
- *	  models a run of equal segments once; sbf_segments_describe gives every
+ *	  models each geometry once however the segments alternate (the blocked
+ *	  model's shared points its lone ones bit for bit); sbf_segments_describe gives every
  *	  segment in one walk; the loops without an allocator (validators,
  *	  rates over a segment's data, the windowed validator) call
  *	  sbf_interrupt_hook.  Deterministic keys.
@@ -150,7 +151,8 @@ bounds_sizing_accepted(void)
 }
 
 /*
- * # on many equal segments models them once (sbf_count_model_calls), and a
+ * # on many equal segments, or a few geometries in turn, models each once
+ * (sbf_count_model_calls, at most SBF_COUNT_MEMOS kept), and a
  * run of 64 one-line blocked segments gives the same count as its model
  * applied segment by segment would.
  */
@@ -178,13 +180,65 @@ bounds_count_memo(void)
 	CHECK(sbf_count_model_calls - before == 1);
 	CHECK(n >= 64.0 * 3 && n <= count_bound(&v));
 	free(buf);
-	/* alternating geometries: one model a segment, still linear */
+	/* alternating geometries: one model a geometry, not a segment */
 	buf = craft4(mixed, 64, 0, &len);
 	CHECK(buf != NULL && sbf_validate(buf, len, &v) == SBF_OK);
 	before = sbf_count_model_calls;
 	(void) sbf_directory_count(&v);
-	CHECK(sbf_count_model_calls - before == 64);
+	CHECK(sbf_count_model_calls - before == 2);
 	free(buf);
+	/* five geometries (k and lines) in turn: five models */
+	for (i = 0; i < 64; i++)
+		mixed[i] = (Craft4Seg) {SBF_KIND_BLOCKED, 20 + 40 * (i % 5), 1e-2 / (1 + i % 5), 77};
+	buf = craft4(mixed, 64, 0, &len);
+	CHECK(buf != NULL && sbf_validate(buf, len, &v) == SBF_OK);
+	before = sbf_count_model_calls;
+	n = sbf_directory_count(&v);
+	CHECK(sbf_count_model_calls - before == 5);
+	CHECK(n <= count_bound(&v));
+	free(buf);
+}
+
+/*
+ * The blocked kind's model at the points of one segment (model_rates, the
+ * points sharing the series' factors) is its model_rate at each point, bit
+ * for bit: below and above 150 elements a line (the series' start moves),
+ * past 600 (1), every k.
+ */
+static void
+bounds_model_rates(void)
+{
+	static const double counts[] = {1, 3, 77, 500, 1000, 9600, 38400, 1e6};
+	static const uint64_t lines[] = {1, 2, 64};
+	const SbfKindOps *ops = &sbf_kind_blocked_ops;
+	double		batch[65];
+	int			differ = 0;
+	uint32_t	k;
+	uint32_t	a;
+	uint32_t	b;
+	int			i;
+
+	CHECK(ops->model_rates != NULL);
+	for (k = 1; k <= SBF_BLOCKED_MAX_K; k++)
+		for (a = 0; a < sizeof(counts) / sizeof(counts[0]); a++)
+			for (b = 0; b < sizeof(lines) / sizeof(lines[0]); b++)
+			{
+				SbfKindGeom g = {0};
+				double		h = counts[a] / 64;
+
+				g.kind = SBF_KIND_BLOCKED;
+				g.width = (uint8_t) k;
+				g.size = lines[b];
+				ops->model_rates(&g, h, 64, batch);
+				for (i = 0; i <= 64; i++)
+				{
+					double		one = ops->model_rate(&g, h * i);
+
+					differ += memcmp(&one, &batch[i], sizeof(double)) != 0;
+				}
+				CHECK(batch[64] == ops->rate_at(&g, (uint64_t) counts[a]));
+			}
+	CHECK(differ == 0);
 }
 
 /* sbf_segments_describe: what sbf_get_segment and sbf_segment_geom give, in one walk. */
@@ -302,6 +356,7 @@ main(void)
 	RUN(bounds_thin_bloom);
 	RUN(bounds_sizing_accepted);
 	RUN(bounds_count_memo);
+	RUN(bounds_model_rates);
 	RUN(bounds_describe);
 	RUN(bounds_interrupts);
 	RUN(no_leaks);

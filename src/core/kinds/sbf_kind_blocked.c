@@ -146,41 +146,92 @@ distinct_dist(uint32_t k, double *dist)
  * returned.  At most about 600 terms of k steps each (about 15 us).
  */
 /*
- * sbf_blocked_fpr, stopping early once the sum exceeds limit (then some value
+ * The series' factors E[p_i^D] for i = i0, i0 + 1, ... (the term of i is
+ * Pois(i; lambda) times it): they depend on k and i0 only, not on lambda,
+ * so the points of one model (i0 = 0 below 150 elements a line) share them.
+ * Each is computed as the series computes it in place (qik by repeated
+ * products from exp(lq k i0), then Horner's rule over dist), so a shared
+ * factor is bit for bit the one a lone call computes.  The first
+ * TERMS_CACHED are kept; past them each call continues from the last.
+ */
+#define TERMS_CACHED	1024
+
+typedef struct BlockedTerms
+{
+	uint32_t	k;
+	double		i0;
+	double		qk;
+	double		qik;			/* the factor of term i0 + n */
+	uint32_t	n;				/* terms kept */
+	double		dist[SBF_BLOCKED_MAX_K + 1];
+	double		term[TERMS_CACHED];
+} BlockedTerms;
+
+static void
+terms_init(BlockedTerms *t, uint32_t k, double i0)
+{
+	double		lq = log1p(-1.0 / SBF_BLOCKED_LINE_BITS);
+
+	t->k = k;
+	t->i0 = i0;
+	t->n = 0;
+	distinct_dist(k, t->dist);
+	t->qk = exp(lq * k);
+	t->qik = exp(lq * k * i0);
+}
+
+/* E[p_i^D] from qik = (1 - 1/512)^(i k). */
+static inline double
+term_of(const double *dist, uint32_t k, double qik)
+{
+	double		pi = 1.0 - qik;
+	double		term = 0.0;
+	uint32_t	d;
+
+	for (d = k; d >= 1; d--)
+		term = (term + dist[d]) * pi;
+	return term;
+}
+
+/*
+ * sbf_blocked_fpr with the factors of t (k and i0 its own: kept as they
+ * are computed), stopping early once the sum exceeds limit (then some value
  * above limit is returned): a validator's check of a crafted segment ends in
  * a few terms.
  */
 static double
-blocked_fpr_upto(double lambda, uint32_t k, double limit)
+fpr_series(double lambda, BlockedTerms *t, double limit)
 {
-	double		dist[SBF_BLOCKED_MAX_K + 1];
-	double		lq = log1p(-1.0 / SBF_BLOCKED_LINE_BITS);
-	double		qk;
-	double		qik;
+	const double *dist = t->dist;
+	const uint32_t k = t->k;
+	const double qk = t->qk;
+	const double i0 = t->i0;
+	uint32_t	n = t->n;		/* terms kept */
+	double		qn = t->qik;	/* the factor of term n */
+	double		qik = qn;		/* the factor of the next term not kept */
 	double		p;
 	double		sum = 0.0;
-	double		i0 = 0.0;
 	uint32_t	i;
 
-	if (!(lambda > 0.0))
-		return 0.0;
-	if (!(lambda <= 600.0) || k < 1 || k > SBF_BLOCKED_MAX_K)
-		return 1.0;
-	distinct_dist(k, dist);
-	qk = exp(lq * k);
-	/* far below the mode the terms are negligible: start 12 deviations below */
-	if (lambda > 150.0)
-		i0 = floor(lambda - 12.0 * sqrt(lambda));
 	p = exp(-lambda + i0 * log(lambda) - lgamma(i0 + 1.0));
-	qik = exp(lq * k * i0);
 	for (i = (uint32_t) i0; i < 4096; i++)
 	{
-		double		pi = 1.0 - qik;
-		double		term = 0.0;
-		uint32_t	d;
+		uint32_t	j = i - (uint32_t) i0;
+		double		term;
 
-		for (d = k; d >= 1; d--)
-			term = (term + dist[d]) * pi;
+		if (j < n)
+			term = t->term[j];
+		else
+		{
+			term = term_of(dist, k, qik);
+			qik *= qk;
+			if (j < TERMS_CACHED)
+			{
+				t->term[j] = term;
+				n = j + 1;
+				qn = qik;
+			}
+		}
 		/*
 		 * the skipped head: P(N < i0) <= exp(-(lambda - i0)^2 / (2 lambda))
 		 * (Chernoff), each of its terms at most this first one
@@ -189,20 +240,65 @@ blocked_fpr_upto(double lambda, uint32_t k, double limit)
 			sum += exp(-(lambda - i0) * (lambda - i0) / (2.0 * lambda)) * term;
 		sum += p * term;
 		if (sum > limit)
-			return sum;
+			break;
 		p *= lambda / (double) (i + 1);
-		qik *= qk;
-		/* past the mode the rest is at most p / (1 - ratio): added, then stop */
-		if ((double) (i + 2) > lambda * 1.05 + 10.0)
+		/*
+		 * past the mode the rest is at most p / (1 - ratio): added, then
+		 * stop.  That bound is at least p (0 < 1 - ratio < 1), so while p
+		 * alone is above the threshold it is not computed: the same stop.
+		 */
+		if ((double) (i + 2) > lambda * 1.05 + 10.0 && !(p > sum * 1e-15))
 		{
 			double		ratio = lambda / (double) (i + 2);
 			double		tail = p / (1.0 - ratio);
 
 			if (tail <= sum * 1e-15)
-				return sum + tail;
+			{
+				sum += tail;
+				break;
+			}
 		}
 	}
+	t->n = n;
+	t->qik = qn;
 	return sum;
+}
+
+/* The first term of the sum: 12 standard deviations below the mode above 150. */
+static double
+series_start(double lambda)
+{
+	return lambda > 150.0 ? floor(lambda - 12.0 * sqrt(lambda)) : 0.0;
+}
+
+/*
+ * The series at lambda, or 0 or 1 outside it; t (when not NULL) holds
+ * factors to share, refilled when its k or start differs.
+ */
+static double
+blocked_fpr_with(double lambda, uint32_t k, double limit, BlockedTerms *t)
+{
+	BlockedTerms own;
+	double		i0;
+
+	if (!(lambda > 0.0))
+		return 0.0;
+	if (!(lambda <= 600.0) || k < 1 || k > SBF_BLOCKED_MAX_K)
+		return 1.0;
+	i0 = series_start(lambda);
+	if (t == NULL)
+		t = &own;
+	else if (t->k == k && t->i0 == i0)
+		return fpr_series(lambda, t, limit);
+	terms_init(t, k, i0);
+	return fpr_series(lambda, t, limit);
+}
+
+/* A lone evaluation (see blocked_fpr_with). */
+static double
+blocked_fpr_upto(double lambda, uint32_t k, double limit)
+{
+	return blocked_fpr_with(lambda, k, limit, NULL);
 }
 
 /* The rate bound of a blocked segment (see blocked_fpr_upto). */
@@ -452,6 +548,22 @@ blocked_model_rate(const SbfKindGeom *g, double x)
 }
 
 /*
+ * The model at x = h i, i = 0..steps, into out: blocked_model_rate's values
+ * bit for bit, the points sharing the series' factors (one Horner sum a
+ * term for all of them, not one a point).
+ */
+static void
+blocked_model_rates(const SbfKindGeom *g, double h, int steps, double *out)
+{
+	BlockedTerms t;
+	int			i;
+
+	t.k = 0;
+	for (i = 0; i <= steps; i++)
+		out[i] = blocked_fpr_with((h * i) / (double) g->size, g->width, 2.0, &t);
+}
+
+/*
  * Expected fill from the directory entry alone: k bits an insert into the
  * 512 L bits of its lines, 1 - (1 - 1/(512 L))^(k n).
  */
@@ -523,6 +635,7 @@ const SbfKindOps sbf_kind_blocked_ops = {
 	.choose_fallback = SBF_KIND_IN_PLAIN4,
 	.choose_max_n = UINT64_MAX,
 	.model_rate = blocked_model_rate,
+	.model_rates = blocked_model_rates,
 	.expected_fill = blocked_expected_fill,
 	.expected_rate = sbf_blocked_rate_at,
 	.fill_bits = blocked_fill_bits,

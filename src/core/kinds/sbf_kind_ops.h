@@ -131,6 +131,13 @@ typedef struct SbfKindOps
 	 * complete kind, whose count is exact.
 	 */
 	double		(*model_rate) (const SbfKindGeom *g, double x);
+	/*
+	 * model_rate at x = h i for i = 0..steps into out[0..steps], the same
+	 * values bit for bit (a kind whose model shares work between points);
+	 * NULL: model_rate point by point.
+	 */
+	void		(*model_rates) (const SbfKindGeom *g, double h, int steps,
+								double *out);
 
 	/*
 	 * sbf_info and sbf_expected_fpr, from the directory entry alone: the

@@ -23,11 +23,14 @@ uint64_t	sbf_count_model_calls = 0;
 /*
  * What one segment's geometry and count give, whatever segments come
  * before: the model's rate at the count, at the capacity, and at the
- * points of Simpson's rule over [0, c].  Equal neighbours (a value of many
- * segments alike) reuse the last one: the blocked rate is a sum of a
- * series, 65 of them a segment.
+ * points of Simpson's rule over [0, c].  The last SBF_COUNT_MEMOS distinct
+ * ones are kept (a value of many segments alike, or alternating between a
+ * few geometries, models each once): the blocked rate is a sum of a series,
+ * 65 of them a segment.  A kept model is the same values, so the count is
+ * the same bit for bit.
  */
 #define SBF_COUNT_STEPS 64
+#define SBF_COUNT_MEMOS 16
 
 typedef struct CountMemo
 {
@@ -40,19 +43,36 @@ typedef struct CountMemo
 	double		fpr[SBF_COUNT_STEPS + 1];
 } CountMemo;
 
-/* Fills m for the segment of e unless it holds it already. */
-static void
-segment_model(const SbfDirEntry *e, CountMemo *m)
+typedef struct CountMemos
+{
+	CountMemo	m[SBF_COUNT_MEMOS];
+	uint32_t	next;			/* the one replaced next (round robin) */
+} CountMemos;
+
+static bool
+memo_is(const CountMemo *m, const SbfDirEntry *e)
+{
+	return m->have && m->count == e->count && m->capacity == e->capacity &&
+		m->g.size == e->g.size && m->g.kind == e->g.kind &&
+		m->g.width == e->g.width && m->g.arity == e->g.arity &&
+		m->g.log2_len == e->g.log2_len && m->g.attempt == e->g.attempt;
+}
+
+/* The model of the segment of e: a kept one, or computed in place of the oldest. */
+static const CountMemo *
+segment_model(const SbfDirEntry *e, CountMemos *ms)
 {
 	uint64_t	c = e->count;
 	double		h = (double) c / SBF_COUNT_STEPS;
+	CountMemo  *m;
+	uint32_t	j;
 	int			i;
 
-	if (m->have && m->count == c && m->capacity == e->capacity &&
-		m->g.size == e->g.size && m->g.kind == e->g.kind &&
-		m->g.width == e->g.width && m->g.arity == e->g.arity &&
-		m->g.log2_len == e->g.log2_len && m->g.attempt == e->g.attempt)
-		return;
+	for (j = 0; j < SBF_COUNT_MEMOS; j++)
+		if (memo_is(&ms->m[j], e))
+			return &ms->m[j];
+	m = &ms->m[ms->next];
+	ms->next = (ms->next + 1) % SBF_COUNT_MEMOS;
 	sbf_count_model_calls++;
 	m->have = true;
 	m->g = e->g;
@@ -61,9 +81,13 @@ segment_model(const SbfDirEntry *e, CountMemo *m)
 	m->rate_count = e->ops->rate_at(&e->g, c);
 	m->rate_full = e->ops->rate_at(&e->g, e->capacity);
 	if (c == 0 || e->ops->model_rate == NULL)
-		return;
-	for (i = 0; i <= SBF_COUNT_STEPS; i++)
-		m->fpr[i] = e->ops->model_rate(&e->g, h * i);
+		return m;
+	if (e->ops->model_rates != NULL)
+		e->ops->model_rates(&e->g, h, SBF_COUNT_STEPS, m->fpr);
+	else
+		for (i = 0; i <= SBF_COUNT_STEPS; i++)
+			m->fpr[i] = e->ops->model_rate(&e->g, h * i);
+	return m;
 }
 
 /*
@@ -114,28 +138,28 @@ sbf_directory_count(const SbfView *v)
 	double		total = 0.0;
 	double		pass = 1.0;
 	double		floor = 1.0;
-	CountMemo	m;
+	CountMemos	ms;
 	SbfDirIter	it;
 	SbfDirEntry e;
 
-	memset(&m, 0, sizeof(m));
+	memset(&ms, 0, sizeof(ms));
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 	{
+		const CountMemo *m = segment_model(&e, &ms);
 		double		full;
 		double		d;
 
-		segment_model(&e, &m);
-		full = m.rate_full < SBF_COUNT_MAX_RATE ? m.rate_full : SBF_COUNT_MAX_RATE;
+		full = m->rate_full < SBF_COUNT_MAX_RATE ? m->rate_full : SBF_COUNT_MAX_RATE;
 		floor *= 1.0 - full;
 		if (floor < SBF_COUNT_MIN_PASS)
 			floor = SBF_COUNT_MIN_PASS;
-		d = segment_distinct(&e, &m, pass);
+		d = segment_distinct(&e, m, pass);
 		if (d > (double) e.count / floor)
 			d = (double) e.count / floor;
 		total += d;
 		/* the model's false-positive rate of this segment at its count */
-		pass *= 1.0 - m.rate_count;
+		pass *= 1.0 - m->rate_count;
 		sbf_hook_interrupt();
 	}
 	return total;
