@@ -424,6 +424,62 @@ fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s,
 }
 
 /*
+ * Peels 3-wise slots from the stack s->queue[0..qlen) (see fuse_peel); returns
+ * how many hashes were peeled.  The same steps as the general loop in the
+ * same order, without its branches: the peeled slot itself is left as it is
+ * (it is never pushed again: a slot is pushed once, when its count reaches
+ * 1), and the other two slots are pushed in ascending j whatever their
+ * count, the stack growing only when the count is 1.
+ */
+static size_t
+peel3(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocator *a)
+{
+	/* the two slots other than pj, ascending */
+	static const uint8_t other[3][2] = {{1, 2}, {0, 2}, {0, 1}};
+	uint64_t	len = seg_len(g);
+	uint64_t	mask = len - 1;
+	uint64_t	span = g->size << g->log2_len;
+	size_t		popped = 0;
+	size_t		peeled = 0;
+
+	while (qlen > 0)
+	{
+		uint32_t	p = s->queue[--qlen];
+		uint8_t		c = s->cnt[p];
+		uint64_t	x;
+		uint64_t	p0;
+		uint32_t	sl[3];
+		uint32_t	pj;
+		int			k;
+
+		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0)
+			sbf_check_interrupt(a);
+		if ((c >> 2) != 1)
+			continue;
+		x = s->hx[p];
+		pj = c & 3;
+		s->stack[peeled] = x;
+		s->stack_j[peeled++] = (uint8_t) pj;
+		p0 = sbf_win_mulhi(x, span);
+		sl[0] = (uint32_t) p0;
+		sl[1] = (uint32_t) ((p0 + len) ^ (x & mask));
+		sl[2] = (uint32_t) ((p0 + 2 * len) ^ ((x >> 18) & mask));
+		for (k = 0; k < 2; k++)
+		{
+			uint32_t	j = other[pj][k];
+			uint32_t	q = sl[j];
+			uint8_t		cq = (uint8_t) ((s->cnt[q] - COUNT_ONE) ^ j);
+
+			s->cnt[q] = cq;
+			s->hx[q] ^= x;
+			s->queue[qlen] = q;
+			qlen += (cq >> 2) == 1;
+		}
+	}
+	return peeled;
+}
+
+/*
  * One attempt with seed: counts every hash into its slots, then peels slots
  * that hold one hash.  The slots to peel are a stack (last found, first
  * peeled, as in the reference implementation): a peel frees slots in the
@@ -463,8 +519,12 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		}
 	}
 	for (i = 0; i < slots; i++)
-		if ((s->cnt[i] >> 2) == 1)
-			s->queue[qlen++] = (uint32_t) i;
+	{
+		s->queue[qlen] = (uint32_t) i;
+		qlen += (s->cnt[i] >> 2) == 1;
+	}
+	if (g->arity == 3)
+		return peel3(g, qlen, s, a);
 	while (qlen > 0)
 	{
 		uint32_t	p = s->queue[--qlen];

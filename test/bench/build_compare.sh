@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The final build (build_final_bench.c: sbf_build_final on n sorted distinct
+# hashes) of this tree's core against BASE's core (default main), in one
+# invocation: both are compiled with -O2, then run alternately ROUNDS times
+# (default 5) under nice; each round gives each build's median of REPS
+# builds (default 5) and their ratio; the table quotes medians of those.
+# Checks that both builds write the same bytes (digests).  Never a
+# pass/fail test; the machine is shared, so only ratios within a run count.
+#   usage: BASE=commit ROUNDS=5 REPS=5 bash test/bench/build_compare.sh [n ...]
+#   (default sizes 10000 1000000 4000000 10000000)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BASE=${BASE:-main} ROUNDS=${ROUNDS:-5} REPS=${REPS:-5}
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(10000 1000000 4000000 10000000)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/base"
+git archive "$BASE" src/core | tar -x -C "$tmp/base"
+cc -O2 -Isrc/core -o "$tmp/new" test/bench/build_final_bench.c src/core/[a-z]*.c -lm
+cc -O2 -I"$tmp/base/src/core" -o "$tmp/old" test/bench/build_final_bench.c "$tmp/base"/src/core/[a-z]*.c -lm
+echo "# build_compare.sh: sbf_build_final, $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src/core || echo '+changes') against $BASE ($(git rev-parse --short "$BASE"))"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); ROUNDS=$ROUNDS REPS=$REPS"
+printf '%10s %12s %12s %9s %s\n' n "base ns/h" "new ns/h" "new/base" "same bytes"
+for n in "${sizes[@]}"; do
+	ob=() nb=() rs=() same=yes
+	for ((r = 0; r < ROUNDS; r++)); do
+		read -r _ to lo dgo < <(nice "$tmp/old" "$REPS" "$n")
+		read -r _ tn ln dgn < <(nice "$tmp/new" "$REPS" "$n")
+		[ "$lo $dgo" = "$ln $dgn" ] || same=no
+		ob+=("$to") nb+=("$tn") rs+=("$(awk -v a="$tn" -v b="$to" 'BEGIN {printf "%.3f", a / b}')")
+	done
+	med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+	printf '%10s %12s %12s %9s %s\n' "$n" "$(med "${ob[@]}")" "$(med "${nb[@]}")" "$(med "${rs[@]}")" "$same"
+done
