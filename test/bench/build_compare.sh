@@ -4,6 +4,8 @@
 # invocation: both are compiled with -O2, then run alternately ROUNDS times
 # (default 5) under nice; each round gives each build's median of REPS
 # builds (default 5) and their ratio; the table quotes medians of those.
+# "cold": the first build in a fresh process (its scratch is new memory,
+# a page fault a 4 kB page, as in a fresh backend), and its page faults.
 # Checks that both builds write the same bytes (digests).  Never a
 # pass/fail test; the machine is shared, so only ratios within a run count.
 #   usage: BASE=commit ROUNDS=5 REPS=5 bash test/bench/build_compare.sh [n ...]
@@ -21,15 +23,19 @@ cc -O2 -Isrc/core -o "$tmp/new" test/bench/build_final_bench.c src/core/[a-z]*.c
 cc -O2 -I"$tmp/base/src/core" -o "$tmp/old" test/bench/build_final_bench.c "$tmp/base"/src/core/[a-z]*.c -lm
 echo "# build_compare.sh: sbf_build_final, $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src/core || echo '+changes') against $BASE ($(git rev-parse --short "$BASE"))"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); ROUNDS=$ROUNDS REPS=$REPS"
-printf '%10s %12s %12s %9s %s\n' n "base ns/h" "new ns/h" "new/base" "same bytes"
+printf '%10s %10s %10s %9s | %10s %10s %9s | %11s %11s | %s\n' n "base ns/h" "new ns/h" "new/base" \
+	"cold base" "cold new" "new/base" "faults base" "faults new" "same bytes"
+med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+rat() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 for n in "${sizes[@]}"; do
-	ob=() nb=() rs=() same=yes
+	ob=() nb=() rs=() oc=() nc=() rc=() same=yes
 	for ((r = 0; r < ROUNDS; r++)); do
-		read -r _ to lo dgo < <(nice "$tmp/old" "$REPS" "$n")
-		read -r _ tn ln dgn < <(nice "$tmp/new" "$REPS" "$n")
+		read -r _ to lo dgo co fo < <(nice "$tmp/old" "$REPS" "$n")
+		read -r _ tn ln dgn cn fn < <(nice "$tmp/new" "$REPS" "$n")
 		[ "$lo $dgo" = "$ln $dgn" ] || same=no
-		ob+=("$to") nb+=("$tn") rs+=("$(awk -v a="$tn" -v b="$to" 'BEGIN {printf "%.3f", a / b}')")
+		ob+=("$to") nb+=("$tn") rs+=("$(rat "$tn" "$to")")
+		oc+=("$co") nc+=("$cn") rc+=("$(rat "$cn" "$co")")
 	done
-	med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-	printf '%10s %12s %12s %9s %s\n' "$n" "$(med "${ob[@]}")" "$(med "${nb[@]}")" "$(med "${rs[@]}")" "$same"
+	printf '%10s %10s %10s %9s | %10s %10s %9s | %11s %11s | %s\n' "$n" "$(med "${ob[@]}")" "$(med "${nb[@]}")" \
+		"$(med "${rs[@]}")" "$(med "${oc[@]}")" "$(med "${nc[@]}")" "$(med "${rc[@]}")" "$fo" "$fn" "$same"
 done

@@ -6,17 +6,23 @@
  *	  fused kind up to 2^22 hashes, blocked above).  Each repetition times one
  *	  build (the thread's CPU time; the median of REPS after one warm-up
  *	  build) and prints a digest of the bytes, so two builds of the core can
- *	  be compared for speed and bytes (build_compare.sh).  Never a pass/fail
+ *	  be compared for speed and bytes (build_compare.sh).  The first build
+ *	  of a size ("cold") is timed apart with its minor page faults: in a
+ *	  fresh process (as a fresh backend) its scratch is memory never touched
+ *	  before, which costs a page fault a 4 kB page.  Never a pass/fail
  *	  test.
  *
  *	    cc -O2 -Isrc/core -o /tmp/bfb test/bench/build_final_bench.c src/core/[a-z]*.c -lm
  *	    /tmp/bfb REPS n [n ...]
- *	  prints per n: "n median-ns-per-hash bytes digest".
+ *	  prints per n: "n median-ns-per-hash bytes digest cold-ns-per-hash
+ *	  cold-faults" (run one size a process for a cold figure of a fresh
+ *	  process).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "sbf_core.h"
 
@@ -52,6 +58,16 @@ now(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Minor page faults of the process so far. */
+static long
+faults(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return u.ru_minflt;
 }
 
 static int
@@ -92,6 +108,8 @@ run(uint64_t n, int reps)
 	SbfParams	p;
 	uint64_t	dig = 0;
 	size_t		len = 0;
+	double		cold = 0;
+	long		cold_faults = 0;
 	uint64_t	i;
 	int			r;
 
@@ -106,19 +124,26 @@ run(uint64_t n, int reps)
 	for (r = -1; r < reps; r++)
 	{
 		SbfFilter	f;
+		long		f0 = faults();
 		double		t0 = now();
 
 		if (sbf_build_final(&f, &p, h, n, 0, &alloc) != SBF_OK)
 			abort();
 		if (r >= 0)
 			t[r] = now() - t0;
+		else
+		{
+			cold = now() - t0;
+			cold_faults = faults() - f0;
+		}
 		dig = digest(f.base, f.len);
 		len = f.len;
 		sbf_filter_free(&f);
 	}
 	qsort(t, reps, sizeof(double), cmp_double);
-	printf("%llu %.2f %zu %016llx\n", (unsigned long long) n,
-		   t[reps / 2] * 1e9 / (double) (n ? n : 1), len, (unsigned long long) dig);
+	printf("%llu %.2f %zu %016llx %.2f %ld\n", (unsigned long long) n,
+		   t[reps / 2] * 1e9 / (double) (n ? n : 1), len, (unsigned long long) dig,
+		   cold * 1e9 / (double) (n ? n : 1), cold_faults);
 	free(h);
 }
 
