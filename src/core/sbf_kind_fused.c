@@ -432,6 +432,9 @@ fuse_count(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 static size_t
 fuse_unwind(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocator *a)
 {
+	/* the slots other than pj, ascending (the last column for arity 4) */
+	static const uint8_t other[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+	uint32_t	nother = g->arity - 1u;
 	size_t		popped = 0;
 	size_t		peeled = 0;
 
@@ -442,7 +445,7 @@ fuse_unwind(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocato
 		uint64_t	x;
 		uint32_t	pj;
 		uint32_t	sl[4];
-		uint32_t	j;
+		uint32_t	k;
 
 		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0)
 			sbf_check_interrupt(a);
@@ -452,13 +455,12 @@ fuse_unwind(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocato
 		pj = c & 3;
 		s->q[peeled++] = p;
 		mixed_slots(g, x, sl);
-		for (j = 0; j < g->arity; j++)
+		for (k = 0; k < nother; k++)
 		{
+			uint32_t	j = other[pj][k];
 			uint32_t	q = sl[j];
 			uint8_t		cq;
 
-			if (j == pj)
-				continue;
 			cq = (uint8_t) ((s->cnt[q] - COUNT_ONE) ^ j);
 			s->cnt[q] = cq;
 			s->hx[q] ^= x;
