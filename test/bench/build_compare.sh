@@ -9,19 +9,27 @@
 # Checks that both builds write the same bytes (digests).  Never a
 # pass/fail test; the machine is shared, so only ratios within a run count.
 #   usage: BASE=commit ROUNDS=5 REPS=5 bash test/bench/build_compare.sh [n ...]
+#   (BASE defaults to where this branch left main)
 #   (default sizes 10000 1000000 4000000 10000000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BASE=${BASE:-main} ROUNDS=${ROUNDS:-5} REPS=${REPS:-5}
+BASE=${BASE:-$(git merge-base HEAD main)} ROUNDS=${ROUNDS:-5} REPS=${REPS:-5}
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 1000000 4000000 10000000)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/base"
 git archive "$BASE" src/core | tar -x -C "$tmp/base"
-cc -O2 -Isrc/core -o "$tmp/new" test/bench/build_final_bench.c src/core/[a-z]*.c -lm
-cc -O2 -I"$tmp/base/src/core" -o "$tmp/old" test/bench/build_final_bench.c "$tmp/base"/src/core/[a-z]*.c -lm
-echo "# build_compare.sh: sbf_build_final, $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src/core || echo '+changes') against $BASE ($(git rev-parse --short "$BASE"))"
+# compiles the bench against the core under $1 (any folder layout of src/core) into $2
+build() {
+	local incs srcs
+	mapfile -t incs < <(find "$1/src/core" -type d | sed 's/^/-I/')
+	mapfile -t srcs < <(find "$1/src/core" -name '[a-z]*.c' | sort)
+	cc -O2 "${incs[@]}" -o "$2" test/bench/build_final_bench.c "${srcs[@]}" -lm
+}
+build . "$tmp/new"
+build "$tmp/base" "$tmp/old"
+echo "# build_compare.sh: sbf_build_final, $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src/core || echo '+changes') against $(git rev-parse --short "$BASE")"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); ROUNDS=$ROUNDS REPS=$REPS"
 printf '%10s %10s %10s %9s | %10s %10s %9s | %11s %11s | %s\n' n "base ns/h" "new ns/h" "new/base" \
 	"cold base" "cold new" "new/base" "faults base" "faults new" "same bytes"
