@@ -38,6 +38,8 @@
 
 /* How many hashes ahead the count and the assignment prefetch their slots. */
 #define COUNT_AHEAD		16
+/* Areas of at least this many slots (about 1.3 MB of scratch) are prefetched. */
+#define COUNT_PREFETCH_SLOTS	((uint64_t) 1 << 17)
 #define ASSIGN_AHEAD	8
 
 /* The slots and fingerprint of one hash. */
@@ -387,19 +389,29 @@ static bool
 fuse_count(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		   FuseScratch *s, const SbfAllocator *a)
 {
+	uint64_t	ring[COUNT_AHEAD];	/* x of hashes i .. i + COUNT_AHEAD - 1 */
+	/* slots that fit in the caches need no prefetching */
+	size_t		ahead = s->top < COUNT_PREFETCH_SLOTS ? 0 : COUNT_AHEAD;
 	size_t		i;
 	uint32_t	j;
 
+	for (i = 0; i < n && i < COUNT_AHEAD; i++)
+		ring[i] = sbf_mix64(h[i] + seed);
 	for (i = 0; i < n; i++)
 	{
-		uint64_t	x = sbf_mix64(h[i] + seed);
+		uint64_t	x = ring[i % COUNT_AHEAD];
 		uint32_t	sl[4];
 
 		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
 			sbf_check_interrupt(a);
-		if (i + COUNT_AHEAD < n)
+		if (i + COUNT_AHEAD < n && ahead == 0)
+			ring[i % COUNT_AHEAD] = sbf_mix64(h[i + COUNT_AHEAD] + seed);
+		else if (i + COUNT_AHEAD < n)
 		{
-			mixed_slots(g, sbf_mix64(h[i + COUNT_AHEAD] + seed), sl);
+			uint64_t	next = sbf_mix64(h[i + COUNT_AHEAD] + seed);
+
+			ring[i % COUNT_AHEAD] = next;
+			mixed_slots(g, next, sl);
 			for (j = 0; j < g->arity; j++)
 			{
 				PREFETCH_W(&s->hx[sl[j]]);
@@ -426,8 +438,9 @@ fuse_count(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
  * hash from its other slots (ascending j) and pushes those whose count
  * drops to 1; the slot it was peeled from is left as it is, so it keeps the
  * hash (hx) and its index j (cnt & 3) for fuse_assign, and it is never
- * pushed again.  The push is branch-free: the slot is written, and the
- * stack grows only when its count is 1.
+ * pushed again.  Past the caches the push is branch-free (the slot is
+ * written, and the stack grows only when its count is 1): the next pop
+ * waits for that count anyway, and a mispredicted push cost more.
  */
 static size_t
 fuse_unwind(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocator *a)
@@ -435,6 +448,8 @@ fuse_unwind(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocato
 	/* the slots other than pj, ascending (the last column for arity 4) */
 	static const uint8_t other[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
 	uint32_t	nother = g->arity - 1u;
+	/* in the caches a predicted branch is faster; else no branch */
+	bool		in_cache = s->top < COUNT_PREFETCH_SLOTS;
 	size_t		popped = 0;
 	size_t		peeled = 0;
 
@@ -464,8 +479,16 @@ fuse_unwind(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocato
 			cq = (uint8_t) ((s->cnt[q] - COUNT_ONE) ^ j);
 			s->cnt[q] = cq;
 			s->hx[q] ^= x;
-			s->q[s->top - qlen] = q;
-			qlen += (cq >> 2) == 1;
+			if (in_cache)
+			{
+				if ((cq >> 2) == 1)
+					s->q[s->top - qlen++] = q;
+			}
+			else
+			{
+				s->q[s->top - qlen] = q;
+				qlen += (cq >> 2) == 1;
+			}
 		}
 	}
 	return peeled;
@@ -550,22 +573,11 @@ fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
 	}
 }
 
-/* Frees the scratch arrays that were allocated. */
-static void
-scratch_free(FuseScratch *s, const SbfAllocator *a)
-{
-	if (s->cnt != NULL)
-		a->free(s->cnt, a->ctx);
-	if (s->hx != NULL)
-		a->free(s->hx, a->ctx);
-	if (s->q != NULL)
-		a->free(s->q, a->ctx);
-}
 
 /*
  * Builds from n strictly ascending hashes, trying seed numbers g->attempt,
  * g->attempt + 1, ... < SBF_FUSED_MAX_ATTEMPTS.  Scratch: 13 bytes a slot
- * (about 15 bytes a hash), freed before returning.
+ * (about 15 bytes a hash) in one block, freed before returning.
  */
 SbfStatus
 sbf_fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
@@ -583,17 +595,18 @@ sbf_fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 		if (h[i - 1] >= h[i])
 			return SBF_E_PARAM;
 	/* a 32-bit size_t could overflow below; 64-bit ones cannot */
-	if (slots >= SIZE_MAX / sizeof(uint64_t))
+	if (slots >= (SIZE_MAX - sizeof(uint32_t)) / 13)
 		return SBF_E_TOO_LARGE;
-	s.cnt = a->alloc((size_t) slots, a->ctx);
-	s.hx = a->alloc((size_t) slots * sizeof(uint64_t), a->ctx);
-	s.q = a->alloc(((size_t) slots + 1) * sizeof(uint32_t), a->ctx);
-	s.top = slots;
-	if (!s.cnt || !s.hx || !s.q)
-	{
-		scratch_free(&s, a);
+	/*
+	 * One block (hx, then q, then cnt): one allocation that the allocator
+	 * can keep for the next build of a similar size.
+	 */
+	s.hx = a->alloc((size_t) slots * 13 + sizeof(uint32_t), a->ctx);
+	if (s.hx == NULL)
 		return SBF_E_NOMEM;
-	}
+	s.q = (uint32_t *) (s.hx + slots);
+	s.cnt = (uint8_t *) (s.q + slots + 1);
+	s.top = slots;
 	for (r = g->attempt; r < SBF_FUSED_MAX_ATTEMPTS; r++)
 	{
 		if (fuse_peel(g, seed_of(r), h, n, slots, &s, a) == n)
@@ -601,15 +614,14 @@ sbf_fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 		sbf_check_interrupt(a);
 	}
 	if (r >= SBF_FUSED_MAX_ATTEMPTS)
-	{
 		memset(data, 0, (size_t) nbytes);
-		scratch_free(&s, a);
-		return SBF_E_SEGMENT;
+	else
+	{
+		g->attempt = (uint8_t) r;
+		fuse_assign(g, data, n, slots, &s, a);
 	}
-	g->attempt = (uint8_t) r;
-	fuse_assign(g, data, n, slots, &s, a);
-	scratch_free(&s, a);
-	return SBF_OK;
+	a->free(s.hx, a->ctx);
+	return r >= SBF_FUSED_MAX_ATTEMPTS ? SBF_E_SEGMENT : SBF_OK;
 }
 
 /* 2^-f for any hash not in the set, however many hashes it holds. */
