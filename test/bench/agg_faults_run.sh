@@ -13,10 +13,10 @@ one() {
   local b=$1 qq=$2 h p
   eval "h=\$H$b p=\$P$b"
   PGOPTIONS="-c client_min_messages=warning" psql -X -q -At -h "$h" -p "$p" -U postgres -d postgres \
-   -c "CREATE EXTENSION IF NOT EXISTS sbf" -c "SET work_mem='4MB'" -c "SET jit=off" -c "$ST" -c "$qq" -c "$ST" | grep '^S ' | awk -v tick=$tick '
+   -c "CREATE EXTENSION IF NOT EXISTS sbf" -c "SET work_mem='4MB'" -c "SET jit=off" -c "$ST" -c "$qq" -c "$ST" | grep '^S ' | awk -v tick="$tick" '
    NR==1{split($0,a," ")} NR==2{split($0,b," "); printf "%d %d\n", b[9]-a[9], ((b[13]+b[14])-(a[13]+a[14]))*tick}'
 }
-for r in $(seq $reps); do
+for _ in $(seq "$reps"); do
  for b in 12 13; do
   c=$(one $b "SELECT count(*) FROM (SELECT generate_series(1, $n::bigint) AS x) s")
   s=$(one $b "SELECT octet_length(sbf_agg(x)::bytea) FROM (SELECT generate_series(1, $n::bigint) AS x) s")
