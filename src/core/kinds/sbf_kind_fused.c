@@ -29,9 +29,17 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH_R(p)	__builtin_prefetch((p), 0, 1)
+#define PREFETCH_W(p)	__builtin_prefetch((p), 1, 3)
 #else
 #define PREFETCH_R(p)	((void) (p))
+#define PREFETCH_W(p)	((void) (p))
 #endif
+
+/* How many hashes ahead the count and the assignment prefetch their slots. */
+#define COUNT_AHEAD		16
+/* Areas of at least this many slots (about 1.3 MB of scratch) are prefetched. */
+#define COUNT_PREFETCH_SLOTS	((uint64_t) 1 << 17)
+#define ASSIGN_AHEAD	8
 
 /* The slots and fingerprint of one hash. */
 typedef struct FusePos
@@ -353,73 +361,136 @@ sbf_fused_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 	(void) count_or_mark(g, data, h, n, hit);
 }
 
-/* Scratch of a build: per slot a count byte and a XOR of hashes. */
+/*
+ * Scratch of a build: per slot a count byte, a XOR of mixed hashes and one
+ * entry of q.  q holds two stacks that never meet: from its front, the
+ * slots hashes were peeled from, in peeling order; from its back, the slots
+ * waiting to be peeled.  Each slot is pushed at most once (when its count
+ * reaches 1) and each pop peels at most one hash, so peeled + waiting <=
+ * slots: q has slots + 1 entries, the one spare taking the push that a
+ * branch-free step writes and does not keep.
+ */
 typedef struct FuseScratch
 {
 	uint8_t    *cnt;			/* count << 2 | XOR of the slot indexes j */
 	uint64_t   *hx;				/* XOR of the mixed hashes; then fingerprints */
-	uint32_t   *queue;			/* slots to peel: a stack */
-	uint64_t   *stack;			/* mixed hashes by bucket; then peeled ones, in order */
-	uint8_t    *stack_j;		/* which of its slots each one was peeled from */
-	uint32_t   *bucket;			/* 2^nbits + 1 bucket starts */
-	uint32_t	nbits;			/* bucket = x >> (64 - nbits) */
+	uint32_t   *q;				/* peeled slots from the front, to peel from the back */
+	uint64_t	top;			/* index of q's last entry (= slots) */
 } FuseScratch;
 
-/* Bucket bits: ceil(log2 S), at most 20. */
-static uint32_t
-bucket_bits(const SbfKindGeom *g)
+/*
+ * Counts every hash of h[0..n) under seed into its slots; false when a slot
+ * would hold 63 (then try the next seed).  The order of the hashes does not
+ * matter (counts and XORs commute); the slots of the hash COUNT_AHEAD
+ * places ahead are prefetched, so that the misses overlap.
+ */
+static bool
+fuse_count(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
+		   FuseScratch *s, const SbfAllocator *a)
 {
-	uint32_t	b = 0;
+	uint64_t	ring[COUNT_AHEAD];	/* x of hashes i .. i + COUNT_AHEAD - 1 */
+	/* slots that fit in the caches need no prefetching */
+	size_t		ahead = s->top < COUNT_PREFETCH_SLOTS ? 0 : COUNT_AHEAD;
+	size_t		i;
+	uint32_t	j;
 
-	while (b < 20 && ((uint64_t) 1 << b) < g->size)
-		b++;
-	return b;
+	for (i = 0; i < n && i < COUNT_AHEAD; i++)
+		ring[i] = sbf_mix64(h[i] + seed);
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	x = ring[i % COUNT_AHEAD];
+		uint32_t	sl[4];
+
+		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
+			sbf_check_interrupt(a);
+		if (i + COUNT_AHEAD < n && ahead == 0)
+			ring[i % COUNT_AHEAD] = sbf_mix64(h[i + COUNT_AHEAD] + seed);
+		else if (i + COUNT_AHEAD < n)
+		{
+			uint64_t	next = sbf_mix64(h[i + COUNT_AHEAD] + seed);
+
+			ring[i % COUNT_AHEAD] = next;
+			mixed_slots(g, next, sl);
+			for (j = 0; j < g->arity; j++)
+			{
+				PREFETCH_W(&s->hx[sl[j]]);
+				PREFETCH_W(&s->cnt[sl[j]]);
+			}
+		}
+		mixed_slots(g, x, sl);
+		for (j = 0; j < g->arity; j++)
+		{
+			uint32_t	p = sl[j];
+
+			if (s->cnt[p] >= COUNT_MAX)
+				return false;
+			s->cnt[p] = (uint8_t) ((s->cnt[p] + COUNT_ONE) ^ j);
+			s->hx[p] ^= x;
+		}
+	}
+	return true;
 }
 
 /*
- * The mixed hashes of h[0..n) under seed into s->stack, ordered by their top
- * nbits bits (a counting sort).  p0 = mulhi(x, S L) grows with x, so the
- * counting pass that follows visits the slots nearly in order: one cache
- * miss a few hashes instead of arity misses a hash (the reference
- * implementation sorts by segment for the same reason).
+ * Peels from the stack of qlen slots at the back of s->q; returns how many
+ * hashes were peeled, their slots at the front of s->q.  A peel removes the
+ * hash from its other slots (ascending j) and pushes those whose count
+ * drops to 1; the slot it was peeled from is left as it is, so it keeps the
+ * hash (hx) and its index j (cnt & 3) for fuse_assign, and it is never
+ * pushed again.  Past the caches the push is branch-free (the slot is
+ * written, and the stack grows only when its count is 1): the next pop
+ * waits for that count anyway, and a mispredicted push cost more.
  */
-static void
-fuse_spread(uint64_t seed, const uint64_t *h, size_t n, FuseScratch *s,
-			const SbfAllocator *a)
+static size_t
+fuse_unwind(const SbfKindGeom *g, size_t qlen, FuseScratch *s, const SbfAllocator *a)
 {
-	uint32_t	nb = (uint32_t) 1 << s->nbits;
-	uint32_t	sum = 0;
-	uint32_t	b;
-	size_t		i;
+	/* the slots other than pj, ascending (the last column for arity 4) */
+	static const uint8_t other[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+	uint32_t	nother = g->arity - 1u;
+	/* in the caches a predicted branch is faster; else no branch */
+	bool		in_cache = s->top < COUNT_PREFETCH_SLOTS;
+	size_t		popped = 0;
+	size_t		peeled = 0;
 
-	if (s->nbits == 0)
+	while (qlen > 0)
 	{
-		for (i = 0; i < n; i++)
-			s->stack[i] = sbf_mix64(h[i] + seed);
-		return;
-	}
-	/* hx is free until the counting pass: it keeps the x's meanwhile */
-	memset(s->bucket, 0, sizeof(uint32_t) * (nb + 1));
-	for (i = 0; i < n; i++)
-	{
-		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
+		uint32_t	p = s->q[s->top - --qlen];
+		uint8_t		c = s->cnt[p];
+		uint64_t	x;
+		uint32_t	pj;
+		uint32_t	sl[4];
+		uint32_t	k;
+
+		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0)
 			sbf_check_interrupt(a);
-		s->hx[i] = sbf_mix64(h[i] + seed);
-		s->bucket[s->hx[i] >> (64 - s->nbits)]++;
-	}
-	for (b = 0; b < nb; b++)
-	{
-		uint32_t	c = s->bucket[b];
+		if ((c >> 2) != 1)
+			continue;
+		x = s->hx[p];
+		pj = c & 3;
+		s->q[peeled++] = p;
+		mixed_slots(g, x, sl);
+		for (k = 0; k < nother; k++)
+		{
+			uint32_t	j = other[pj][k];
+			uint32_t	q = sl[j];
+			uint8_t		cq;
 
-		s->bucket[b] = sum;
-		sum += c;
+			cq = (uint8_t) ((s->cnt[q] - COUNT_ONE) ^ j);
+			s->cnt[q] = cq;
+			s->hx[q] ^= x;
+			if (in_cache)
+			{
+				if ((cq >> 2) == 1)
+					s->q[s->top - qlen++] = q;
+			}
+			else
+			{
+				s->q[s->top - qlen] = q;
+				qlen += (cq >> 2) == 1;
+			}
+		}
 	}
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	x = s->hx[i];
-
-		s->stack[s->bucket[x >> (64 - s->nbits)]++] = x;
-	}
+	return peeled;
 }
 
 /*
@@ -435,67 +506,26 @@ fuse_peel(const SbfKindGeom *g, uint64_t seed, const uint64_t *h, size_t n,
 		  uint64_t slots, FuseScratch *s, const SbfAllocator *a)
 {
 	size_t		qlen = 0;
-	size_t		popped = 0;
-	size_t		peeled = 0;
-	size_t		i;
-	uint32_t	j;
+	uint64_t	i;
 
-	fuse_spread(seed, h, n, s, a);
 	memset(s->cnt, 0, (size_t) slots);
 	memset(s->hx, 0, (size_t) slots * sizeof(uint64_t));
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	x = s->stack[i];
-		uint32_t	sl[4];
-
-		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
-			sbf_check_interrupt(a);
-		mixed_slots(g, x, sl);
-		for (j = 0; j < g->arity; j++)
-		{
-			uint32_t	p = sl[j];
-
-			if (s->cnt[p] >= COUNT_MAX)
-				return 0;		/* a slot of 63 hashes: try the next seed */
-			s->cnt[p] = (uint8_t) ((s->cnt[p] + COUNT_ONE) ^ j);
-			s->hx[p] ^= x;
-		}
-	}
+	if (!fuse_count(g, seed, h, n, s, a))
+		return 0;				/* a slot of 63 hashes: try the next seed */
 	for (i = 0; i < slots; i++)
-		if ((s->cnt[i] >> 2) == 1)
-			s->queue[qlen++] = (uint32_t) i;
-	while (qlen > 0)
 	{
-		uint32_t	p = s->queue[--qlen];
-		uint64_t	x;
-		uint32_t	pj;
-		uint32_t	sl[4];
-
-		if ((++popped & (SBF_WORK_STRIDE - 1)) == 0)
-			sbf_check_interrupt(a);
-		if ((s->cnt[p] >> 2) != 1)
-			continue;
-		x = s->hx[p];
-		pj = s->cnt[p] & 3;
-		s->stack[peeled] = x;
-		s->stack_j[peeled++] = (uint8_t) pj;
-		mixed_slots(g, x, sl);
-		for (j = 0; j < g->arity; j++)
-		{
-			uint32_t	q = sl[j];
-
-			s->cnt[q] = (uint8_t) ((s->cnt[q] - COUNT_ONE) ^ j);
-			s->hx[q] ^= x;
-			if (j != pj && (s->cnt[q] >> 2) == 1)
-				s->queue[qlen++] = q;
-		}
+		s->q[s->top - qlen] = (uint32_t) i;
+		qlen += (s->cnt[i] >> 2) == 1;
 	}
-	return peeled;
+	return fuse_unwind(g, qlen, s, a);
 }
 
 /*
  * Fingerprints of a peeled attempt, in reverse peeling order (each hash's
  * free slot gets what makes its XOR its fingerprint), packed into data.
+ * After a complete peel a hash's free slot still holds it (hx, and its j in
+ * cnt) and every other slot holds 0: a slot read here is either one a later
+ * peeled hash was assigned already or 0, as if the area had been cleared.
  */
 static void
 fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
@@ -505,20 +535,23 @@ fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
 	size_t		i;
 	uint32_t	j;
 
-	memset(s->hx, 0, (size_t) slots * sizeof(uint64_t));
 	for (i = n; i-- > 0;)
 	{
+		uint32_t	p = s->q[i];
+		uint32_t	pj = s->cnt[p] & 3;
 		FusePos		fp;
 		uint64_t	v;
 
 		if ((i & (SBF_WORK_STRIDE - 1)) == 0)
 			sbf_check_interrupt(a);
-		mixed_positions(g, s->stack[i], &fp);
+		if (i >= ASSIGN_AHEAD)
+			PREFETCH_R(&s->hx[s->q[i - ASSIGN_AHEAD]]);
+		mixed_positions(g, s->hx[p], &fp);
 		v = fp.fp;
 		for (j = 0; j < g->arity; j++)
-			if (j != s->stack_j[i])
+			if (j != pj)
 				v ^= s->hx[fp.p[j]];
-		s->hx[fp.p[s->stack_j[i]]] = v;
+		s->hx[p] = v;
 	}
 	memset(data, 0, (size_t) nbytes);
 	for (i = 0; i < slots; i++)
@@ -539,23 +572,11 @@ fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
 	}
 }
 
-/* Frees the scratch arrays that were allocated. */
-static void
-scratch_free(FuseScratch *s, const SbfAllocator *a)
-{
-	void	   *p[6] = {s->cnt, s->hx, s->queue, s->stack, s->stack_j, s->bucket};
-	int			i;
-
-	for (i = 0; i < 6; i++)
-		if (p[i] != NULL)
-			a->free(p[i], a->ctx);
-}
 
 /*
  * Builds from n strictly ascending hashes, trying seed numbers g->attempt,
- * g->attempt + 1, ... < SBF_FUSED_MAX_ATTEMPTS.  Scratch: 13 bytes a slot,
- * 9 a hash and at most 4 MB of buckets (about 24 bytes a hash), freed before
- * returning.
+ * g->attempt + 1, ... < SBF_FUSED_MAX_ATTEMPTS.  Scratch: 13 bytes a slot
+ * (about 15 bytes a hash) in one block, freed before returning.
  */
 SbfStatus
 sbf_fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
@@ -573,20 +594,18 @@ sbf_fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 		if (h[i - 1] >= h[i])
 			return SBF_E_PARAM;
 	/* a 32-bit size_t could overflow below; 64-bit ones cannot */
-	if (slots > SIZE_MAX / sizeof(uint64_t))
+	if (slots >= (SIZE_MAX - sizeof(uint32_t)) / 13)
 		return SBF_E_TOO_LARGE;
-	s.cnt = a->alloc((size_t) slots, a->ctx);
-	s.hx = a->alloc((size_t) slots * sizeof(uint64_t), a->ctx);
-	s.queue = a->alloc((size_t) slots * sizeof(uint32_t), a->ctx);
-	s.stack = a->alloc(n * sizeof(uint64_t), a->ctx);
-	s.stack_j = a->alloc(n, a->ctx);
-	s.nbits = bucket_bits(g);
-	s.bucket = a->alloc(sizeof(uint32_t) * (((size_t) 1 << s.nbits) + 1), a->ctx);
-	if (!s.cnt || !s.hx || !s.queue || !s.stack || !s.stack_j || !s.bucket)
-	{
-		scratch_free(&s, a);
+	/*
+	 * One block (hx, then q, then cnt): one allocation that the allocator
+	 * can keep for the next build of a similar size.
+	 */
+	s.hx = a->alloc((size_t) slots * 13 + sizeof(uint32_t), a->ctx);
+	if (s.hx == NULL)
 		return SBF_E_NOMEM;
-	}
+	s.q = (uint32_t *) (s.hx + slots);
+	s.cnt = (uint8_t *) (s.q + slots + 1);
+	s.top = slots;
 	for (r = g->attempt; r < SBF_FUSED_MAX_ATTEMPTS; r++)
 	{
 		if (fuse_peel(g, seed_of(r), h, n, slots, &s, a) == n)
@@ -594,15 +613,14 @@ sbf_fused_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
 		sbf_check_interrupt(a);
 	}
 	if (r >= SBF_FUSED_MAX_ATTEMPTS)
-	{
 		memset(data, 0, (size_t) nbytes);
-		scratch_free(&s, a);
-		return SBF_E_SEGMENT;
+	else
+	{
+		g->attempt = (uint8_t) r;
+		fuse_assign(g, data, n, slots, &s, a);
 	}
-	g->attempt = (uint8_t) r;
-	fuse_assign(g, data, n, slots, &s, a);
-	scratch_free(&s, a);
-	return SBF_OK;
+	a->free(s.hx, a->ctx);
+	return r >= SBF_FUSED_MAX_ATTEMPTS ? SBF_E_SEGMENT : SBF_OK;
 }
 
 /* 2^-f for any hash not in the set, however many hashes it holds. */

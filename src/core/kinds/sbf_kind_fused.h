@@ -21,8 +21,8 @@
 
 /*
  * The largest complete set written fused (docs/format4.md, section 6): a
- * fused build costs 2-3x a blocked one and its scratch is about 24 bytes a
- * hash, so above this the builders write another kind (its row's
+ * fused build costs 2-3x a blocked one and its scratch is about 15 bytes a
+ * hash (13 a slot), so above this the builders write another kind (its row's
  * choose_max_n).
  */
 #define SBF_FUSED_MAX_BUILD		((uint64_t) 1 << 22)
