@@ -6,8 +6,8 @@
  *	  hash of the resulting payload, so that two builds of the core can be
  *	  compared for speed and for identical bytes (never a pass/fail test):
  *
- *	cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/ahb_new test/bench/add_hashes_bench.c src/core/\*/\*.c -lm
- *	cc -O2 $(printf -- '-I%s ' /tmp/main/src/core/*/) -o /tmp/ahb_base test/bench/add_hashes_bench.c /tmp/main/src/core/\*/\*.c -lm
+ *	cc -O2 $(find src/core -type d -printf '-I%p ') -o /tmp/ahb_new test/bench/add_hashes_bench.c $(find src/core -name '*.c') -lm
+ *	cc -O2 $(find /tmp/main/src/core -type d -printf '-I%p ') -o /tmp/ahb_base test/bench/add_hashes_bench.c $(find /tmp/main/src/core -name '*.c') -lm
  *	for n in 10000 500000 4000000; do /tmp/ahb_base $n; /tmp/ahb_new $n; done
  */
 #include <stdio.h>

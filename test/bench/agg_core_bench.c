@@ -10,7 +10,7 @@
  *	  bytes, so two builds of the code can be compared for speed and bytes.
  *	  Never a pass/fail test; also the target of perf record and callgrind.
  *
- *	    cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/agg_core_bench test/bench/agg_core_bench.c src/core/*/*.c -lm
+ *	    cc -O2 $(find src/core -type d -printf '-I%p ') -o /tmp/agg_core_bench test/bench/agg_core_bench.c $(find src/core -name '*.c') -lm
  *	    /tmp/agg_core_bench [n ...]      (default 1000000 10000000)
  *	  REPS (environment): repetitions (default 3).
  */

@@ -9,7 +9,7 @@
  *	    3. bits per element of a filter grown 1,023x by adds (growth 2,
  *	       tightening 0.9) in bloom segments against blocked ones.
  *
- *	cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/kinds_shape test/bench/kinds_shape.c src/core/\*/\*.c -lm
+ *	cc -O2 $(find src/core -type d -printf '-I%p ') -o /tmp/kinds_shape test/bench/kinds_shape.c $(find src/core -name '*.c') -lm
  *	/tmp/kinds_shape > test/bench/results/kinds_shape.txt
  */
 #include <math.h>

@@ -8,7 +8,7 @@
  *	  further hash a pair inserted into the sorted pairs).  Thread CPU time,
  *	  never a pass/fail test.
  *
- *	    cc -O2 $(printf -- '-I%s ' src/core/*/) -o window_adds_bench test/bench/window_adds_bench.c src/core/*/*.c -lm
+ *	    cc -O2 $(find src/core -type d -printf '-I%p ') -o window_adds_bench test/bench/window_adds_bench.c $(find src/core -name '*.c') -lm
  *	    ./window_adds_bench [n [single_n]]     (default 1000000 and 400000)
  */
 #include <stdio.h>

@@ -3,7 +3,7 @@
  *	  Size and accuracy of windowed filters on a generated bursty workload,
  *	  straight on the core (no server needed):
  *
- *	    cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/window_bench test/bench/window_bench.c src/core/*/*.c -lm
+ *	    cc -O2 $(find src/core -type d -printf '-I%p ') -o /tmp/window_bench test/bench/window_bench.c $(find src/core -name '*.c') -lm
  *	    /tmp/window_bench [users] [seed]
  *
  *	  Users live 75 days; most days bring 0-50 interactions, some days
@@ -129,7 +129,7 @@ account(const SbfWinView *v, Acc *acc, uint64_t *total_elems)
 		SbfWinSeg	s;
 
 		sbf_win_read_segment(v, i, &off, &s);
-		bytes[s.age] += SBF_WIN_SEGDIR_BYTES + (double) sbf_words_bytes(s.nbits);
+		bytes[s.age] += (double) (sbf_win_entry_bytes(v) + s.bytes);
 		n[s.age] += s.count;
 	}
 	for (i = 0; i < v->npairs; i++)

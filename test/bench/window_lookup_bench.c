@@ -7,8 +7,8 @@
  *	  smallest of fused, blocked and kind 4) and as 1.2 wrote it (windowed
  *	  bloom, kind 4, relabelled), in thread CPU time.  Prints the kinds, the bytes and microseconds a
  *	  request.
- *	    cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/wlb test/bench/window_lookup_bench.c \
- *	        src/core/*/*.c -lm;  /tmp/wlb [n ...]   (default 5 25 100 300 3000 10000)
+ *	    cc -O2 $(find src/core -type d -printf '-I%p ') -o /tmp/wlb test/bench/window_lookup_bench.c \
+ *	        $(find src/core -name '*.c') -lm;  /tmp/wlb [n ...]   (default 5 25 100 300 3000 10000)
  */
 #include <math.h>
 #include <stdio.h>

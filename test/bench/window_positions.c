@@ -8,7 +8,7 @@
  *	  segment's set bits, (ones / m)^k.  200 segments per size, 100,000
  *	  probes never added each.
  *
- *	    cc -O2 $(printf -- '-I%s ' src/core/*/) -o /tmp/window_positions test/bench/window_positions.c src/core/*/*.c -lm
+ *	    cc -O2 $(find src/core -type d -printf '-I%p ') -o /tmp/window_positions test/bench/window_positions.c $(find src/core -name '*.c') -lm
  *	    /tmp/window_positions
  */
 #include <math.h>
