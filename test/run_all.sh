@@ -305,7 +305,7 @@ if ! skip arch "arch"; then
 		echo "arch: no PostgreSQL server headers here"
 		tally "arch" 0 0 1
 	else
-		grep -E '^(circles|upward|kind-constant|long|files in no)' "$logdir/arch.log"
+		grep -E '^(circles|upward|kind-constant|long|files in no|broken bench)' "$logdir/arch.log"
 		pass=$(grep -cE '  ok$' "$logdir/arch.log")
 		fail=$(grep -cE 'FAILED \(' "$logdir/arch.log")
 		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1

@@ -16,7 +16,9 @@
 #   - upward includes: a file including a header of a higher layer (LAYERS
 #     below: first pattern matching the path relative to src/ wins);
 #   - .c files over the line limit;
-#   - files outside the kinds (basename sbf_kind*) naming a kind constant.
+#   - files outside the kinds (basename sbf_kind*) naming a kind constant;
+#   - benchmark sources (test/bench/*.c) that no longer compile against the
+#     core (SBF_ARCH_MAX_BENCH_BROKEN, default 0).
 #
 # Limits: each is an environment variable; a number is the most allowed,
 # "off" turns the check into a report only.
@@ -279,14 +281,36 @@ if verbose:
         for g in sorted(edges[f]):
             print("  %s -> %s (%s)" % (f, g, edges[f][g]))
 
+# The benchmarks in test/bench/*.c compile straight against the core (their
+# headers give the command); a moved header or a changed struct must not
+# leave them broken unnoticed.
+bench = os.path.join(os.path.dirname(src), "test", "bench")
+core_incs = sorted("-I" + d for d, _, fs in os.walk(os.path.join(src, "core"))
+                   if any(f.endswith(".h") for f in fs))
+kit_inc = "-I" + os.path.join(os.path.dirname(src), "test", "kit")
+def bench_broken(path):
+    r = subprocess.run([env.get("CC", "cc"), "-fsyntax-only", "-std=gnu99"] + core_incs +
+                       [kit_inc, path], capture_output=True, text=True)
+    return None if r.returncode == 0 else (path, r.stderr.strip().splitlines()[:3])
+with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+    broken = [b for b in ex.map(bench_broken, sorted(
+        os.path.join(bench, f) for f in os.listdir(bench) if f.endswith(".c"))) if b]
+print("\nbench sources that do not compile: %d" % len(broken))
+for path, err in broken:
+    print("  - %s" % os.path.relpath(path, os.path.dirname(src)))
+    for line in err:
+        print("      %s" % line)
+
 failed = []
 env["SBF_ARCH_MAX_UNLAYERED"] = "0"
+env.setdefault("SBF_ARCH_MAX_BENCH_BROKEN", "0")
 for var, what, n in (("SBF_ARCH_MAX_UNLAYERED", "files in no layer", len(unlayered)),
                      ("SBF_ARCH_MAX_CIRCLES", "circles", len(sccs)),
                       ("SBF_ARCH_MAX_UPWARD", "upward includes", len(upward)),
                       ("SBF_ARCH_MAX_KIND_FILES", "kind-constant files", len(kind_files)),
                       ("SBF_ARCH_MAX_LONG", "long .c files", len(long_files)),
-                      ("SBF_ARCH_MAX_LONG_FUNCS", "long functions", len(long_funcs))):
+                      ("SBF_ARCH_MAX_LONG_FUNCS", "long functions", len(long_funcs)),
+                      ("SBF_ARCH_MAX_BENCH_BROKEN", "broken bench sources", len(broken))):
     lim = env[var].strip().lower()
     if lim == "off":
         print("%-20s %3d  (limit off)" % (what, n))
