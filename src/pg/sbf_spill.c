@@ -16,6 +16,7 @@
 #include "utils/memutils.h"
 
 #include "sbf_errors.h"
+#include "sbf_hash_sort.h"
 #include "sbf_kind.h"
 #include "sbf_spill.h"
 
@@ -377,7 +378,7 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 		(uint32) Min(Max(sbf_spill_threshold_guc, k), SPILL_SLICE_HASHES) : SPILL_SLICE_HASHES;
 	uint64	   *g = palloc(cap * sizeof(uint64));
 	uint64	   *out = palloc(cap * sizeof(uint64));
-	uint32	   *count = palloc(Max(sbf_hs_count_size(cap), 1) * sizeof(uint32));
+	uint32	   *count = palloc(Max(sbf_hash_sort_count_size(cap), 1) * sizeof(uint32));
 	uint64		all = 0;
 	uint64		total = 0;
 	uint64		lo = 0;
@@ -420,7 +421,7 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 			span--;
 			continue;
 		}
-		nu = sbf_hs_sort_unique_span(g, ng, out, count, lo, Max(span, 1));
+		nu = sbf_hash_sort_unique_span(g, ng, out, count, lo, Max(span, 1));
 		total += nu;
 		for (j = 0; sink != NULL && j < nu; j += SPILL_OUT_HASHES)
 		{

@@ -23,7 +23,7 @@
 # Limits: each is an environment variable; a number is the most allowed,
 # "off" turns the check into a report only.
 #   SBF_ARCH_MAX_CIRCLES     circles between files           (default 0)
-#   SBF_ARCH_MAX_UPWARD      includes from a lower layer up  (default 1)
+#   SBF_ARCH_MAX_UPWARD      includes from a lower layer up  (default 0)
 #   SBF_ARCH_MAX_KIND_FILES  files naming a kind constant outside the kinds
 #                            (default 0)
 #   SBF_ARCH_MAX_LONG        .c files over SBF_ARCH_LINES lines (default 0;
@@ -39,7 +39,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 : "${SBF_ARCH_MAX_CIRCLES:=0}"
-: "${SBF_ARCH_MAX_UPWARD:=1}"
+: "${SBF_ARCH_MAX_UPWARD:=0}"
 : "${SBF_ARCH_MAX_KIND_FILES:=0}"
 : "${SBF_ARCH_MAX_LONG:=0}"
 : "${SBF_ARCH_LINES:=800}"

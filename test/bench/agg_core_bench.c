@@ -4,7 +4,7 @@
  *	  n distinct bigints (sbf_hash_int64, as sbf_agg(bigint) does), adding
  *	  them to the hash set (sbf_hs_add: the buffer, its sort and the merges),
  *	  the final build (sbf_hs_build: HyperLogLog and the segment), and for
- *	  comparison a spill-sized run sort (sbf_hs_sort_unique of runs of
+ *	  comparison a spill-sized run sort (sbf_hash_sort_unique of runs of
  *	  174,762 hashes, work_mem 4MB / 24 bytes).  Prints ns per element of
  *	  each stage (thread CPU time, median of REPS) and a digest of the built
  *	  bytes, so two builds of the code can be compared for speed and bytes.
@@ -90,7 +90,7 @@ run(uint64_t n, int reps)
 {
 	uint64_t   *h = malloc(n * sizeof(uint64_t));
 	uint64_t   *tmp = malloc(RUN_HASHES * sizeof(uint64_t));
-	uint32_t   *count = malloc(sbf_hs_count_size(RUN_HASHES) * sizeof(uint32_t) + 8);
+	uint32_t   *count = malloc(sbf_hash_sort_count_size(RUN_HASHES) * sizeof(uint32_t) + 8);
 	double		th[MAX_REPS], ta[MAX_REPS], tb[MAX_REPS], ts[MAX_REPS];
 	uint64_t	dig = 0;
 	size_t		len = 0;
@@ -140,7 +140,7 @@ run(uint64_t n, int reps)
 		{
 			uint64_t	k = n - i < RUN_HASHES ? n - i : RUN_HASHES;
 
-			sink += sbf_hs_sort_unique(h + i, k, tmp, count);
+			sink += sbf_hash_sort_unique(h + i, k, tmp, count);
 		}
 		ts[r] = cpu_now() - t0;
 		if (sink != n)

@@ -359,7 +359,7 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 		/* one sort: scratch of exactly its size */
 		sc = &local;
 		local.tmp = s->alloc.alloc(s->nbuf * sizeof(uint64_t), s->alloc.ctx);
-		local.count = s->alloc.alloc(sbf_hs_count_size(s->nbuf) * sizeof(uint32_t),
+		local.count = s->alloc.alloc(sbf_hash_sort_count_size(s->nbuf) * sizeof(uint32_t),
 									 s->alloc.ctx);
 		if (local.tmp == NULL || local.count == NULL)
 		{
@@ -369,7 +369,7 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 		run = local.tmp;
 	}
 	pending = s->nbuf;
-	r = sbf_hs_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
+	r = sbf_hash_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
 	status = hs_merge(s, run, r);
 	/* on failure the buffer keeps its hashes (sorted in place or not) */
 	if (status == SBF_OK)

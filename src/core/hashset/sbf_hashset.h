@@ -184,17 +184,6 @@ extern void sbf_hs_encoder_start(SbfHsEncoder *e, uint8_t *out, size_t size,
 extern void sbf_hs_encoder_add(SbfHsEncoder *e, const uint64_t *h, size_t n);
 extern void sbf_hs_encoder_finish(SbfHsEncoder *e);
 
-/* Counters sbf_hs_sort_unique_span needs for n hashes (0: none). */
-extern size_t sbf_hs_count_size(uint64_t n);
-
-/*
- * Sorts src[0..n), whose hashes all lie in [lo, lo + 2^span_bits), into dst
- * (n entries, not src) and drops repeats; returns the number of distinct
- * hashes.  count has room for sbf_hs_count_size(n) counters.
- */
-extern uint64_t sbf_hs_sort_unique_span(const uint64_t *src, uint64_t n,
-										uint64_t *dst, uint32_t *count,
-										uint64_t lo, int span_bits);
 
 /*
  * Starts an empty set in place (the struct must not move afterwards: the

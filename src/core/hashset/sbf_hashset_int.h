@@ -8,11 +8,12 @@
 #ifndef SBF_HASHSET_INT_H
 #define SBF_HASHSET_INT_H
 
+#include "sbf_hash_sort.h"
 #include "sbf_hashset.h"
 #include "sbf_internal.h"
 
 /* Runs of at most this many hashes are sorted by insertion. */
-#define SBF_HS_SMALL_SORT		32
+#define SBF_HS_SMALL_SORT		SBF_HASH_SORT_SMALL
 
 /* Hashes handed to sbf_add_hashes at a time (an interrupt check between). */
 #define SBF_HS_ADD_CHUNK		65536
@@ -68,13 +69,6 @@ hs_iter_next(SbfHsIter *it, uint64_t *h)
 }
 
 /* ---- sbf_hashset_sort.c ---- */
-
-/*
- * Sorts src[0..n) into dst and drops repeats; returns the number of
- * distinct hashes (see the function).
- */
-extern uint64_t sbf_hs_sort_unique(const uint64_t *src, uint64_t n, uint64_t *dst,
-								   uint32_t *count);
 
 /*
  * Removes from the sorted, distinct run[0..r) the hashes that the sorted

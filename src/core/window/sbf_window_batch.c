@@ -18,7 +18,7 @@
  * tried and with which pairs) happens in the order sbf_win_add does it.
  */
 #include "sbf_window_int.h"
-#include "sbf_hashset_int.h"
+#include "sbf_hash_sort.h"
 
 /* The batch's new pairs (all of the batch's age) and their hash table. */
 typedef struct Pending
@@ -119,7 +119,7 @@ pend_settle(SbfWindow *w, Pending *p, uint16_t a)
 {
 	uint64_t   *run;
 	uint32_t   *count = NULL;
-	size_t		nc = sbf_hs_count_size(p->n);
+	size_t		nc = sbf_hash_sort_count_size(p->n);
 	uint64_t	i;
 	uint64_t	j;
 	uint64_t	k;
@@ -140,7 +140,7 @@ pend_settle(SbfWindow *w, Pending *p, uint16_t a)
 			p->a->free(count, p->a->ctx);
 		return SBF_E_NOMEM;
 	}
-	(void) sbf_hs_sort_unique(p->h, p->n, run, count);
+	(void) sbf_hash_sort_unique(p->h, p->n, run, count);
 	/* from the back: each pair moves once, to its final place */
 	i = w->npairs;
 	j = p->n;
