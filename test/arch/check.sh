@@ -289,7 +289,7 @@ core_incs = sorted("-I" + d for d, _, fs in os.walk(os.path.join(src, "core"))
                    if any(f.endswith(".h") for f in fs))
 kit_inc = "-I" + os.path.join(os.path.dirname(src), "test", "kit")
 def bench_broken(path):
-    r = subprocess.run([env.get("CC", "cc"), "-fsyntax-only", "-std=gnu99",
+    r = subprocess.run([env.get("CC", "cc"), "-fsyntax-only",
                         "-Werror=implicit-function-declaration"] + core_incs +
                        [kit_inc, path], capture_output=True, text=True)
     return None if r.returncode == 0 else (path, r.stderr.strip().splitlines()[:3])
