@@ -15,29 +15,7 @@
 #include <sys/resource.h>
 
 #include "sbf_core.h"
-
-static void *
-bench_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-bench_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-bench_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	free(ptr);
-}
-
-static const SbfAllocator bench_allocator = {bench_alloc, bench_realloc, bench_free, NULL};
+#include "bench_util.h"
 
 /* User CPU seconds of this process. */
 static double

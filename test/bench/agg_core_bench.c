@@ -20,58 +20,11 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_hashset_int.h"
 
 #define MAX_REPS	9
 #define RUN_HASHES	174762
-
-static void *
-b_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-b_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-b_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	free(ptr);
-}
-
-static const SbfAllocator alloc = {b_alloc, b_realloc, b_free, NULL, NULL};
-
-static double
-cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *t, int n)
-{
-	qsort(t, n, sizeof(double), cmp_double);
-	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 /* FNV-1a of the built bytes: equal digests, equal bytes (for this run). */
 static uint64_t
@@ -105,52 +58,52 @@ run(uint64_t n, int reps)
 	for (r = 0; r < reps; r++)
 	{
 		SbfHashSet	s;
-		SbfHsScratch sc = {NULL, 0, NULL, &alloc};
+		SbfHsScratch sc = {NULL, 0, NULL, &bench_allocator};
 		SbfFilter	f;
 		double		t0;
 		uint64_t	i;
 		uint64_t	sink = 0;
 
-		t0 = cpu_now();
+		t0 = bench_cpu_now();
 		for (i = 0; i < n; i++)
 			h[i] = sbf_hash_int64((int64_t) i + 1);
-		th[r] = cpu_now() - t0;
+		th[r] = bench_cpu_now() - t0;
 
-		sbf_hs_init(&s, &alloc, &p, SBF_HS_AGG_THRESHOLD);
-		t0 = cpu_now();
+		sbf_hs_init(&s, &bench_allocator, &p, SBF_HS_AGG_THRESHOLD);
+		t0 = bench_cpu_now();
 		for (i = 0; i < n; i++)
 			if (sbf_hs_add(&s, h[i], &sc) != SBF_OK)
 				abort();
 		if (sbf_hs_flush(&s, &sc) != SBF_OK)
 			abort();
-		ta[r] = cpu_now() - t0;
+		ta[r] = bench_cpu_now() - t0;
 
-		t0 = cpu_now();
-		if (sbf_hs_build(&s, &p, 0, &alloc, &f) != SBF_OK)
+		t0 = bench_cpu_now();
+		if (sbf_hs_build(&s, &p, 0, &bench_allocator, &f) != SBF_OK)
 			abort();
-		tb[r] = cpu_now() - t0;
+		tb[r] = bench_cpu_now() - t0;
 		dig = digest(f.base, f.len);
 		len = f.len;
 		sbf_filter_free(&f);
 		sbf_hs_free(&s);
 		sbf_hs_scratch_free(&sc);
 
-		t0 = cpu_now();
+		t0 = bench_cpu_now();
 		for (i = 0; i < n; i += RUN_HASHES)
 		{
 			uint64_t	k = n - i < RUN_HASHES ? n - i : RUN_HASHES;
 
 			sink += sbf_hash_sort_unique(h + i, k, tmp, count);
 		}
-		ts[r] = cpu_now() - t0;
+		ts[r] = bench_cpu_now() - t0;
 		if (sink != n)
 			abort();
 	}
 	printf("%10llu  hash %6.1f  hs_add %6.1f  build %6.1f  total %6.1f  | run sort %6.1f ns/elem  bytes %zu digest %016llx\n",
-		   (unsigned long long) n, median(th, reps) * 1e9 / n,
-		   median(ta, reps) * 1e9 / n, median(tb, reps) * 1e9 / n,
-		   (median(th, reps) + median(ta, reps) + median(tb, reps)) * 1e9 / n,
-		   median(ts, reps) * 1e9 / n, len, (unsigned long long) dig);
+		   (unsigned long long) n, bench_median(th, reps) * 1e9 / n,
+		   bench_median(ta, reps) * 1e9 / n, bench_median(tb, reps) * 1e9 / n,
+		   (bench_median(th, reps) + bench_median(ta, reps) + bench_median(tb, reps)) * 1e9 / n,
+		   bench_median(ts, reps) * 1e9 / n, len, (unsigned long long) dig);
 	free(h);
 	free(tmp);
 	free(count);

@@ -25,40 +25,9 @@
 #include <sys/resource.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 
 #define MAX_REPS	31
-
-static void *
-b_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-b_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-b_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	free(ptr);
-}
-
-static const SbfAllocator alloc = {b_alloc, b_realloc, b_free, NULL, NULL};
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* Minor page faults of the process so far. */
 static long
@@ -75,15 +44,6 @@ cmp_u64(const void *pa, const void *pb)
 {
 	uint64_t	a = *(const uint64_t *) pa;
 	uint64_t	b = *(const uint64_t *) pb;
-
-	return (a > b) - (a < b);
-}
-
-static int
-cmp_double(const void *pa, const void *pb)
-{
-	double		a = *(const double *) pa;
-	double		b = *(const double *) pb;
 
 	return (a > b) - (a < b);
 }
@@ -125,22 +85,22 @@ run(uint64_t n, int reps)
 	{
 		SbfFilter	f;
 		long		f0 = faults();
-		double		t0 = now();
+		double		t0 = bench_cpu_now();
 
-		if (sbf_build_final(&f, &p, h, n, 0, &alloc) != SBF_OK)
+		if (sbf_build_final(&f, &p, h, n, 0, &bench_allocator) != SBF_OK)
 			abort();
 		if (r >= 0)
-			t[r] = now() - t0;
+			t[r] = bench_cpu_now() - t0;
 		else
 		{
-			cold = now() - t0;
+			cold = bench_cpu_now() - t0;
 			cold_faults = faults() - f0;
 		}
 		dig = digest(f.base, f.len);
 		len = f.len;
 		sbf_filter_free(&f);
 	}
-	qsort(t, reps, sizeof(double), cmp_double);
+	qsort(t, reps, sizeof(double), bench_cmp_double);
 	printf("%llu %.2f %zu %016llx %.2f %ld\n", (unsigned long long) n,
 		   t[reps / 2] * 1e9 / (double) (n ? n : 1), len, (unsigned long long) dig,
 		   cold * 1e9 / (double) (n ? n : 1), cold_faults);

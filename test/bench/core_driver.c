@@ -14,24 +14,7 @@
 
 #include "sbf_core.h"
 #include "sbf_internal.h"
-
-static void *
-drv_alloc(size_t size, void *ctx)
-{
-	return malloc(size);
-}
-
-static void *
-drv_realloc(void *p, size_t size, void *ctx)
-{
-	return realloc(p, size);
-}
-
-static void
-drv_free(void *p, void *ctx)
-{
-	free(p);
-}
+#include "bench_util.h"
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -95,17 +78,12 @@ int
 main(void)
 {
 	static const size_t ns[] = {300, 3000, 200000};
-	SbfAllocator al;
 	size_t		found = 0;
 	double		acc = 0.0;
 	int			t;
 
-	memset(&al, 0, sizeof(al));
-	al.alloc = drv_alloc;
-	al.realloc = drv_realloc;
-	al.free = drv_free;
 	for (t = 0; t < 3; t++)
-		if (run_size(ns[t], t, &al, &found, &acc) != 0)
+		if (run_size(ns[t], t, &bench_allocator, &found, &acc) != 0)
 		{
 			printf("failed at %zu\n", ns[t]);
 			return 1;

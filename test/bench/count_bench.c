@@ -20,35 +20,10 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_kind.h"
 #include "../fuzz/craft4.h"
-#include "count_craft.h"
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *t, int n)
-{
-	qsort(t, n, sizeof(double), cmp_double);
-	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2.0;
-}
 
 static void
 shape_of(const char *shape, uint32_t i, Craft4Seg *s)
@@ -95,7 +70,7 @@ main(int argc, char **argv)
 
 	for (i = 0; i < nseg; i++)
 		shape_of(shape, i, &segs[i]);
-	buf = craft4n(segs, nseg, 0, &len);
+	buf = craft4(segs, nseg, 0, &len);
 	if (buf == NULL || sbf_validate(buf, len, &v) != SBF_OK)
 	{
 		printf("invalid\n");
@@ -103,18 +78,18 @@ main(int argc, char **argv)
 	}
 	for (r = 0; r < reps; r++)
 	{
-		double		t0 = now();
+		double		t0 = bench_wall_now();
 
 		c = sbf_cardinality(&v);
-		tc[r] = now() - t0;
-		t0 = now();
+		tc[r] = bench_wall_now() - t0;
+		t0 = bench_wall_now();
 		sbf_segments_describe(&v, d);
 		e = sbf_expected_fpr(&v) + sbf_fpr_bound(&v);
-		ti[r] = now() - t0;
+		ti[r] = bench_wall_now() - t0;
 	}
 	/* shape segments bytes count_ms walks_ms count_bits walks_bits */
 	printf("%s %u %zu %.3f %.3f %a %a\n", shape, v.nsegments, len,
-		   median(tc, reps) * 1e3, median(ti, reps) * 1e3, c, e);
+		   bench_median(tc, reps) * 1e3, bench_median(ti, reps) * 1e3, c, e);
 	free(segs);
 	free(tc);
 	free(ti);

@@ -16,33 +16,11 @@
 #include <stdlib.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_dir.h"
 
 #define GROWN	1023000u
-
-static void *
-b_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-b_realloc(void *p, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(p, size);
-}
-
-static void
-b_free(void *p, void *ctx)
-{
-	(void) ctx;
-	free(p);
-}
-
-static const SbfAllocator alloc = {b_alloc, b_realloc, b_free, NULL, NULL};
 
 /*
  * Bits per element of the ten segments (1.2's SIZING chain: capacity 1000
@@ -92,7 +70,7 @@ grown(double e, bool v2, double *bits, double *fpr, uint32_t *nseg, int *kinds)
 	uint32_t	s;
 
 	sbf_write_v2 = v2;
-	if (sbf_create(&f, &p, 0, &alloc) != SBF_OK)
+	if (sbf_create(&f, &p, 0, &bench_allocator) != SBF_OK)
 		exit(1);
 	for (i = 0; i < GROWN; i++)
 		if (sbf_add_hash(&f, sbf_hash_int64((int64_t) i), NULL) != SBF_OK)

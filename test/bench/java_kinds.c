@@ -23,51 +23,11 @@
 
 #include "sbf_app.h"
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_dir.h"
 #include "sbf_internal.h"
 #include "sbf_kind.h"
 #include "sbf_window.h"
-
-static void *
-b_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-b_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-b_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	free(ptr);
-}
-
-static const SbfAllocator alloc = {b_alloc, b_realloc, b_free, NULL, NULL};
-
-static double
-cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -111,7 +71,7 @@ one_segment(uint8_t kind, const uint64_t *sorted, size_t n, double share, size_t
 	sbf_store_double(buf + SBF_OFF_ERROR_RATE, 0.02);
 	sbf_store_double(buf + SBF_OFF_TIGHTENING, 0.9);
 	sbf_store64(buf + SBF_OFF_CAPACITY, n);
-	if (ops->build(&g, buf + start, sorted, n, &alloc) != SBF_OK)
+	if (ops->build(&g, buf + start, sorted, n, &bench_allocator) != SBF_OK)
 		return NULL;
 	sbf_write_entry(buf, 0, n, n, ops->insert == NULL ? ops->rate_at(&g, n) : share, &g);
 	return buf;
@@ -159,7 +119,7 @@ window_value(size_t n, size_t *len)
 		pairs[i].bucket = newest - (int64_t) (i % 30);
 	}
 	m = sbf_win_pairs_normalize(pairs, n, newest, 30);
-	if (sbf_win_from_pairs(&w, &p, newest, pairs, m, &alloc) != SBF_OK ||
+	if (sbf_win_from_pairs(&w, &p, newest, pairs, m, &bench_allocator) != SBF_OK ||
 		sbf_win_agg_finish(&w, &f, 0) != SBF_OK)
 		return NULL;
 	sbf_win_free(&w);
@@ -194,7 +154,7 @@ probe(const uint8_t *buf, size_t len, const uint64_t *h, size_t q, int reps, boo
 		sbf_validate(buf, len, &v);
 	for (r = 0; r < reps; r++)
 	{
-		double		t0 = cpu_now();
+		double		t0 = bench_cpu_now();
 		size_t		k = 0;
 		size_t		i;
 
@@ -209,10 +169,10 @@ probe(const uint8_t *buf, size_t len, const uint64_t *h, size_t q, int reps, boo
 		else
 			for (i = 0; i < q; i++)
 				k += win ? sbf_win_contains(&wv, h[i], max_age) : sbf_contains_hash(&v, h[i]);
-		t[r] = (cpu_now() - t0) / (double) q * 1e9;
+		t[r] = (bench_cpu_now() - t0) / (double) q * 1e9;
 		*found = k;
 	}
-	qsort(t, reps, sizeof(double), cmp_double);
+	qsort(t, reps, sizeof(double), bench_cmp_double);
 	return t[reps / 2];
 }
 

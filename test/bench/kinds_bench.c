@@ -19,60 +19,12 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_kind.h"
 
 #define MAX_REPS	9
 
-static void *
-b_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-b_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-b_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	free(ptr);
-}
-
-static const SbfAllocator alloc = {b_alloc, b_realloc, b_free, NULL, NULL};
-
 static int	reps = 3;
-
-/* Thread CPU seconds. */
-static double
-cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *t, int n)
-{
-	qsort(t, n, sizeof(double), cmp_double);
-	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -142,38 +94,38 @@ run_standard(const Cell *c, Row *r)
 		double		t0;
 
 		/* arrival order, one add at a time as live adds do */
-		if (sbf_create(&f, &p, 0, &alloc) != SBF_OK)
+		if (sbf_create(&f, &p, 0, &bench_allocator) != SBF_OK)
 			exit(1);
-		t0 = cpu_now();
+		t0 = bench_cpu_now();
 		for (size_t j = 0; j < c->n; j++)
 			if (sbf_add_hash(&f, c->h[j], &(bool) {false}) != SBF_OK)
 				exit(1);
-		ti[i] = (cpu_now() - t0) * 1e9 / c->n;
+		ti[i] = (bench_cpu_now() - t0) * 1e9 / c->n;
 		sbf_filter_free(&f);
 		/* sorted, as the aggregate's final adds them */
-		if (sbf_create(&f, &p, 0, &alloc) != SBF_OK)
+		if (sbf_create(&f, &p, 0, &bench_allocator) != SBF_OK)
 			exit(1);
-		t0 = cpu_now();
+		t0 = bench_cpu_now();
 		if (sbf_add_hashes(&f, c->sorted, c->n) != SBF_OK)
 			exit(1);
-		tb[i] = (cpu_now() - t0) * 1e9 / c->n;
+		tb[i] = (bench_cpu_now() - t0) * 1e9 / c->n;
 		sbf_filter_view(&f, &v);
 		sbf_get_segment(&v, 0, &seg);
 		r->bits = (double) seg.nbits / c->n;
-		t0 = cpu_now();
+		t0 = bench_cpu_now();
 		fp = sbf_count_contained(&v, c->neg, c->q);
-		tn[i] = (cpu_now() - t0) * 1e9 / c->q;
-		t0 = cpu_now();
+		tn[i] = (bench_cpu_now() - t0) * 1e9 / c->q;
+		t0 = bench_cpu_now();
 		if (sbf_count_contained(&v, c->pos, c->q) != c->q)
 			exit(2);
-		tp[i] = (cpu_now() - t0) * 1e9 / c->q;
+		tp[i] = (bench_cpu_now() - t0) * 1e9 / c->q;
 		sbf_filter_free(&f);
 	}
 	r->name = "standard";
-	r->insert_ns = median(ti, reps);
-	r->build_ns = median(tb, reps);
-	r->neg_ns = median(tn, reps);
-	r->pos_ns = median(tp, reps);
+	r->insert_ns = bench_median(ti, reps);
+	r->build_ns = bench_median(tb, reps);
+	r->neg_ns = bench_median(tn, reps);
+	r->pos_ns = bench_median(tp, reps);
 	r->fpr = (double) fp / c->q;
 }
 
@@ -207,22 +159,22 @@ run_standard_bits(const Cell *c, const Row *std, Row *r)
 			double		t0;
 
 			memset(bits, 0, m / 8 + 8);
-			t0 = cpu_now();
+			t0 = bench_cpu_now();
 			for (size_t j = 0; j < c->n; j++)
 			{
 				sbf_positions(src[pass][j], m, k, pos);
 				for (uint32_t q = 0; q < k; q++)
 					bits[pos[q] >> 3] |= (uint8_t) (1u << (pos[q] & 7));
 			}
-			t[pass][i] = (cpu_now() - t0) * 1e9 / c->n;
+			t[pass][i] = (bench_cpu_now() - t0) * 1e9 / c->n;
 		}
 	}
 	free(bits);
 	*r = *std;
 	r->name = "std bits only";
 	r->bits = (double) m / c->n;
-	r->insert_ns = median(ti, reps);
-	r->build_ns = median(tb, reps);
+	r->insert_ns = bench_median(ti, reps);
+	r->build_ns = bench_median(tb, reps);
 }
 
 /*
@@ -258,30 +210,30 @@ run_kind(const Cell *c, const SbfKindOps *ops, bool arity4, bool aligned,
 		if (ops->insert)
 		{
 			memset(data, 0, bytes);
-			t0 = cpu_now();
+			t0 = bench_cpu_now();
 			for (size_t j = 0; j < c->n; j++)
 				(void) ops->insert(&g, data, c->h[j]);
-			ti[i] = (cpu_now() - t0) * 1e9 / c->n;
+			ti[i] = (bench_cpu_now() - t0) * 1e9 / c->n;
 		}
-		t0 = cpu_now();
-		if (ops->build(&gb, data, c->sorted, c->n, &alloc) != SBF_OK)
+		t0 = bench_cpu_now();
+		if (ops->build(&gb, data, c->sorted, c->n, &bench_allocator) != SBF_OK)
 			exit(1);
-		tb[i] = (cpu_now() - t0) * 1e9 / c->n;
-		t0 = cpu_now();
+		tb[i] = (bench_cpu_now() - t0) * 1e9 / c->n;
+		t0 = bench_cpu_now();
 		fp = ops->count(&gb, data, c->neg, c->q);
-		tn[i] = (cpu_now() - t0) * 1e9 / c->q;
-		t0 = cpu_now();
+		tn[i] = (bench_cpu_now() - t0) * 1e9 / c->q;
+		t0 = bench_cpu_now();
 		if (ops->count(&gb, data, c->pos, c->q) != c->q)
 			exit(2);
-		tp[i] = (cpu_now() - t0) * 1e9 / c->q;
+		tp[i] = (bench_cpu_now() - t0) * 1e9 / c->q;
 	}
 	free(mem);
 	r->name = name;
 	r->bits = (double) bytes * 8 / c->n;
-	r->insert_ns = ti[0] < 0 ? -1 : median(ti, reps);
-	r->build_ns = median(tb, reps);
-	r->neg_ns = median(tn, reps);
-	r->pos_ns = median(tp, reps);
+	r->insert_ns = ti[0] < 0 ? -1 : bench_median(ti, reps);
+	r->build_ns = bench_median(tb, reps);
+	r->neg_ns = bench_median(tn, reps);
+	r->pos_ns = bench_median(tp, reps);
 	r->fpr = (double) fp / c->q;
 }
 

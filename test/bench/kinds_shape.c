@@ -17,30 +17,8 @@
 #include <stdlib.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_kind.h"
-
-static void *
-s_alloc(size_t size, void *ctx)
-{
-	(void) ctx;
-	return malloc(size);
-}
-
-static void *
-s_realloc(void *ptr, size_t size, void *ctx)
-{
-	(void) ctx;
-	return realloc(ptr, size);
-}
-
-static void
-s_free(void *ptr, void *ctx)
-{
-	(void) ctx;
-	free(ptr);
-}
-
-static const SbfAllocator alloc = {s_alloc, s_realloc, s_free, NULL, NULL};
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -88,7 +66,7 @@ retries(void)
 				if (sbf_fused_plan_arity(n, 0.0096, arity, &g, &bytes) != SBF_OK)
 					exit(1);
 				d = malloc(bytes);
-				if (sbf_kind_fused_ops.build(&g, d, h, n, &alloc) != SBF_OK)
+				if (sbf_kind_fused_ops.build(&g, d, h, n, &bench_allocator) != SBF_OK)
 					fails++;
 				else
 				{

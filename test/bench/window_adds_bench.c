@@ -16,39 +16,8 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_window.h"
-
-static void *
-b_alloc(size_t s, void *c)
-{
-	(void) c;
-	return malloc(s);
-}
-
-static void *
-b_realloc(void *p, size_t s, void *c)
-{
-	(void) c;
-	return realloc(p, s);
-}
-
-static void
-b_free(void *p, void *c)
-{
-	(void) c;
-	free(p);
-}
-
-static const SbfAllocator al = {b_alloc, b_realloc, b_free, NULL, NULL};
-
-static double
-cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* Seconds to add n hashes (from id first) to a new window; batch or single. */
 static double
@@ -63,8 +32,8 @@ fill(uint64_t first, uint64_t n, int batch, uint32_t *pairs)
 
 	for (i = 0; i < n; i++)
 		h[i] = sbf_hash_int64((int64_t) (first + i));
-	sbf_win_init(&w, &p, &al);
-	t0 = cpu_now();
+	sbf_win_init(&w, &p, &bench_allocator);
+	t0 = bench_cpu_now();
 	if (batch)
 	{
 		if (sbf_win_add_many(&w, 0, h, n) != SBF_OK)
@@ -74,7 +43,7 @@ fill(uint64_t first, uint64_t n, int batch, uint32_t *pairs)
 		for (i = 0; i < n; i++)
 			if (sbf_win_add(&w, 0, h[i]) != SBF_OK)
 				abort();
-	t = cpu_now() - t0;
+	t = bench_cpu_now() - t0;
 	*pairs = w.npairs;
 	sbf_win_free(&w);
 	free(h);

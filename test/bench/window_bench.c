@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_window.h"
 
@@ -45,29 +46,6 @@ next64(void)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
-
-static void *
-b_alloc(size_t n, void *c)
-{
-	(void) c;
-	return malloc(n);
-}
-
-static void *
-b_realloc(void *p, size_t n, void *c)
-{
-	(void) c;
-	return realloc(p, n);
-}
-
-static void
-b_free(void *p, void *c)
-{
-	(void) c;
-	free(p);
-}
-
-static const SbfAllocator alloc = {b_alloc, b_realloc, b_free, NULL, NULL};
 
 /* interactions of a long-tail user on a day: a few, rarely */
 static uint32_t
@@ -151,15 +129,6 @@ account(const SbfWinView *v, Acc *acc, uint64_t *total_elems)
 		}
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Median and worst (largest absolute) of n relative errors (sorts e). */
 static void
 print_errors(const char *name, double *e, int n)
@@ -169,7 +138,7 @@ print_errors(const char *name, double *e, int n)
 
 	if (n == 0)
 		return;
-	qsort(e, (size_t) n, sizeof(double), cmp_double);
+	qsort(e, (size_t) n, sizeof(double), bench_cmp_double);
 	for (i = 0; i < n; i++)
 		if (fabs(e[i]) > fabs(worst))
 			worst = e[i];
@@ -235,7 +204,7 @@ main(int argc, char **argv)
 		bool		heavy_user = (u % 10) == 0;
 		bool		tail_user = (u % 10) >= 5;	/* half the users: the long tail */
 
-		sbf_win_init(&w, &p, &alloc);
+		sbf_win_init(&w, &p, &bench_allocator);
 		for (d = 0; d < DAYS; d++)
 		{
 			uint32_t	n = tail_user ? tail_day_size() : day_size();
@@ -276,7 +245,7 @@ main(int argc, char **argv)
 
 			sbf_win_encode(&w, &fl, 0);
 			sbf_win_validate(SBF_PAYLOAD(&fl), fl.len, &vl);
-			sbf_win_from_pairs(&wa, &p, 20000 + DAYS - 1, pairs, n, &alloc);
+			sbf_win_from_pairs(&wa, &p, 20000 + DAYS - 1, pairs, n, &bench_allocator);
 			sbf_win_compact(&wa, true);
 			sbf_win_encode(&wa, &fa, 0);
 			sbf_win_validate(SBF_PAYLOAD(&fa), fa.len, &va);

@@ -17,44 +17,13 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_window.h"
 
 #define NB		30
 #define T0		20000
 #define REPS	20000
-
-static void *
-b_alloc(size_t n, void *c)
-{
-	(void) c;
-	return malloc(n);
-}
-
-static void *
-b_realloc(void *p, size_t n, void *c)
-{
-	(void) c;
-	return realloc(p, n);
-}
-
-static void
-b_free(void *p, void *c)
-{
-	(void) c;
-	free(p);
-}
-
-static const SbfAllocator alloc = {b_alloc, b_realloc, b_free, NULL, NULL};
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
-}
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -72,7 +41,7 @@ kind4_window(SbfWindow *w, const SbfWinParams *p, const SbfWinPair *pr, size_t n
 	uint64_t   *h = malloc(sizeof(uint64_t) * (n + 1));
 	int			a;
 
-	sbf_win_init(w, p, &alloc);
+	sbf_win_init(w, p, &bench_allocator);
 	w->flags = SBF_WIN_FLAG_STARTED;
 	w->newest = T0;
 	w->segs = malloc(sizeof(SbfWinSeg) * NB);
@@ -95,7 +64,7 @@ kind4_window(SbfWindow *w, const SbfWinParams *p, const SbfWinPair *pr, size_t n
 									 &s->g, &s->bytes) != SBF_OK)
 			exit(1);
 		d = malloc((size_t) s->bytes);
-		(void) sbf_kind_wbloom_ops.build(&s->g, d, h, c, &alloc);
+		(void) sbf_kind_wbloom_ops.build(&s->g, d, h, c, &bench_allocator);
 		s->ops = &sbf_kind_wbloom_ops;
 		s->age = (uint16_t) a;
 		s->count = (uint32_t) c;
@@ -110,12 +79,12 @@ kind4_window(SbfWindow *w, const SbfWinParams *p, const SbfWinPair *pr, size_t n
 static double
 request_us(const SbfWinView *v, const uint64_t *q, size_t *sink)
 {
-	double		t0 = now();
+	double		t0 = bench_cpu_now();
 	int			r;
 
 	for (r = 0; r < REPS; r++)
 		*sink += sbf_win_count_contained(v, q, 120, NB - 1);
-	return (now() - t0) / REPS * 1e6;
+	return (bench_cpu_now() - t0) / REPS * 1e6;
 }
 
 static void
@@ -143,7 +112,7 @@ run(int per)
 		pr[i].bucket = T0 - (int64_t) (i % NB);
 	}
 	n = sbf_win_pairs_normalize(pr, n, T0, NB);
-	if (sbf_win_from_pairs(&w4, &p, T0, pr, n, &alloc) != SBF_OK ||
+	if (sbf_win_from_pairs(&w4, &p, T0, pr, n, &bench_allocator) != SBF_OK ||
 		sbf_win_compact(&w4, true) != SBF_OK ||
 		sbf_win_encode(&w4, &f4, 0) != SBF_OK ||
 		sbf_win_validate(SBF_PAYLOAD(&f4), f4.len, &v4) != SBF_OK)

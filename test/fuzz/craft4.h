@@ -70,31 +70,37 @@ craft4_hashes(const Craft4Seg *s)
 	return h;
 }
 
+/* Most segments craft4 writes (a bench crafts issue 39's 4,096). */
+#define CRAFT4_MAX_SEGMENTS		4096
+
 /*
- * Writes the value into a new malloc'd buffer (*len bytes), or returns NULL
- * if a segment cannot be planned or built.  flags: HLL_DENSE never.
+ * Writes the value of 1..CRAFT4_MAX_SEGMENTS segments into a new malloc'd
+ * buffer (*len bytes), or returns NULL if a segment cannot be planned or
+ * built.  flags: HLL_DENSE never.
  */
 static inline uint8_t *
 craft4(const Craft4Seg *segs, uint32_t nseg, uint8_t flags, size_t *len)
 {
-	SbfKindGeom g[64];
-	uint64_t	bytes[64];
-	size_t		start[64];
+	SbfKindGeom *g;
+	uint64_t	bytes;
+	size_t	   *start;
 	size_t		off = SBF_HEADER_BYTES + (size_t) nseg * SBF_SEGDIR_BYTES;
-	uint8_t    *buf;
+	uint8_t    *buf = NULL;
 	uint32_t	i;
 
-	if (nseg < 1 || nseg > 64)
+	if (nseg < 1 || nseg > CRAFT4_MAX_SEGMENTS)
 		return NULL;
+	g = malloc(sizeof(SbfKindGeom) * nseg);
+	start = malloc(sizeof(size_t) * nseg);
 	for (i = 0; i < nseg; i++)
 	{
 		const SbfKindOps *ops = sbf_kind_ops(segs[i].kind);
 		size_t		pad;
 
-		if (ops == NULL || ops->plan(segs[i].n, segs[i].share, &g[i], &bytes[i]) != SBF_OK)
-			return NULL;
+		if (ops == NULL || ops->plan(segs[i].n, segs[i].share, &g[i], &bytes) != SBF_OK)
+			goto done;
 		start[i] = sbf_kind_area_start(&g[i], off, &pad);
-		off = start[i] + (size_t) bytes[i];
+		off = start[i] + (size_t) bytes;
 	}
 	*len = off;
 	buf = calloc(1, off);
@@ -130,7 +136,8 @@ craft4(const Craft4Seg *segs, uint32_t nseg, uint8_t flags, size_t *len)
 			{
 				free(h);
 				free(buf);
-				return NULL;
+				buf = NULL;
+				goto done;
 			}
 			p = ops->rate_at(&g[i], count);
 		}
@@ -140,6 +147,9 @@ craft4(const Craft4Seg *segs, uint32_t nseg, uint8_t flags, size_t *len)
 		sbf_store_double(e + 16, p);
 		sbf_kind_encode(&g[i], e + 24);
 	}
+done:
+	free(g);
+	free(start);
 	return buf;
 }
 
