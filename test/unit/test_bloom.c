@@ -408,16 +408,6 @@ test_bytes_unchanged(void)
 }
 
 
-/* Sorted distinct copies of h[0..n); returns the distinct count. */
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 static size_t
 sorted_distinct(const uint64_t *h, size_t n, uint64_t *out)
 {
@@ -425,7 +415,7 @@ sorted_distinct(const uint64_t *h, size_t n, uint64_t *out)
 	size_t		d = 0;
 
 	memcpy(out, h, n * sizeof(uint64_t));
-	qsort(out, n, sizeof(uint64_t), cmp_u64);
+	qsort(out, n, sizeof(uint64_t), unit_cmp_u64);
 	for (i = 0; i < n; i++)
 		if (d == 0 || out[d - 1] != out[i])
 			out[d++] = out[i];

@@ -23,15 +23,6 @@ rnd(uint64_t *s)
 	return *s * 0x2545F4914F6CDD1DULL;
 }
 
-static int
-cmp64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* n distinct ascending hashes from seed (space 0 of the keys). */
 static uint64_t *
 sorted_hashes(size_t n, uint64_t seed)
@@ -42,7 +33,7 @@ sorted_hashes(size_t n, uint64_t seed)
 
 	for (i = 0; i < n; i++)
 		h[i] = rnd(&seed);
-	qsort(h, n, sizeof(uint64_t), cmp64);
+	qsort(h, n, sizeof(uint64_t), unit_cmp_u64);
 	for (i = j = 0; i < n; i++)
 		if (j == 0 || h[j - 1] != h[i])
 			h[j++] = h[i];
@@ -229,7 +220,7 @@ test_builder_kinds(void)
 			{
 				uint64_t	x = rnd(&seed);
 
-				if (bsearch(&x, h, n, sizeof(uint64_t), cmp64) == NULL)
+				if (bsearch(&x, h, n, sizeof(uint64_t), unit_cmp_u64) == NULL)
 					fp += sbf_contains_hash(&v, x) ? 1 : 0;
 			}
 			/* within the stored bound, allowing 4 standard deviations */

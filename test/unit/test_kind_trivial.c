@@ -212,15 +212,6 @@ static const SbfKindOps trivial_ops = {
 #define SHARE		0.0083
 #define ABSENT		20000
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* n strictly ascending distinct hashes of key space `space`. */
 static uint64_t *
 sorted_keys(uint64_t n, int space)
@@ -231,7 +222,7 @@ sorted_keys(uint64_t n, int space)
 
 	for (i = 0; i < n; i++)
 		h[i] = key(space, i);
-	qsort(h, n, sizeof(uint64_t), cmp_u64);
+	qsort(h, n, sizeof(uint64_t), unit_cmp_u64);
 	for (i = 0; i < n; i++)
 		if (j == 0 || h[i] != h[j - 1])
 			h[j++] = h[i];

@@ -30,15 +30,6 @@ rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Sorts h[0..n) and drops duplicates; returns the new count. */
 static size_t
 sort_unique(uint64_t *h, size_t n)
@@ -46,7 +37,7 @@ sort_unique(uint64_t *h, size_t n)
 	size_t		i;
 	size_t		out = 0;
 
-	qsort(h, n, sizeof(uint64_t), cmp_u64);
+	qsort(h, n, sizeof(uint64_t), unit_cmp_u64);
 	for (i = 0; i < n; i++)
 		if (out == 0 || h[out - 1] != h[i])
 			h[out++] = h[i];

@@ -48,16 +48,6 @@ typedef struct SegRead
 
 #define UT_HLL_P	10
 
-/* qsort order of uint64_t. */
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Sorted hashes of keys [from, to) of a space (a new array). */
 static uint64_t *
 spec_hashes(const SegSpec *s, size_t *n)
@@ -68,7 +58,7 @@ spec_hashes(const SegSpec *s, size_t *n)
 
 	for (i = 0; i < m; i++)
 		h[i] = key(s->space, s->from + i);
-	qsort(h, m, sizeof(uint64_t), cmp_u64);
+	qsort(h, m, sizeof(uint64_t), unit_cmp_u64);
 	*n = m;
 	return h;
 }

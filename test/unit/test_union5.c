@@ -22,16 +22,6 @@
 
 #define UT_N		5000		/* keys of the built value */
 
-/* qsort order of uint64_t. */
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* f := sbf_agg's value of keys [0, n) of space 0 (one built segment). */
 static void
 built(SbfFilter *f, uint64_t n)
@@ -42,7 +32,7 @@ built(SbfFilter *f, uint64_t n)
 
 	for (i = 0; i < n; i++)
 		h[i] = key(0, i);
-	qsort(h, n, sizeof(uint64_t), cmp_u64);
+	qsort(h, n, sizeof(uint64_t), unit_cmp_u64);
 	CHECK_ST(sbf_build_final(f, &sp, h, n, 0, &g_alloc), SBF_OK);
 	free(h);
 }

@@ -231,15 +231,6 @@ encode_v3(const SbfWindow *w, size_t *len)
 	return buf;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * A window whose bucket ages[s] holds one segment of kind ops of sizes[s]
  * elements (ids 7000000 (s + 1) on), planned at share P^1.04 (1.2's WINDOW
@@ -266,7 +257,7 @@ seg_window(SbfWindow *w, const SbfWinParams *p, const SbfKindOps *ops,
 
 		for (i = 0; i < sizes[s]; i++)
 			h[i] = elem(7000000ULL * (s + 1) + i);
-		qsort(h, sizes[s], sizeof(uint64_t), cmp_u64);
+		qsort(h, sizes[s], sizeof(uint64_t), unit_cmp_u64);
 		memset(seg, 0, sizeof(*seg));
 		CHECK(ops->plan(sizes[s], share, &seg->g, &seg->bytes) == SBF_OK);
 		data = g_alloc.alloc((size_t) seg->bytes, g_alloc.ctx);

@@ -10,6 +10,7 @@
 #define UNIT_CHECK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,16 @@ run_wanted(const char *name)
 		if ((p == only || p[-1] == ',') && (p[len] == '\0' || p[len] == ','))
 			return true;
 	return false;
+}
+
+/* qsort order of uint64_t, ascending (hashes). */
+static inline int
+unit_cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
 }
 
 #endif							/* UNIT_CHECK_H */
