@@ -9,9 +9,12 @@
  * The type's STORAGE is external, so an out-of-line value is stored
  * uncompressed and detoast_attr_slice() fetches only the TOAST chunks a
  * range covers.  A sliced lookup reads the first chunk (header and segment
- * directory), then the chunk of each probed byte (the core names the bytes
- * and masks: sbf_segment_probes), stopping at the first clear bit of a
- * segment.  What the reads rely on is checked on every read by
+ * directory), then in each segment what its kind's row names: the byte
+ * ranges a probe reads (probe_ranges, answered by probe_at from copies of
+ * them: blocked, fused), or the probed bits of a flat bit array (the core's
+ * sbf_segment_probes, stopping at the first clear bit: bloom).  A segment
+ * whose row has no probe_span is never read by slices: the value is then
+ * detoasted whole.  What the reads rely on is checked on every read by
  * sbf_parse_prefix: the header and directory must be in range and describe
  * exactly the value's length, so every probed byte lies inside the value.
  */
@@ -51,7 +54,7 @@ struct SbfSliced
 	const uint8 *prefix;		/* payload bytes [0, prefix_len) */
 	Size		prefix_len;
 	SbfView		view;			/* header and directory (buf = prefix) */
-	SbfSegment *segs;
+	SbfSegmentDesc *segs;		/* each segment's entry and geometry */
 	/* fetched chunks, replaced round-robin */
 	int			nkept;
 	int			next_slot;
@@ -136,18 +139,19 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 		return NULL;
 	}
 
-	/* a present element costs k fetches per segment, an absent one about 2 */
-	s->segs = palloc(sizeof(SbfSegment) * s->view.nsegments);
+	/*
+	 * a present element costs its kind's probe span per segment (bloom: k
+	 * fetches; an absent one about 2)
+	 */
+	s->segs = palloc(sizeof(SbfSegmentDesc) * s->view.nsegments);
+	sbf_segments_describe(&s->view, s->segs);
 	for (i = 0; i < s->view.nsegments; i++)
 	{
-		const SbfKindOps *ops;
+		const SbfKindOps *ops = sbf_kind_ops(s->segs[i].g.kind);
 
-		/* O(i) each; only values with a few segments get far */
-		sbf_get_segment(&s->view, i, &s->segs[i]);
 		/* the chunks a probe fetches (its kind's probe span); or read whole */
-		ops = sbf_kind_ops(s->segs[i].kind);
 		if (ops != NULL && ops->probe_span != NULL)
-			fetches += ops->probe_span(&s->segs[i]);
+			fetches += ops->probe_span(&s->segs[i].g);
 		if (ops == NULL || ops->probe_span == NULL ||
 			fetches * nelems * SBF_SLICE_SCAN_CHUNKS * SBF_SLICE_SHARE >
 			len / TOAST_MAX_CHUNK_SIZE)
@@ -183,9 +187,9 @@ sliced_peek(const SbfSliced *s, Size off)
 	return NULL;
 }
 
-/* Payload byte off, fetching its chunk if needed. */
-static uint8
-sliced_byte(SbfSliced *s, Size off)
+/* Payload byte off in memory, fetching its chunk if needed. */
+static const uint8 *
+sliced_fetch(SbfSliced *s, Size off)
 {
 	const uint8 *p = sliced_peek(s, off);
 	int64		chunkno;
@@ -193,7 +197,7 @@ sliced_byte(SbfSliced *s, Size off)
 	int			slot;
 
 	if (p != NULL)
-		return *p;
+		return p;
 
 	/* the directory matched the length, so this cannot fail on a sane value */
 	if (off >= s->len)
@@ -213,14 +217,80 @@ sliced_byte(SbfSliced *s, Size off)
 	s->chunk[slot] = fetch_slice(s->raw, start,
 								 Min((Size) TOAST_MAX_CHUNK_SIZE, s->len - start));
 	s->chunkno[slot] = chunkno;
-	return *((const uint8 *) VARDATA(s->chunk[slot]) + (off - start));
+	return (const uint8 *) VARDATA(s->chunk[slot]) + (off - start);
+}
+
+/* Payload byte off, fetching its chunk if needed. */
+static inline uint8
+sliced_byte(SbfSliced *s, Size off)
+{
+	return *sliced_fetch(s, off);
 }
 
 /*
- * Membership by hash in a sliced value: the bytes and masks the core names
- * (sbf_segment_probes, the same bits sbf_contains_hash tests).  Bytes in
- * chunks already at hand are tested first, so an absent element often costs
- * no fetch at all.
+ * Copies payload bytes [off, off + len) into out, fetching the chunks they
+ * lie in: a range may straddle two chunks, or the prefix and a chunk.
+ */
+static void
+sliced_copy(SbfSliced *s, Size off, Size len, uint8 *out)
+{
+	while (len > 0)
+	{
+		const uint8 *p = sliced_fetch(s, off);
+		Size		avail;
+		Size		n;
+
+		/* the bytes of p's piece from off on: the prefix's, or its chunk's */
+		if (off < s->prefix_len)
+			avail = s->prefix_len - off;
+		else
+			avail = TOAST_MAX_CHUNK_SIZE - off % TOAST_MAX_CHUNK_SIZE;
+		n = Min(len, avail);
+		memcpy(out, p, n);
+		out += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/*
+ * Membership by hash in one segment of a kind that names its probe ranges:
+ * each range copied (from the chunks at hand or fetched), then the kind's
+ * probe_at answers as its contains would.
+ */
+static bool
+sliced_segment_has(SbfSliced *s, const SbfSegmentDesc *d,
+				   const SbfKindOps *ops, uint64 h)
+{
+	SbfProbeRange ranges[SBF_PROBE_MAX_RANGES];
+	uint8		copy[SBF_PROBE_MAX_RANGES][SBF_PROBE_MAX_BYTES];
+	const uint8 *bytes[SBF_PROBE_MAX_RANGES];
+	int			n = ops->probe_ranges(&d->g, h, ranges);
+	int			j;
+
+	if (n < 1 || n > SBF_PROBE_MAX_RANGES)
+		elog(ERROR, "scalablebloom kind %u named %d probe ranges", d->g.kind, n);
+	for (j = 0; j < n; j++)
+	{
+		/* inside the segment's area, which the directory put inside the value */
+		if (ranges[j].len < 1 || ranges[j].len > SBF_PROBE_MAX_BYTES ||
+			ranges[j].len > d->bytes ||
+			ranges[j].offset > d->bytes - ranges[j].len)
+			elog(ERROR, "scalablebloom kind %u named a probe range outside its segment",
+				 d->g.kind);
+		sliced_copy(s, d->seg.words_offset + (Size) ranges[j].offset,
+					ranges[j].len, copy[j]);
+		bytes[j] = copy[j];
+	}
+	return ops->probe_at(&d->g, h, bytes);
+}
+
+/*
+ * Membership by hash in a sliced value, segment by segment: by the ranges
+ * its kind names (sliced_segment_has), or the bytes and masks the core names
+ * for a flat bit array (sbf_segment_probes, the same bits sbf_contains_hash
+ * tests).  Such bytes in chunks already at hand are tested first, so an
+ * absent element often costs no fetch at all.
  */
 bool
 sbf_sliced_contains(SbfSliced *s, uint64 h)
@@ -230,10 +300,17 @@ sbf_sliced_contains(SbfSliced *s, uint64 h)
 
 	for (i = 0; i < s->view.nsegments; i++)
 	{
-		const SbfSegment *seg = &s->segs[i];
+		const SbfSegment *seg = &s->segs[i].seg;
+		const SbfKindOps *ops = sbf_kind_ops(seg->kind);
 		bool		absent = false;
 		uint32		j;
 
+		if (ops->probe_ranges != NULL)
+		{
+			if (sliced_segment_has(s, &s->segs[i], ops, h))
+				return true;
+			continue;
+		}
 		sbf_segment_probes(seg, h, bits);
 		for (j = 0; j < seg->k && !absent; j++)
 		{

@@ -130,6 +130,80 @@ test_no_false_negatives(void)
 }
 
 /*
+ * A sliced read's probe (probe_ranges and probe_at, src/pg/sbf_slice.c)
+ * answers as contains, for members and non-members, at many sizes and
+ * shares; its ranges lie in the area; it reads the bytes it is given (zeroed
+ * ranges lose most members).  A row without probe_ranges is read whole (or,
+ * with a probe_span, by the flat bits of sbf_segment_probes), never by
+ * ranges: it must then have no probe_at either.
+ */
+static void
+test_probe_ranges(void)
+{
+	static const size_t sizes[] = {1, 3, 100, 1000, 50000, 300000};
+	static const double shares[] = {0.3, 0.01, 1e-6};
+	size_t		si;
+	size_t		ri;
+	int			k;
+	int			ranged = 0;
+
+	for (k = 0; k < NKINDS; k++)
+	{
+		const SbfKindOps *ops = kinds[k];
+
+		CHECK((ops->probe_ranges == NULL) == (ops->probe_at == NULL));
+		CHECK(ops->probe_ranges == NULL || ops->probe_span != NULL);
+		if (ops->probe_ranges == NULL)
+			continue;
+		ranged++;
+		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+			for (ri = 0; ri < sizeof(shares) / sizeof(shares[0]); ri++)
+			{
+				size_t		n;
+				uint64_t   *h = make_set(sizes[si], 91 + si, &n);
+				Built		b = build(ops, h, n, shares[ri]);
+				uint64_t	seed = 7000 + si;
+				size_t		i;
+				size_t		differ = 0;
+				size_t		zeroed_found = 0;
+				bool		ok = true;
+
+				CHECK(b.st == SBF_OK);
+				if (b.st == SBF_OK)
+				{
+					CHECK(ops->probe_span(&b.g) >= 1);
+					for (i = 0; i < n; i++)
+					{
+						differ += unit_probe_at(ops, &b.g, b.data, b.bytes, h[i],
+												false, &ok) !=
+							ops->contains(&b.g, b.data, h[i]);
+						zeroed_found += unit_probe_at(ops, &b.g, b.data, b.bytes,
+													  h[i], true, &ok);
+					}
+					for (i = 0; i < 20000; i++)
+					{
+						uint64_t	x = rnd(&seed);
+
+						differ += unit_probe_at(ops, &b.g, b.data, b.bytes, x,
+												false, &ok) !=
+							ops->contains(&b.g, b.data, x);
+					}
+					CHECK(ok);
+					CHECK(differ == 0);
+					CHECK(zeroed_found <= n / 2);
+					if (!case_ok)
+						fprintf(stderr, "  %s n=%zu share=%g: %zu differ, %zu zeroed found\n",
+								ops->name, n, shares[ri], differ, zeroed_found);
+				}
+				free(b.data);
+				free(h);
+			}
+	}
+	CHECK(ranged >= 2);			/* blocked and fused */
+	CHECK(g_live == 0);
+}
+
+/*
  * Measured rate of non-members within the segment's bound (and the bound
  * within the share), allowing 4 standard deviations of the measurement.
  */
@@ -972,6 +1046,7 @@ main(void)
 {
 	RUN(test_one_choice_equals_old);
 	RUN(test_no_false_negatives);
+	RUN(test_probe_ranges);
 	RUN(test_fpr_within_share);
 	RUN(test_deterministic);
 	RUN(test_blocked_insert_equals_build);

@@ -8,6 +8,9 @@
 #ifndef UNIT_KINDS_H
 #define UNIT_KINDS_H
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "sbf_dir.h"
 
 /* Whether a row is the one kind of a version 1-3 (formats 1-3's bloom rows). */
@@ -37,6 +40,52 @@ unit_kind_rows(const SbfKindOps **out, bool inherited)
 			out[n++] = ops;
 	}
 	return n;
+}
+
+/*
+ * A row's sliced probe of h in a segment of g whose data area is data
+ * (bytes bytes): probe_ranges, each range checked to lie inside the area and
+ * copied into a buffer of exactly its length (so the sanitizers catch a
+ * probe_at that reads past a range), then probe_at.  With zero, the copies
+ * are zeroed instead, which must change probe_at's answers for members (it
+ * reads the bytes it is given).  *ok is cleared when a range is malformed.
+ */
+static inline bool
+unit_probe_at(const SbfKindOps *ops, const SbfKindGeom *g, const uint8_t *data,
+			  uint64_t bytes, uint64_t h, bool zero, bool *ok)
+{
+	SbfProbeRange r[SBF_PROBE_MAX_RANGES];
+	uint8_t    *copy[SBF_PROBE_MAX_RANGES];
+	const uint8_t *at[SBF_PROBE_MAX_RANGES];
+	int			n = ops->probe_ranges(g, h, r);
+	int			j;
+	bool		found;
+
+	if (n < 1 || n > SBF_PROBE_MAX_RANGES)
+	{
+		*ok = false;
+		return false;
+	}
+	for (j = 0; j < n; j++)
+	{
+		if (r[j].len < 1 || r[j].len > SBF_PROBE_MAX_BYTES ||
+			r[j].len > bytes || r[j].offset > bytes - r[j].len)
+		{
+			*ok = false;
+			r[j].offset = 0;
+			r[j].len = 1;
+		}
+		copy[j] = malloc(r[j].len);
+		if (zero)
+			memset(copy[j], 0, r[j].len);
+		else
+			memcpy(copy[j], data + r[j].offset, r[j].len);
+		at[j] = copy[j];
+	}
+	found = ops->probe_at(g, h, at);
+	for (j = 0; j < n; j++)
+		free(copy[j]);
+	return found;
 }
 
 #endif							/* UNIT_KINDS_H */

@@ -387,6 +387,31 @@ sbf_blocked_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 	return line_has(line_of(g, data, h), h, g->width);
 }
 
+/* A sliced read fetches h's line: about one chunk (two when it straddles). */
+static uint32_t
+blocked_probe_span(const SbfKindGeom *g)
+{
+	(void) g;
+	return 1;
+}
+
+/* contains(h) reads one range: h's line. */
+static int
+blocked_probe_ranges(const SbfKindGeom *g, uint64_t h, SbfProbeRange *out)
+{
+	/* mulhi(h, L) < L, so the line lies inside the L * 64-byte area */
+	out[0].offset = sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
+	out[0].len = SBF_BLOCKED_LINE_BYTES;
+	return 1;
+}
+
+/* contains(h) on a copy of h's line. */
+static bool
+blocked_probe_at(const SbfKindGeom *g, uint64_t h, const uint8_t *const *bytes)
+{
+	return line_has(bytes[0], h, g->width);
+}
+
 /*
  * Probes 0..k-1 of h (bits 0..511 of its line), the same in every blocked
  * segment: a lookup over many segments computes them once per hash.
@@ -639,6 +664,9 @@ const SbfKindOps sbf_kind_blocked_ops = {
 	.expected_fill = blocked_expected_fill,
 	.expected_rate = sbf_blocked_rate_at,
 	.fill_bits = blocked_fill_bits,
+	.probe_span = blocked_probe_span,
+	.probe_ranges = blocked_probe_ranges,
+	.probe_at = blocked_probe_at,
 	.describe = blocked_describe,
 	.union_rule = SBF_UNION_RATE,
 	.slice = blocked_slice,

@@ -338,9 +338,9 @@ bloom_fill_bits(const SbfKindGeom *g, uint64_t bytes)
 
 /* A sliced read fetches k chunks for a present element. */
 static uint32_t
-bloom_probe_span(const SbfSegment *seg)
+bloom_probe_span(const SbfKindGeom *g)
 {
-	return seg->k;
+	return g->width;
 }
 
 /* sbf_info: its bits and hashes. */

@@ -270,6 +270,59 @@ sbf_fused_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 	return x == 0;
 }
 
+/* A sliced read fetches the chunk of each of h's arity slots. */
+static uint32_t
+fused_probe_span(const SbfKindGeom *g)
+{
+	return g->arity;
+}
+
+/*
+ * contains(h) reads arity ranges: the bytes holding each of h's slots, from
+ * the byte of its first bit to that of its last (at most 5 bytes for f <= 32;
+ * inside the area, as every slot is below A and the area holds A f bits).
+ */
+static int
+fused_probe_ranges(const SbfKindGeom *g, uint64_t h, SbfProbeRange *out)
+{
+	FusePos		fp;
+	uint32_t	j;
+
+	fuse_positions(g, seed_of(g->attempt), h, &fp);
+	for (j = 0; j < g->arity; j++)
+	{
+		uint64_t	bit = (uint64_t) fp.p[j] * g->width;
+
+		out[j].offset = bit >> 3;
+		out[j].len = (uint32_t) (((bit & 7) + g->width + 7) / 8);
+	}
+	return g->arity;
+}
+
+/* contains(h) from copies of the ranges of fused_probe_ranges. */
+static bool
+fused_probe_at(const SbfKindGeom *g, uint64_t h, const uint8_t *const *bytes)
+{
+	FusePos		fp;
+	uint32_t	x;
+	uint32_t	j;
+
+	fuse_positions(g, seed_of(g->attempt), h, &fp);
+	x = fp.fp;
+	for (j = 0; j < g->arity; j++)
+	{
+		uint64_t	bit = (uint64_t) fp.p[j] * g->width;
+		uint32_t	len = (uint32_t) (((bit & 7) + g->width + 7) / 8);
+		uint64_t	w = 0;
+		uint32_t	b;
+
+		for (b = 0; b < len; b++)
+			w |= (uint64_t) bytes[j][b] << (8 * b);
+		x ^= (uint32_t) ((w >> (bit & 7)) & ((UINT64_C(1) << g->width) - 1));
+	}
+	return x == 0;
+}
+
 /* The mixes of h for seed number attempt: x = sbf_mix64(h + seed), x2 = sbf_mix64(x). */
 void
 sbf_fused_mixes(uint8_t attempt, uint64_t h, uint64_t *x, uint64_t *x2)
@@ -691,6 +744,9 @@ const SbfKindOps sbf_kind_fused_ops = {
 	.expected_fill = fused_expected_fill,
 	.expected_rate = sbf_fused_rate_at,
 	.fill_bits = fused_fill_bits,
+	.probe_span = fused_probe_span,
+	.probe_ranges = fused_probe_ranges,
+	.probe_at = fused_probe_at,
 	.describe = fused_describe,
 	.union_rule = SBF_UNION_APPEND,
 	.count_batched = true,

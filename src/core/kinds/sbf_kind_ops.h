@@ -25,6 +25,21 @@ typedef struct SbfKindGeom
 	uint8_t		attempt;
 } SbfKindGeom;
 
+/*
+ * A byte range a probe reads (SbfKindOps.probe_ranges): offset within the
+ * segment's data area and length.  A probe reads at most
+ * SBF_PROBE_MAX_RANGES ranges of at most SBF_PROBE_MAX_BYTES bytes each, so
+ * that a sliced reader can copy them into a small buffer of its own.
+ */
+#define SBF_PROBE_MAX_RANGES	4
+#define SBF_PROBE_MAX_BYTES		64
+
+typedef struct SbfProbeRange
+{
+	uint64_t	offset;
+	uint32_t	len;			/* 1..SBF_PROBE_MAX_BYTES */
+} SbfProbeRange;
+
 /* One geometry key of sbf_info. */
 typedef struct SbfInfoKey
 {
@@ -150,10 +165,25 @@ typedef struct SbfKindOps
 	uint64_t	(*fill_bits) (const SbfKindGeom *g, uint64_t bytes);
 
 	/*
-	 * A sliced read (src/pg/sbf_slice.c): the chunks a present element's probe
-	 * fetches in this segment; NULL when the segment is read whole.
+	 * A sliced read (src/pg/sbf_slice.c), which fetches only the TOAST
+	 * chunks a probe touches:
+	 * - probe_span: about how many chunks a present element's probe fetches
+	 *   in a segment of g (its cost estimate); NULL when the segment is read
+	 *   whole;
+	 * - probe_ranges: the byte ranges of the data area that contains(h)
+	 *   reads, into out (at most SBF_PROBE_MAX_RANGES, each inside the area
+	 *   and at most SBF_PROBE_MAX_BYTES long); returns how many;
+	 * - probe_at: contains(h)'s answer, bit for bit, from bytes[i] pointing
+	 *   at a copy of range i of probe_ranges(g, h).
+	 * A row with probe_span but no probe_ranges is a flat bit array probed
+	 * by the bits of sbf_segment_probes (kind 1: k bytes, each tested as
+	 * soon as it is at hand).
 	 */
-	uint32_t	(*probe_span) (const SbfSegment *seg);
+	uint32_t	(*probe_span) (const SbfKindGeom *g);
+	int			(*probe_ranges) (const SbfKindGeom *g, uint64_t h,
+								 SbfProbeRange *out);
+	bool		(*probe_at) (const SbfKindGeom *g, uint64_t h,
+							 const uint8_t *const *bytes);
 
 	/*
 	 * sbf_info's geometry keys of the segment, in order, into out (at most
