@@ -36,7 +36,7 @@ RESET client_min_messages;
 -- query, so every lookup of the large filter is a first sighting and is read
 -- by slices; the reference answer comes from a copy held in memory (the cast
 -- round trip), which is never sliced or cached.
-CREATE FUNCTION cache_compare(fid int, keys text[]) RETURNS TABLE (probes int, sliced_true int,
+CREATE FUNCTION cache_compare(tab regclass, fid int, keys text[]) RETURNS TABLE (probes int, sliced_true int,
 		  full_true int, disagree int)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -46,9 +46,9 @@ DECLARE
 	mem scalablebloom;
 BEGIN
 	probes := 0; sliced_true := 0; full_true := 0; disagree := 0;
-	SELECT seen::bytea::scalablebloom INTO mem FROM cache_t WHERE id = fid;
+	EXECUTE format('SELECT seen::bytea::scalablebloom FROM %s WHERE id = $1', tab) INTO mem USING fid;
 	FOREACH k IN ARRAY keys LOOP
-		EXECUTE 'SELECT seen @> $1 FROM cache_t WHERE id = $2' INTO a USING k, fid;
+		EXECUTE format('SELECT seen @> $1 FROM %s WHERE id = $2', tab) INTO a USING k, fid;
 		b := mem @> k;
 		probes := probes + 1;
 		sliced_true := sliced_true + a::int;
@@ -60,11 +60,11 @@ END
 $$;
 
 -- present elements spread over the whole value: no false negatives
-SELECT * FROM cache_compare(2, ARRAY(SELECT 'e' || i FROM generate_series(1, 700000, 700) i));
+SELECT * FROM cache_compare('cache_t', 2, ARRAY(SELECT 'e' || i FROM generate_series(1, 700000, 700) i));
 -- absent elements: the same false positives either way
 SELECT probes, disagree, sliced_true = full_true AS same,
 	   sliced_true < probes * 0.01 AS few_false_positives
-FROM cache_compare(2, ARRAY(SELECT 'x' || i FROM generate_series(1, 1000) i));
+FROM cache_compare('cache_t', 2, ARRAY(SELECT 'x' || i FROM generate_series(1, 1000) i));
 -- no false negatives through sbf_matches, <@ and @> ANY in one query
 SELECT count(*) AS probes,
 	   count(*) FILTER (WHERE sbf_matches(f.seen, ARRAY['e' || g, 'x' || g]) < 1) AS bad_matches,
@@ -167,40 +167,17 @@ RESET client_min_messages;
 
 -- the same answers as a copy held in memory (each EXECUTE a first sighting,
 -- read by slices): members spread over the value, then absent elements
-CREATE FUNCTION slice_compare(fid int, keys text[]) RETURNS TABLE (probes int, sliced_true int,
-		  full_true int, disagree int)
-LANGUAGE plpgsql AS $$
-DECLARE
-	k text;
-	a bool;
-	b bool;
-	mem scalablebloom;
-BEGIN
-	probes := 0; sliced_true := 0; full_true := 0; disagree := 0;
-	SELECT seen::bytea::scalablebloom INTO mem FROM slice_t WHERE id = fid;
-	FOREACH k IN ARRAY keys LOOP
-		EXECUTE 'SELECT seen @> $1 FROM slice_t WHERE id = $2' INTO a USING k, fid;
-		b := mem @> k;
-		probes := probes + 1;
-		sliced_true := sliced_true + a::int;
-		full_true := full_true + b::int;
-		disagree := disagree + (a IS DISTINCT FROM b)::int;
-	END LOOP;
-	RETURN NEXT;
-END
-$$;
 SELECT t.label, c.*
 FROM slice_t t,
-	 slice_compare(t.id, ARRAY(SELECT 'e' || i FROM generate_series(1, t.n, t.n / 500) i)) c
+	 cache_compare('slice_t', t.id, ARRAY(SELECT 'e' || i FROM generate_series(1, t.n, t.n / 500) i)) c
 ORDER BY t.id;
 SELECT t.label, c.probes, c.disagree, c.sliced_true = c.full_true AS same,
 	   c.sliced_true < c.probes * 0.02 AS few_false_positives
-FROM slice_t t, slice_compare(t.id, ARRAY(SELECT 'x' || i FROM generate_series(1, 1000) i)) c
+FROM slice_t t, cache_compare('slice_t', t.id, ARRAY(SELECT 'x' || i FROM generate_series(1, 1000) i)) c
 ORDER BY t.id;
 
-DROP FUNCTION slice_compare(int, text[]);
 DROP TABLE slice_t;
-DROP FUNCTION cache_compare(int, text[]);
+DROP FUNCTION cache_compare(regclass, int, text[]);
 DROP FUNCTION cache_bump(int, int);
 DROP FUNCTION cache_read(int, int);
 DROP TABLE cache_t, cache_many;
