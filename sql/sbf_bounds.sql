@@ -21,6 +21,28 @@ FROM bu;
 SELECT ((f || e) || (f || e)) || 'c' = (f || e) || 'c' AS same_next_add
 FROM bu;
 
+-- a grown aggregate (sbf_agg, then adds) holds a segment appended after
+-- the built one and smaller than it, out of a union's canonical order:
+-- fa || fa and sbf_union(fa, fa) are fa byte for byte (a union of copies),
+-- so its count source and next add stay; a union of fa with itself at
+-- another error_rate is a full union, in the canonical order (the smaller
+-- segment first) with every element; fa with g is the same either way round
+CREATE TEMP TABLE bg AS
+	SELECT sbf_agg(g) || 'x' || 'y' AS fa, sbf_agg(g) FILTER (WHERE g <= 300) AS g
+	FROM generate_series(1, 5000) g;
+SELECT (SELECT string_agg((s ->> 'capacity') || ':' || (s ->> 'kind'), ',')
+        FROM jsonb_array_elements(sbf_info(fa) -> 'segments') s) AS fa_segments,
+       fa || fa = fa AS fa_self, sbf_union(fa, fa) = fa AS fa_union_self,
+       sbf_info(fa || fa) ->> 'count_source' = sbf_info(fa) ->> 'count_source' AS same_source,
+       (fa || fa) || 'z' = fa || 'z' AS same_next_add
+FROM bg;
+SELECT (SELECT string_agg((s ->> 'capacity') || ':' || (s ->> 'kind'), ',')
+        FROM jsonb_array_elements(sbf_info(c) -> 'segments') s) AS full_union_segments,
+       c @> 'x'::text AND c @> 'y'::text AND c @> 1::bigint AND c @> 5000::bigint AS full_union_has_all,
+       sbf_union(fa, g, 0.05) = sbf_union(g, fa, 0.05) AS with_g_symmetric
+FROM (SELECT fa, g, sbf_union(fa, fa, 0.02) AS c FROM bg) s;
+DROP TABLE bg;
+
 -- issue 39's crafted value (test/fuzz/corpus/fuzz_validate/v4-thin-bloom,
 -- 132 bytes): two bloom segments of m = 1 bit whose counts sum to 105; #
 -- answered 85,242,318,145.  Refused: no writer gives 60 elements 1 bit

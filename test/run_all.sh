@@ -23,6 +23,19 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 majors=${SBF_PG:-"15 17 18 19"}
+# The system's PostgreSQL 15 is shared: its sbf.so is what every run on 15
+# installs.  A run with 15 holds /var/lock/sbf-pg15.lock from here to its
+# end (on fd 7, which the steps below inherit), so that no other run's
+# install replaces the build its regress, TAP, Java and Python steps load;
+# they take no lock of their own (SBF_PY_LOCK=0, SBF_JAVA_LOCK=0).
+case " $majors " in
+*" 15 "*)
+	if [ "${SBF_PG15_LOCKED:-0}" != 1 ]; then
+		exec 7> /var/lock/sbf-pg15.lock
+		flock -n 7 || { echo "waiting for /var/lock/sbf-pg15.lock (another run on 15)"; flock 7; }
+		export SBF_PG15_LOCKED=1
+	fi ;;
+esac
 if [ -z "${SBF_VENDOR:-}" ]; then
 	for d in ../shared/vendor /work/shared/vendor; do
 		[ -d "$d" ] && { SBF_VENDOR=$(cd "$d" && pwd); break; }
@@ -344,8 +357,8 @@ fi
 # (test/kit), XXH3 against the core's vectors, randomized corruption, and
 # sbf.jdbc against a throwaway cluster of the first major in SBF_PG
 # (clients/java/test.sh, whose last line is "java: N passed, N failed, N
-# skipped").  It takes no lock of its own, as the Python block below;
-# SBF_SKIP=java skips it.
+# skipped").  It takes no lock of its own (a run on 15 holds
+# /var/lock/sbf-pg15.lock: see the top); SBF_SKIP=java skips it.
 if ! skip java; then
 	jmajor=${majors%% *}
 	echo "== java (pg$jmajor)"
@@ -363,7 +376,7 @@ fi
 # cluster of the first major in SBF_PG, and the malformed-input campaign
 # under ASan (test/python_check.sh, whose last line is "python: N passed, N
 # failed, N skipped").  It takes no lock of its own: a run on 15 holds
-# /var/lock/sbf-pg15.lock already.
+# /var/lock/sbf-pg15.lock from the top.
 if ! skip python; then
 	pymajor=${majors%% *}
 	echo "== python (pg$pymajor)"

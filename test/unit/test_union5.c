@@ -4,7 +4,8 @@
  *	  union_canonical): f || e with e exact is in a union's canonical order,
  *	  the same in every argument order, and a union with itself, with e or
  *	  with f keeps its bytes; a union of two segmented values is canonical
- *	  and a fixed point.
+ *	  and a fixed point; a union of copies of a grown value (segments out
+ *	  of the canonical order) is that value.
  *	  Deterministic keys.
  */
 #include <inttypes.h>
@@ -129,6 +130,10 @@ union5_exact(void)
 	CHECK(same_bytes(&r, &fe));
 	CHECK((flags_of(&r) & SBF_FLAG_OVERLAP) == (flags_of(&fe) & SBF_FLAG_OVERLAP));
 	sbf_filter_free(&r);
+	/* the canonical order itself keeps them (one input: no copies) */
+	CHECK_ST(union_of(&r, in, 1), SBF_OK);
+	CHECK(same_bytes(&r, &fe));
+	sbf_filter_free(&r);
 	/* the union with e again, or with f, keeps the bytes too */
 	in[0] = &fe; in[1] = &e;
 	CHECK_ST(union_of(&r, in, 2), SBF_OK);
@@ -169,10 +174,10 @@ union5_canonical(void)
 	for (i = 1; i < n; i++)
 		CHECK(cap[i - 1] <= cap[i]);
 	CHECK(has_keys(&r1, 0, 0, UT_N) && has_keys(&r1, 1, 0, 3));
-	/* and it is a fixed point */
-	in[0] = &r1; in[1] = &r1;
+	/* and it is a fixed point of the canonical order (one input: no copies) */
+	in[0] = &r1;
 	sbf_filter_free(&r2);
-	CHECK_ST(union_of(&r2, in, 2), SBF_OK);
+	CHECK_ST(union_of(&r2, in, 1), SBF_OK);
 	CHECK(same_bytes(&r1, &r2));
 	sbf_filter_free(&r1);
 	sbf_filter_free(&r2);
@@ -180,11 +185,72 @@ union5_canonical(void)
 	sbf_filter_free(&g);
 }
 
+/*
+ * fa = a built value grown by adds: the add appends a segment smaller than
+ * the built one, out of a union's canonical order.  fa || fa (and a union
+ * of three copies) is fa byte for byte; the one-input union puts it in the
+ * canonical order (the same set); fa || g with g != fa is canonical; a
+ * union given another error_rate is no union of copies.
+ */
+static void
+union5_copies(void)
+{
+	SbfUnionSpec spec = {0.02, true, false};
+	SbfFilter	fa, fb, g, r, c;
+	SbfFilter  *in[3];
+	SbfView		v[2];
+	uint64_t	cap[8];
+
+	built(&fa, UT_N);
+	add_keys(&fa, 1, 0, 3);
+	CHECK(capacities(&fa, cap, 8) == 2 && cap[0] > cap[1]);
+	in[0] = &fa; in[1] = &fa; in[2] = &fa;
+	CHECK_ST(union_of(&r, in, 2), SBF_OK);
+	CHECK(same_bytes(&r, &fa));
+	sbf_filter_free(&r);
+	CHECK_ST(union_of(&r, in, 3), SBF_OK);
+	CHECK(same_bytes(&r, &fa));
+	sbf_filter_free(&r);
+	/* an equal copy built the same way, not the same buffer */
+	built(&fb, UT_N);
+	add_keys(&fb, 1, 0, 3);
+	in[1] = &fb;
+	CHECK_ST(union_of(&r, in, 2), SBF_OK);
+	CHECK(same_bytes(&r, &fa));
+	sbf_filter_free(&r);
+	/* the canonical form: capacity ascending, every key, a fixed point */
+	CHECK_ST(union_of(&c, in, 1), SBF_OK);
+	CHECK(!same_bytes(&c, &fa));
+	CHECK(capacities(&c, cap, 8) == 2 && cap[0] < cap[1]);
+	CHECK(has_keys(&c, 0, 0, UT_N) && has_keys(&c, 1, 0, 3));
+	/* fa || g: no copies, canonical, the same as c || g */
+	built(&g, 300);
+	in[1] = &g;
+	CHECK_ST(union_of(&r, in, 2), SBF_OK);
+	sbf_filter_free(&fb);
+	in[0] = &c;
+	CHECK_ST(union_of(&fb, in, 2), SBF_OK);
+	CHECK(same_bytes(&r, &fb));
+	sbf_filter_free(&r);
+	sbf_filter_free(&fb);
+	/* another error_rate: the full union, canonical */
+	CHECK(validate_filter(&fa, &v[0]) == SBF_OK);
+	v[1] = v[0];
+	CHECK_ST(sbf_union_many(&r, v, 2, &spec, NULL, 0, &g_alloc), SBF_OK);
+	CHECK(!same_bytes(&r, &fa));
+	CHECK(capacities(&r, cap, 8) == 2 && cap[0] < cap[1]);
+	sbf_filter_free(&r);
+	sbf_filter_free(&c);
+	sbf_filter_free(&g);
+	sbf_filter_free(&fa);
+}
+
 int
 main(void)
 {
 	RUN(union5_exact);
 	RUN(union5_canonical);
+	RUN(union5_copies);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

@@ -82,6 +82,60 @@ union_canonical(SbfFilter *u, const SbfUnionSpec *spec)
 }
 
 /*
+ * Hands u to out unless the spec's budget refuses it (then u is freed):
+ * *bound gets u's fpr_bound either way.
+ */
+static SbfStatus
+union_finish(SbfFilter *out, SbfFilter *u, const SbfView *first,
+			 const SbfUnionSpec *spec, double *bound)
+{
+	SbfView		uv;
+	double		b;
+
+	sbf_filter_view(u, &uv);
+	b = sbf_fpr_bound(&uv);
+	if (bound != NULL)
+		*bound = b;
+	if (spec->enforce && first->tightening < 1.0 &&
+		b > (spec->error_rate > 0.0 ? spec->error_rate : first->error_rate) *
+		(1.0 + 1e-9))
+	{
+		sbf_filter_free(u);
+		return SBF_E_OVER_BUDGET;
+	}
+	*out = *u;
+	return SBF_OK;
+}
+
+/*
+ * Whether the union is of n >= 2 copies of one value as this release
+ * writes it (version 4 plain, or the exact form), merged and with the
+ * value's own error_rate: that value is the union, byte for byte.  A value
+ * grown by adds may hold its segments out of the canonical order of a
+ * union (an add appends a segment smaller than a built one), so f || f
+ * must not reorder them.  Depends only on the inputs' bytes, so the
+ * result still depends only on the set of inputs.
+ */
+static bool
+union_of_copies(const SbfView *in, uint32_t n, const SbfUnionSpec *spec)
+{
+	uint32_t	i;
+
+	if (n < 2 || !spec->merge ||
+		(spec->error_rate > 0.0 && spec->error_rate != in[0].error_rate))
+		return false;
+	if (!sbf_is_exact(&in[0]) &&
+		(in[0].version != SBF_FORMAT_V4 ||
+		 (in[0].flags & SBF_FLAG_WINDOWED) != 0))
+		return false;
+	for (i = 1; i < n; i++)
+		if (in[i].len != in[0].len ||
+			memcmp(in[i].buf, in[0].buf, in[0].len) != 0)
+			return false;
+	return true;
+}
+
+/*
  * The union of n validated views, exact ones included (see the file
  * header, "Exact inputs"), into a new filter.
  */
@@ -98,7 +152,6 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 	uint32_t	nexact = 0;
 	uint32_t	nseg = 0;
 	uint32_t	i;
-	double		b;
 	SbfStatus	st;
 
 	sbf_filter_start(out, prefix, a);
@@ -106,6 +159,11 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 		*bound = 0.0;
 	if (n == 0)
 		return SBF_E_PARAM;
+	if (union_of_copies(in, n, spec))
+	{
+		st = sbf_copy(&u, &in[0], prefix, 0, a);
+		return st != SBF_OK ? st : union_finish(out, &u, &in[0], spec, bound);
+	}
 	for (i = 0; i < n; i++)
 		if (sbf_is_exact(&in[i]))
 			nexact++;
@@ -166,20 +224,7 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 	a->free(v, a->ctx);
 	if (st != SBF_OK)
 		return st;
-
-	sbf_filter_view(&u, &xv);
-	b = sbf_fpr_bound(&xv);
-	if (bound != NULL)
-		*bound = b;
-	if (spec->enforce && in[0].tightening < 1.0 &&
-		b > (spec->error_rate > 0.0 ? spec->error_rate : in[0].error_rate) *
-		(1.0 + 1e-9))
-	{
-		sbf_filter_free(&u);
-		return SBF_E_OVER_BUDGET;
-	}
-	*out = u;
-	return SBF_OK;
+	return union_finish(out, &u, &in[0], spec, bound);
 }
 
 /* dst := the union of dst and src; dst is replaced only on success. */
