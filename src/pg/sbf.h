@@ -52,6 +52,8 @@
 #include "sbf_compat.h"
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
+#include "sbf_union.h"
 
 typedef struct ScalableBloom
 {
