@@ -16,8 +16,9 @@
  * palloc'd (MAXALIGN'd) copy.
  *
  * NAMING: a name tells which layer a function belongs to.
- *	- Core API (src/core/common/sbf_core.h; pure C, no PostgreSQL types, never
- *	  raises an error but returns an SbfStatus): sbf_<object>_<verb> or
+ *	- Core API (src/core: sbf_core.h and each folder's header, e.g.
+ *	  sbf_plain.h, sbf_union.h; pure C, no PostgreSQL types, never raises an
+ *	  error but returns an SbfStatus): sbf_<object>_<verb> or
  *	  sbf_<verb> (sbf_validate, sbf_add_hash, sbf_text_encode), types Sbf<Name>,
  *	  constants SBF_<NAME>.  Helpers shared by core files (sbf_internal.h)
  *	  look the same.
@@ -52,6 +53,8 @@
 #include "sbf_compat.h"
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
+#include "sbf_union.h"
 
 typedef struct ScalableBloom
 {

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "bench_util.h"
 
 /* User CPU seconds of this process. */

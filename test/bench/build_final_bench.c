@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "bench_util.h"
 
 #define MAX_REPS	31

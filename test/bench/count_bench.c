@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_kind.h"

@@ -36,6 +36,7 @@
 
 #include "kit.h"
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "sbf_dir.h"
 #include "sbf_internal.h"
 #include "sbf_kind.h"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_dir.h"

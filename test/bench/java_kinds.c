@@ -23,6 +23,7 @@
 
 #include "sbf_app.h"
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "bench_util.h"
 #include "sbf_dir.h"
 #include "sbf_internal.h"

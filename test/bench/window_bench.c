@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_window.h"

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "bench_util.h"
 #include "sbf_internal.h"
 #include "sbf_window.h"

@@ -20,6 +20,7 @@
 #define FUZZ_UNION4_H
 
 #include "sbf_dir.h"
+#include "sbf_union.h"
 
 #define U4_MAX_SEGS		6
 #define U4_HLL_P		4

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "sbf_window.h"
 #include "sbf_hashset.h"
 #include "sbf_internal.h"

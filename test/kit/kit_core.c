@@ -22,6 +22,7 @@
 #include "kit.h"
 #include "sbf_app.h"
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "sbf_hashset.h"
 #include "sbf_window.h"
 

@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "sbf_internal.h"
 
 #define MAX_ARGS	32

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "sbf_app.h"
+#include "sbf_plain.h"
 #include "unit_check.h"
 #include "unit_alloc.h"
 

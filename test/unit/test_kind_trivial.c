@@ -21,6 +21,7 @@
 #include "unit_alloc.h"
 #include "unit_core.h"
 #include "sbf_dir.h"
+#include "sbf_union.h"
 #include "unit_kinds.h"
 
 #define TRIVIAL_CODE		31	/* a code without a row in the server */

@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
+#include "sbf_union.h"
 #include "sbf_hashset.h"
 #include "sbf_internal.h"
 

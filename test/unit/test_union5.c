@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
+#include "sbf_union.h"
 #include "sbf_internal.h"
 #include "sbf_dir.h"
 

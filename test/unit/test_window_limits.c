@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "sbf_internal.h"
 #include "sbf_window.h"
 

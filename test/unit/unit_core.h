@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "sbf_internal.h"
 
 /*

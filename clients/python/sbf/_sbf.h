@@ -10,6 +10,7 @@
 #include <Python.h>
 
 #include "sbf_core.h"
+#include "sbf_plain.h"
 #include "sbf_window.h"
 #include "sbf_app.h"
 #include "sbf_plan.h"

@@ -376,14 +376,6 @@ extern uint64_t sbf_union_word_scans;
  */
 extern uint64_t sbf_count_model_calls;
 
-/*
- * The union of n >= 1 validated segmented views into a new filter: plan
- * (collect, merge, budget) and apply (sbf_union.c).
- */
-extern SbfStatus sbf_union_segments(SbfFilter *out, const SbfView *in, uint32_t n,
-									const SbfUnionSpec *spec, double *bound,
-									size_t prefix, const SbfAllocator *a);
-
 /* Calls sbf_interrupt_hook, if set (loops without an allocator). */
 static inline void
 sbf_hook_interrupt(void)

@@ -13,6 +13,7 @@
 
 #include "sbf_hashset_int.h"
 #include "sbf_kind.h"
+#include "sbf_union.h"
 
 /*
  * The pending buffer holds about a quarter as many hashes as the array

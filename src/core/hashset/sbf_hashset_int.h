@@ -11,6 +11,7 @@
 #include "sbf_hash_sort.h"
 #include "sbf_hashset.h"
 #include "sbf_internal.h"
+#include "sbf_plain.h"
 
 /* Runs of at most this many hashes are sorted by insertion. */
 #define SBF_HS_SMALL_SORT		SBF_HASH_SORT_SMALL

@@ -5,6 +5,7 @@
  *	  picks for the set, and its HyperLogLog from the same hashes.
  */
 #include "sbf_dir.h"
+#include "sbf_plain.h"
 
 /* payload offset of a one-segment value's first data area (before padding) */
 #define ONE_SEGMENT_END		(SBF_HEADER_BYTES + SBF_SEGDIR_BYTES)

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "sbf_dir.h"
+#include "sbf_plain.h"
 
 /*
  * A segment's rate at its capacity taken as at most this in the bound (the

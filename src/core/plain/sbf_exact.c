@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "sbf_internal.h"
+#include "sbf_plain.h"
 
 /* Marks in map the HyperLogLog register (p bits) of hash x: bit r for register r. */
 static inline void

@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "sbf_dir.h"
+#include "sbf_plain.h"
 
 /*
  * The first segment of a filter that grows (a conversion from the exact

@@ -9,6 +9,7 @@
 
 #include "sbf_dir.h"
 #include "sbf_window.h"
+#include "sbf_plain.h"
 
 /* Checks ranges and finiteness; SBF_OK or SBF_E_PARAM. */
 SbfStatus

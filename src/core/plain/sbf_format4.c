@@ -6,6 +6,7 @@
  *	  so no data byte moves.
  */
 #include "sbf_dir.h"
+#include "sbf_plain.h"
 
 /*
  * Rewrites the payload buf (len bytes, a valid segmented value of version 1

@@ -8,6 +8,7 @@
  *	  leaves it exactly as it was.
  */
 #include "sbf_dir.h"
+#include "sbf_plain.h"
 
 /*
  * The growth rule, in one place: the kind of a segment appended for

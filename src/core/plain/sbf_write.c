@@ -6,6 +6,7 @@
  *	  value spent before its first segment, and writing a directory entry.
  */
 #include "sbf_dir.h"
+#include "sbf_plain.h"
 
 /*
  * Makes room for needed payload bytes.  Some slack (up to the largest

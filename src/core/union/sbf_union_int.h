@@ -10,6 +10,7 @@
 #define SBF_UNION_INT_H
 
 #include "sbf_dir.h"
+#include "sbf_union.h"
 
 /*
  * Word-by-word comparisons an item may make with candidate result segments
@@ -18,6 +19,14 @@
  * segment that would need more is appended instead, which is safe.
  */
 #define UNION_MAX_SCANS			8
+
+/*
+ * The union of n >= 1 validated segmented views into a new filter: plan
+ * (collect, merge, budget) and apply (sbf_union.c).
+ */
+extern SbfStatus sbf_union_segments(SbfFilter *out, const SbfView *in, uint32_t n,
+									const SbfUnionSpec *spec, double *bound,
+									size_t prefix, const SbfAllocator *a);
 
 /* One input segment. */
 typedef struct UnionItem

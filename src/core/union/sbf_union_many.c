@@ -32,7 +32,7 @@
  */
 #include <stdlib.h>
 
-#include "sbf_internal.h"
+#include "sbf_union_int.h"
 
 /*
  * Adds the hashes of exact view x to filter u, in ascending order (a series
