@@ -629,11 +629,10 @@ Datum
 sbf_hashset_union_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = sbf_agg_context(fcinfo, "sbf_hashset_union_trans");
-	SbfHsObject *o;
+	SbfHsObject *o = PG_ARGISNULL(1) ? NULL : hs_agg_state(fcinfo, aggcxt);
 
-	if (PG_ARGISNULL(1))
+	if (o == NULL)
 		return sbf_agg_keep_state(fcinfo);
-	o = hs_agg_state(fcinfo, aggcxt);
 	sbf_hso_union_datum(fcinfo, o, PG_GETARG_DATUM(1), false);
 	PG_RETURN_DATUM(sbf_hso_datum(o));
 }

@@ -175,13 +175,10 @@ trivial_fill_bits(const SbfKindGeom *g, uint64_t bytes)
 }
 
 static int
-trivial_describe(const SbfSegment *seg, const SbfKindGeom *g, uint64_t bytes,
-				 SbfInfoKey *out)
+trivial_describe(const SbfKindGeom *g, SbfInfoKey *out)
 {
-	(void) seg;
-	out[0] = (SbfInfoKey) {"bits", bytes * 8};
-	out[1] = (SbfInfoKey) {"fingerprints", g->size};
-	return 2;
+	out[0] = (SbfInfoKey) {"fingerprints", g->size};
+	return 1;
 }
 
 /* The one row. */

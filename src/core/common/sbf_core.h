@@ -252,6 +252,14 @@ typedef struct SbfAllocator
 	void		(*interrupt) (void *ctx);
 } SbfAllocator;
 
+/* Frees p with a; nothing when p is NULL (as free(NULL)). */
+static inline void
+sbf_free(const SbfAllocator *a, void *p)
+{
+	if (p != NULL)
+		a->free(p, a->ctx);
+}
+
 /*
  * The interrupt check of the loops that take no allocator (the validators,
  * the directory count, rates over a segment's data), called every so much

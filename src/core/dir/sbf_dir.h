@@ -233,6 +233,20 @@ sbf_dir_view(SbfDirIter *it, const SbfView *v)
 	sbf_dir_start(it, v->buf, v->nsegments, v->bits_offset);
 }
 
+/* A plain view's walk as a value (SBF_DIR_FOREACH). */
+static inline SbfDirIter
+sbf_dir_begin(const SbfView *v)
+{
+	SbfDirIter	it;
+
+	sbf_dir_view(&it, v);
+	return it;
+}
+
+/* Runs the statement after it for each entry e of the plain view v. */
+#define SBF_DIR_FOREACH(e, v) \
+	for (SbfDirIter e##_iter = sbf_dir_begin(v); sbf_dir_next(&e##_iter, &(e));)
+
 /*
  * The one segment probe: whether the segment of entry e in payload buf
  * holds hash h (the kind 1 test inline: it is every plain lookup's loop).

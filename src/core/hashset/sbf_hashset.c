@@ -87,10 +87,8 @@ sbf_hs_free(SbfHashSet *s)
 void
 sbf_hs_scratch_free(SbfHsScratch *sc)
 {
-	if (sc->tmp != NULL)
-		sc->a->free(sc->tmp, sc->a->ctx);
-	if (sc->count != NULL)
-		sc->a->free(sc->count, sc->a->ctx);
+	sbf_free(sc->a, sc->tmp);
+	sbf_free(sc->a, sc->count);
 	sc->tmp = NULL;
 	sc->count = NULL;
 	sc->tmpcap = 0;
@@ -322,8 +320,7 @@ hs_scratch_reserve(SbfHsScratch *sc, uint64_t n)
 
 		if (tmp == NULL)
 			return SBF_E_NOMEM;
-		if (sc->tmp != NULL)
-			sc->a->free(sc->tmp, sc->a->ctx);
+		sbf_free(sc->a, sc->tmp);
 		sc->tmp = tmp;
 		sc->tmpcap = n;
 	}
@@ -536,8 +533,7 @@ hs_build_array(const SbfHashSet *s, const SbfParams *params, size_t prefix,
 		h = merged;
 	}
 	status = sbf_build_final(out, params, h, (size_t) n, prefix, a);
-	if (merged != NULL)
-		a->free(merged, a->ctx);
+	sbf_free(a, merged);
 	return status;
 }
 
@@ -570,8 +566,7 @@ sbf_hs_build(const SbfHashSet *s, const SbfParams *params, size_t prefix,
 		if (status != SBF_OK)
 			sbf_filter_free(out);
 	}
-	if (copy != NULL)
-		a->free(copy, a->ctx);
+	sbf_free(a, copy);
 	return status;
 }
 

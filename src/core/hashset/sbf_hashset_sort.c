@@ -100,8 +100,7 @@ sbf_hs_iter_of(const SbfHashSet *s, const SbfAllocator *a, SbfHsIter *it,
 			}
 		}
 		r = sbf_hash_sort_unique(s->buf, s->nbuf, run, count);
-		if (count != NULL)
-			a->free(count, a->ctx);
+		sbf_free(a, count);
 		r = sbf_hs_drop_known(s->set, s->nset, run, r, a);
 	}
 	hs_iter_start(it, s->set, s->nset, run, r);

@@ -237,13 +237,37 @@ sbf_kind_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 			hit[b] = ops->contains(g, data, h[b]);
 }
 
+size_t
+sbf_count_marked(const uint64_t *h, size_t n, SbfMarkBatch mark_batch,
+				 const void *arg)
+{
+	size_t		found = 0;
+	size_t		done = 0;
+
+	while (done < n)
+	{
+		bool		hit[SBF_MARK_BATCH] = {false};
+		size_t		nb = n - done < SBF_MARK_BATCH ? n - done : SBF_MARK_BATCH;
+		size_t		b;
+
+		mark_batch(arg, h + done, nb, hit);
+		for (b = 0; b < nb; b++)
+			found += hit[b];
+		done += nb;
+	}
+	return found;
+}
+
 /* sbf_info's geometry keys of a described segment: its kind's describe. */
 int
 sbf_segment_info_keys(const SbfSegmentDesc *d, SbfInfoKey *out)
 {
 	const SbfKindOps *ops = sbf_kind_ops(d->g.kind);
 
-	if (ops == NULL || ops->describe == NULL)
+	if (ops == NULL)
 		return 0;
-	return ops->describe(&d->seg, &d->g, d->bytes, out);
+	out[0] = (SbfInfoKey) {"bits", sbf_kind_fill_bits(ops, &d->g, d->bytes)};
+	if (ops->describe == NULL)
+		return 1;
+	return 1 + ops->describe(&d->g, out + 1);
 }

@@ -180,6 +180,18 @@ extern int	sbf_segment_info_keys(const SbfSegmentDesc *d, SbfInfoKey *out);
 extern void sbf_kind_mark(const SbfKindGeom *g, const uint8_t *data,
 						  const uint64_t *h, size_t n, bool *hit);
 
+/*
+ * A lookup over several segments: how many of h[0..n) are found, taking the
+ * hashes SBF_MARK_BATCH at a time; mark_batch(arg, batch, nb, hit) has every
+ * segment mark its hits (sbf_kind_mark each), so one segment's cache misses
+ * overlap before the next segment is probed.
+ */
+#define SBF_MARK_BATCH		16
+typedef void (*SbfMarkBatch) (const void *arg, const uint64_t *h, size_t nb,
+							  bool *hit);
+extern size_t sbf_count_marked(const uint64_t *h, size_t n,
+							   SbfMarkBatch mark_batch, const void *arg);
+
 /* The kinds: each one file and its header. */
 #include "sbf_kind_bloom.h"
 #include "sbf_kind_blocked.h"

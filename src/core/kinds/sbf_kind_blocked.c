@@ -470,19 +470,7 @@ count_or_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 	return found;
 }
 
-size_t
-sbf_blocked_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-			  size_t n)
-{
-	return count_or_mark(g, data, h, n, NULL);
-}
-
-void
-sbf_blocked_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-				 size_t n, bool *hit)
-{
-	(void) count_or_mark(g, data, h, n, hit);
-}
+SBF_KIND_COUNT_AND_MARK(sbf_blocked, count_or_mark)
 
 /* Sets h's probes; true when one of them was clear. */
 bool
@@ -600,24 +588,13 @@ blocked_expected_fill(const SbfSegment *seg)
 	return -expm1((double) seg->k * (double) seg->count * log1p(-1.0 / bits));
 }
 
-/* Every bit of its lines. */
-static uint64_t
-blocked_fill_bits(const SbfKindGeom *g, uint64_t bytes)
-{
-	(void) g;
-	return bytes * 8;
-}
-
-/* sbf_info: its bits, 512-bit lines and probes ("hashes"). */
+/* sbf_info's keys after "bits": 512-bit lines and probes ("hashes"). */
 static int
-blocked_describe(const SbfSegment *seg, const SbfKindGeom *g, uint64_t bytes,
-				 SbfInfoKey *out)
+blocked_describe(const SbfKindGeom *g, SbfInfoKey *out)
 {
-	(void) seg;
-	out[0] = (SbfInfoKey) {"bits", bytes * 8};
-	out[1] = (SbfInfoKey) {"lines", g->size};
-	out[2] = (SbfInfoKey) {"hashes", g->width};
-	return 3;
+	out[0] = (SbfInfoKey) {"lines", g->size};
+	out[1] = (SbfInfoKey) {"hashes", g->width};
+	return 2;
 }
 
 /* A union's slice of g: whole lines, unit lines in, at most words / 8. */
@@ -641,36 +618,19 @@ blocked_slice(const SbfKindGeom *g, uint64_t unit, uint64_t words,
  * searches; windowed: whenever smaller).
  */
 const SbfKindOps sbf_kind_blocked_ops = {
-	.kind = SBF_KIND_BLOCKED,
-	.name = "blocked",
-	.check_geom = sbf_blocked_check_geom,
-	.bytes = sbf_blocked_bytes,
-	.check_data = sbf_blocked_check_data,
-	.check_entry = sbf_blocked_check_entry,
-	.plan = sbf_blocked_plan,
-	.contains = sbf_blocked_contains,
-	.count = sbf_blocked_count,
-	.insert = sbf_blocked_insert,
-	.build = sbf_blocked_build,
-	.merge = sbf_blocked_merge,
-	.rate_at = sbf_blocked_rate_at,
-	.rate_of = sbf_blocked_rate_of,
+	SBF_KIND_ROW(SBF_KIND_BLOCKED, "blocked", sbf_blocked),
+	.insert = sbf_blocked_insert, .merge = sbf_blocked_merge,
 	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4,
-	.choose_rank = 2,
-	.choose_fallback = SBF_KIND_IN_PLAIN4,
+	/* the choice: after fused, and in plain directories a fallback */
+	.choose_rank = 2, .choose_fallback = SBF_KIND_IN_PLAIN4,
 	.choose_max_n = UINT64_MAX,
-	.model_rate = blocked_model_rate,
-	.model_rates = blocked_model_rates,
-	.expected_fill = blocked_expected_fill,
-	.expected_rate = sbf_blocked_rate_at,
-	.fill_bits = blocked_fill_bits,
-	.probe_span = blocked_probe_span,
-	.probe_ranges = blocked_probe_ranges,
-	.probe_at = blocked_probe_at,
+	/* counts, sbf_info */
+	.model_rate = blocked_model_rate, .model_rates = blocked_model_rates,
+	.expected_fill = blocked_expected_fill, .expected_rate = sbf_blocked_rate_at,
 	.describe = blocked_describe,
-	.union_rule = SBF_UNION_RATE,
-	.slice = blocked_slice,
-	.count_batched = true,
-	.mark = sbf_blocked_mark,
+	/* reads by slices, unions, lookups */
+	SBF_KIND_SLICED_READS(blocked),
+	.union_rule = SBF_UNION_RATE, .slice = blocked_slice,
+	.count_batched = true, .mark = sbf_blocked_mark,
 	.win_lane = SBF_WIN_LANE_LINE,
 };

@@ -38,9 +38,6 @@ extern double sbf_blocked_fpr(double lambda, uint32_t k);
  */
 extern void sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits);
 
-/* the batched mark (SbfKindOps.mark) */
-extern void sbf_blocked_mark(const SbfKindGeom *g, const uint8_t *data,
-							 const uint64_t *h, size_t n, bool *hit);
 
 /*
  * The line of hash h in a blocked segment of g->size lines at data

@@ -343,16 +343,12 @@ bloom_probe_span(const SbfKindGeom *g)
 	return g->width;
 }
 
-/* sbf_info: its bits and hashes. */
+/* sbf_info's keys after "bits": its hashes. */
 static int
-bloom_describe(const SbfSegment *seg, const SbfKindGeom *g, uint64_t bytes,
-			   SbfInfoKey *out)
+bloom_describe(const SbfKindGeom *g, SbfInfoKey *out)
 {
-	(void) g;
-	(void) bytes;
-	out[0] = (SbfInfoKey) {"bits", seg->nbits};
-	out[1] = (SbfInfoKey) {"hashes", seg->k};
-	return 2;
+	out[0] = (SbfInfoKey) {"hashes", g->width};
+	return 1;
 }
 
 /*
@@ -372,8 +368,18 @@ bloom_slice(const SbfKindGeom *g, uint64_t unit, uint64_t words,
 	return take;
 }
 
-/* The bloom kinds' rows: what they share, and their own positions. */
-#define BLOOM_ROW_COMMON \
+/*
+ * The bloom kinds' rows: what they share, and their own positions (the
+ * functions prefix_plan, _contains, _count, _insert and _build).
+ */
+#define BLOOM_ROW(code, prefix) \
+	.kind = code, \
+	.name = "bloom", \
+	.plan = prefix##_plan, \
+	.contains = prefix##_contains, \
+	.count = prefix##_count, \
+	.insert = prefix##_insert, \
+	.build = prefix##_build, \
 	.check_geom = sbf_bloom_check_geom, \
 	.bytes = sbf_bloom_bytes, \
 	.check_data = sbf_bloom_check_data, \
@@ -398,14 +404,7 @@ bloom_slice(const SbfKindGeom *g, uint64_t unit, uint64_t words,
  * m = 10, k = 7 five times).
  */
 const SbfKindOps sbf_kind_bloom_ops = {
-	BLOOM_ROW_COMMON,
-	.kind = SBF_KIND_BLOOM,
-	.name = "bloom",
-	.plan = sbf_bloom_plan,
-	.contains = sbf_bloom_contains,
-	.count = sbf_bloom_count,
-	.insert = sbf_bloom_insert,
-	.build = sbf_bloom_build,
+	BLOOM_ROW(SBF_KIND_BLOOM, sbf_bloom),
 	.dirs = SBF_KIND_IN_PLAIN4,
 	.choose_rank = 1,
 	.choose_beside_complete = true,
@@ -416,14 +415,7 @@ const SbfKindOps sbf_kind_bloom_ops = {
 
 /* Kind 4: format 3's segment, kind 4 of format 4 windowed. */
 const SbfKindOps sbf_kind_wbloom_ops = {
-	BLOOM_ROW_COMMON,
-	.kind = SBF_KIND_WBLOOM,
-	.name = "bloom",
-	.plan = sbf_wbloom_plan,
-	.contains = sbf_wbloom_contains,
-	.count = sbf_wbloom_count,
-	.insert = sbf_wbloom_insert,
-	.build = sbf_wbloom_build,
+	BLOOM_ROW(SBF_KIND_WBLOOM, sbf_wbloom),
 	.dirs = SBF_KIND_IN_WINDOW4,
 	.choose_rank = 3,
 	.win_lane = SBF_WIN_LANE_MIX,

@@ -299,6 +299,22 @@ fused_probe_ranges(const SbfKindGeom *g, uint64_t h, SbfProbeRange *out)
 	return g->arity;
 }
 
+/*
+ * The f-bit slot at stream bit `bit` from a copy of its range (the bytes of
+ * fused_probe_ranges: from the byte holding its first bit to its last).
+ */
+static inline uint32_t
+slot_in_range(const uint8_t *range, uint64_t bit, uint32_t f)
+{
+	uint32_t	len = (uint32_t) (((bit & 7) + f + 7) / 8);
+	uint64_t	w = 0;
+	uint32_t	b;
+
+	for (b = 0; b < len; b++)
+		w |= (uint64_t) range[b] << (8 * b);
+	return (uint32_t) ((w >> (bit & 7)) & ((UINT64_C(1) << f) - 1));
+}
+
 /* contains(h) from copies of the ranges of fused_probe_ranges. */
 static bool
 fused_probe_at(const SbfKindGeom *g, uint64_t h, const uint8_t *const *bytes)
@@ -308,18 +324,8 @@ fused_probe_at(const SbfKindGeom *g, uint64_t h, const uint8_t *const *bytes)
 	uint32_t	j;
 
 	fuse_positions(g, seed_of(g->attempt), h, &fp);
-	x = fp.fp;
-	for (j = 0; j < g->arity; j++)
-	{
-		uint64_t	bit = (uint64_t) fp.p[j] * g->width;
-		uint32_t	len = (uint32_t) (((bit & 7) + g->width + 7) / 8);
-		uint64_t	w = 0;
-		uint32_t	b;
-
-		for (b = 0; b < len; b++)
-			w |= (uint64_t) bytes[j][b] << (8 * b);
-		x ^= (uint32_t) ((w >> (bit & 7)) & ((UINT64_C(1) << g->width) - 1));
-	}
+	for (x = fp.fp, j = 0; j < g->arity; j++)
+		x ^= slot_in_range(bytes[j], (uint64_t) fp.p[j] * g->width, g->width);
 	return x == 0;
 }
 
@@ -400,19 +406,7 @@ count_or_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 	return found;
 }
 
-size_t
-sbf_fused_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-			size_t n)
-{
-	return count_or_mark(g, data, h, n, NULL);
-}
-
-void
-sbf_fused_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-			   size_t n, bool *hit)
-{
-	(void) count_or_mark(g, data, h, n, hit);
-}
+SBF_KIND_COUNT_AND_MARK(sbf_fused, count_or_mark)
 
 /*
  * Scratch of a build: per slot a count byte, a XOR of mixed hashes and one
@@ -699,25 +693,14 @@ fused_expected_fill(const SbfSegment *seg)
 	return 0.5;
 }
 
-/* Every bit of its area. */
-static uint64_t
-fused_fill_bits(const SbfKindGeom *g, uint64_t bytes)
-{
-	(void) g;
-	return bytes * 8;
-}
-
-/* sbf_info: its bits, fingerprint width, arity and segment length. */
+/* sbf_info's keys after "bits": fingerprint width, arity, segment length. */
 static int
-fused_describe(const SbfSegment *seg, const SbfKindGeom *g, uint64_t bytes,
-			   SbfInfoKey *out)
+fused_describe(const SbfKindGeom *g, SbfInfoKey *out)
 {
-	(void) seg;
-	out[0] = (SbfInfoKey) {"bits", bytes * 8};
-	out[1] = (SbfInfoKey) {"fingerprint_bits", g->width};
-	out[2] = (SbfInfoKey) {"arity", g->arity};
-	out[3] = (SbfInfoKey) {"segment_length", (uint64_t) 1 << g->log2_len};
-	return 4;
+	out[0] = (SbfInfoKey) {"fingerprint_bits", g->width};
+	out[1] = (SbfInfoKey) {"arity", g->arity};
+	out[2] = (SbfInfoKey) {"segment_length", (uint64_t) 1 << g->log2_len};
+	return 3;
 }
 
 /*
@@ -725,31 +708,16 @@ fused_describe(const SbfSegment *seg, const SbfKindGeom *g, uint64_t bytes,
  * to SBF_FUSED_MAX_BUILD hashes; its count is exact and it never merges.
  */
 const SbfKindOps sbf_kind_fused_ops = {
-	.kind = SBF_KIND_FUSED,
-	.name = "fused",
-	.check_geom = sbf_fused_check_geom,
-	.bytes = sbf_fused_bytes,
-	.check_data = sbf_fused_check_data,
-	.check_entry = sbf_fused_check_entry,
-	.plan = sbf_fused_plan,
-	.contains = sbf_fused_contains,
-	.count = sbf_fused_count,
-	.build = sbf_fused_build,
-	.rate_at = sbf_fused_rate_at,
-	.rate_of = sbf_fused_rate_of,
-	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4,
-	.complete = true,
-	.choose_rank = 0,
-	.choose_max_n = SBF_FUSED_MAX_BUILD,
-	.expected_fill = fused_expected_fill,
-	.expected_rate = sbf_fused_rate_at,
-	.fill_bits = fused_fill_bits,
-	.probe_span = fused_probe_span,
-	.probe_ranges = fused_probe_ranges,
-	.probe_at = fused_probe_at,
+	SBF_KIND_ROW(SBF_KIND_FUSED, "fused", sbf_fused),
+	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4, .complete = true,
+	/* the choice: first, up to its largest build */
+	.choose_rank = 0, .choose_max_n = SBF_FUSED_MAX_BUILD,
+	/* counts (exact: no model), sbf_info */
+	.expected_fill = fused_expected_fill, .expected_rate = sbf_fused_rate_at,
 	.describe = fused_describe,
+	/* reads by slices, unions (appended), lookups */
+	SBF_KIND_SLICED_READS(fused),
 	.union_rule = SBF_UNION_APPEND,
-	.count_batched = true,
-	.mark = sbf_fused_mark,
+	.count_batched = true, .mark = sbf_fused_mark,
 	.win_lane = SBF_WIN_LANE_FUSE,
 };

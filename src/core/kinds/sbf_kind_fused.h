@@ -33,9 +33,6 @@ extern const SbfKindOps sbf_kind_fused_ops;
 SBF_KIND_CHECKS(fused);
 SBF_KIND_USES(fused);
 
-/* the batched mark (SbfKindOps.mark) */
-extern void sbf_fused_mark(const SbfKindGeom *g, const uint8_t *data,
-						   const uint64_t *h, size_t n, bool *hit);
 
 /* The mixes of h for seed number attempt: x = sbf_mix64(h + seed), x2 = sbf_mix64(x). */
 extern void sbf_fused_mixes(uint8_t attempt, uint64_t h, uint64_t *x, uint64_t *x2);

@@ -161,7 +161,10 @@ typedef struct SbfKindOps
 	double		(*expected_fill) (const SbfSegment *seg);
 	double		(*expected_rate) (const SbfKindGeom *g, uint64_t count);
 
-	/* the bits of its data that hold set bits (fill, union limits) */
+	/*
+	 * the bits of its data that hold set bits (fill, union limits); NULL:
+	 * every bit (sbf_kind_fill_bits)
+	 */
 	uint64_t	(*fill_bits) (const SbfKindGeom *g, uint64_t bytes);
 
 	/*
@@ -186,12 +189,12 @@ typedef struct SbfKindOps
 							 const uint8_t *const *bytes);
 
 	/*
-	 * sbf_info's geometry keys of the segment, in order, into out (at most
-	 * SBF_INFO_MAX_KEYS); returns how many.  seg is the directory entry,
-	 * g and bytes its descriptor and data length.
+	 * sbf_info's geometry keys of the segment after "bits" (which every
+	 * kind shows: its fill_bits), in order, into out (at most
+	 * SBF_INFO_MAX_KEYS - 1); returns how many.  g is the segment's
+	 * descriptor.
 	 */
-	int			(*describe) (const SbfSegment *seg, const SbfKindGeom *g,
-							 uint64_t bytes, SbfInfoKey *out);
+	int			(*describe) (const SbfKindGeom *g, SbfInfoKey *out);
 
 	/* how a union merges two segments of the kind (sbf_union4.c) */
 	uint8_t		union_rule;
@@ -237,5 +240,58 @@ typedef struct SbfKindOps
 #define SBF_UNION_APPEND		0	/* never merges: appended */
 #define SBF_UNION_FILL			1	/* 1.2's rule: fill within the fill expected at capacity */
 #define SBF_UNION_RATE			2	/* the OR's exact rate within the larger p */
+
+/*
+ * The entries of a row that every kind fills, from its functions named
+ * prefix_check_geom, _bytes, _check_data, _check_entry, _plan, _contains,
+ * _count, _build, _rate_at and _rate_of (SBF_KIND_CHECKS and SBF_KIND_USES
+ * in sbf_kind.h declare them).
+ */
+#define SBF_KIND_ROW(code, kind_name, prefix) \
+	.kind = code, \
+	.name = kind_name, \
+	.check_geom = prefix##_check_geom, \
+	.bytes = prefix##_bytes, \
+	.check_data = prefix##_check_data, \
+	.check_entry = prefix##_check_entry, \
+	.plan = prefix##_plan, \
+	.contains = prefix##_contains, \
+	.count = prefix##_count, \
+	.build = prefix##_build, \
+	.rate_at = prefix##_rate_at, \
+	.rate_of = prefix##_rate_of
+
+/* The entries of a row read by slices: prefix_probe_span, _ranges and _at. */
+#define SBF_KIND_SLICED_READS(prefix) \
+	.probe_span = prefix##_probe_span, \
+	.probe_ranges = prefix##_probe_ranges, \
+	.probe_at = prefix##_probe_at
+
+/*
+ * The count and mark ops (prefix_count, as SBF_KIND_USES declares it, and a
+ * static prefix_mark) of a kind whose one batched loop does both:
+ * count_or_mark(g, data, h, n, hit) counts the hashes found, and with hit
+ * not NULL probes only those not yet hit and marks the ones it finds.
+ */
+#define SBF_KIND_COUNT_AND_MARK(prefix, count_or_mark) \
+size_t \
+prefix##_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h, \
+			   size_t n) \
+{ \
+	return count_or_mark(g, data, h, n, NULL); \
+} \
+static void \
+prefix##_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h, \
+			  size_t n, bool *hit) \
+{ \
+	(void) count_or_mark(g, data, h, n, hit); \
+}
+
+/* The bits of a segment's data that hold set bits (SbfKindOps.fill_bits). */
+static inline uint64_t
+sbf_kind_fill_bits(const SbfKindOps *ops, const SbfKindGeom *g, uint64_t bytes)
+{
+	return ops->fill_bits != NULL ? ops->fill_bits(g, bytes) : bytes * 8;
+}
 
 #endif							/* SBF_KIND_OPS_H */

@@ -140,12 +140,10 @@ sbf_directory_count(const SbfView *v)
 	double		pass = 1.0;
 	double		floor = 1.0;
 	CountMemos	ms;
-	SbfDirIter	it;
 	SbfDirEntry e;
 
 	memset(&ms, 0, sizeof(ms));
-	sbf_dir_view(&it, v);
-	while (sbf_dir_next(&it, &e))
+	SBF_DIR_FOREACH(e, v)
 	{
 		const CountMemo *m = segment_model(&e, &ms);
 		double		full;

@@ -538,8 +538,7 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 void
 sbf_filter_free(SbfFilter *f)
 {
-	if (f->base != NULL)
-		f->a->free(f->base, f->a->ctx);
+	sbf_free(f->a, f->base);
 	f->base = NULL;
 	f->len = 0;
 	f->cap = 0;

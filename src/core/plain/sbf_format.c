@@ -440,21 +440,29 @@ sbf_contains_hash(const SbfView *v, uint64_t h)
 	return false;
 }
 
-/* Hashes sbf_count_contained probes a segment at a time. */
-#define SBF_LOOKUP_BATCH	16
+/* A batch of sbf_count_contained: every segment marks its hits. */
+static void
+view_mark_batch(const void *arg, const uint64_t *h, size_t nb, bool *hit)
+{
+	const SbfView *v = arg;
+	SbfDirEntry e;
+
+	SBF_DIR_FOREACH(e, v)
+		sbf_kind_mark(&e.g, v->buf + e.data, h, nb, hit);
+}
 
 /*
  * How many of n hashes are probably present: the sum of sbf_contains_hash
  * over them.  In a filter larger than the CPU caches every probe is a cache
  * miss, one after the other; here, segment by segment, the hashes not found
- * yet go SBF_LOOKUP_BATCH at a time to the kind's batched, prefetching mark
- * (sbf_kind_mark), so the misses overlap.
+ * yet go a batch at a time to the kind's batched, prefetching mark
+ * (sbf_count_marked), so the misses overlap.
  */
 size_t
 sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 {
 	size_t		found = 0;
-	size_t		base;
+	size_t		i;
 
 	/*
 	 * the exact form is a sorted array: each lookup a binary search; bit
@@ -462,26 +470,11 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 	 */
 	if (sbf_is_exact(v) || v->hll_offset - v->bits_offset <= SBF_CACHED_BITS)
 	{
-		for (base = 0; base < n; base++)
-			found += sbf_contains_hash(v, h[base]) ? 1 : 0;
+		for (i = 0; i < n; i++)
+			found += sbf_contains_hash(v, h[i]) ? 1 : 0;
 		return found;
 	}
-	for (base = 0; base < n; base += SBF_LOOKUP_BATCH)
-	{
-		size_t		nb = n - base < SBF_LOOKUP_BATCH ? n - base : SBF_LOOKUP_BATCH;
-		bool		hit[SBF_LOOKUP_BATCH];
-		SbfDirIter	di;
-		SbfDirEntry e;
-		size_t		b;
-
-		memset(hit, 0, sizeof(hit));
-		sbf_dir_view(&di, v);
-		while (sbf_dir_next(&di, &e))
-			sbf_kind_mark(&e.g, v->buf + e.data, h + base, nb, hit);
-		for (b = 0; b < nb; b++)
-			found += hit[b];
-	}
-	return found;
+	return sbf_count_marked(h, n, view_mark_batch, v);
 }
 
 /* Probe bits of h in one segment, in sbf_contains_hash's order. */
@@ -617,7 +610,7 @@ sbf_segment_fill(const SbfView *v, uint32_t i)
 	while (sbf_dir_next(&it, &e) && e.index < i)
 		;
 	/* bloom: m bits; the other kinds: every bit of their area */
-	return sbf_bits_fill(v->buf + e.data, e.ops->fill_bits(&e.g, e.bytes));
+	return sbf_bits_fill(v->buf + e.data, sbf_kind_fill_bits(e.ops, &e.g, e.bytes));
 }
 
 /*

@@ -67,11 +67,9 @@ sbf_filter_relabel4(SbfFilter *f)
 void
 sbf_segments_describe(const SbfView *v, SbfSegmentDesc *out)
 {
-	SbfDirIter	it;
 	SbfDirEntry e;
 
-	sbf_dir_view(&it, v);
-	while (sbf_dir_next(&it, &e))
+	SBF_DIR_FOREACH(e, v)
 	{
 		SbfSegmentDesc *d = &out[e.index];
 

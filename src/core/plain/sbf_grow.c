@@ -176,11 +176,9 @@ sbf_append4(SbfFilter *f, uint64_t capacity, double error,
 void
 sbf_last_entry(const SbfView *v, SbfDirEntry *last)
 {
-	SbfDirIter	it;
 	SbfDirEntry e;
 
-	sbf_dir_view(&it, v);
-	while (sbf_dir_next(&it, &e))
+	SBF_DIR_FOREACH(e, v)
 		*last = e;
 }
 

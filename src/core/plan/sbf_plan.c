@@ -9,7 +9,6 @@
 #include "sbf_window_int.h"
 
 /* hashes a plain lookup over several segments probes a segment at a time */
-#define PLAN_BATCH	16
 
 /* plans built by this process (a diagnostic) */
 static uint64_t plan_builds = 0;
@@ -207,8 +206,7 @@ sbf_plan_build(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **
 void
 sbf_plan_free(SbfPlan *p, const SbfAllocator *a)
 {
-	if (p != NULL)
-		a->free(p, a->ctx);
+	sbf_free(a, p);
 }
 
 /* A pointer into the old bound payload moved into buf. */
@@ -292,34 +290,18 @@ exact_has(const SbfPlan *p, uint64_t h)
 }
 
 /*
- * A plain plan whose data exceeds the caches: batches of PLAN_BATCH hashes,
- * each segment probing the hashes not found yet with its kind's batched,
- * prefetching lookup.
+ * The batch of a plain plan whose data exceeds the caches: each segment
+ * probes the hashes not found yet with its kind's batched, prefetching mark
+ * (sbf_count_marked).
  */
-static size_t
-plain_count_batched(const SbfPlan *p, const uint64_t *h, size_t n)
+static void
+plain_mark_batch(const void *arg, const uint64_t *h, size_t nb, bool *hit)
 {
-	size_t		found = 0;
-	size_t		base;
+	const SbfPlan *p = arg;
+	uint32_t	i;
 
-	for (base = 0; base < n; base += PLAN_BATCH)
-	{
-		size_t		nb = n - base < PLAN_BATCH ? n - base : PLAN_BATCH;
-		bool		hit[PLAN_BATCH];
-		uint32_t	i;
-		size_t		b;
-
-		memset(hit, 0, sizeof(hit));
-		for (i = 0; i < p->nseg; i++)
-		{
-			const SbfPlanSeg *s = &p->seg[i];
-
-			sbf_kind_mark(&s->g, s->data, h + base, nb, hit);
-		}
-		for (b = 0; b < nb; b++)
-			found += hit[b];
-	}
-	return found;
+	for (i = 0; i < p->nseg; i++)
+		sbf_kind_mark(&p->seg[i].g, p->seg[i].data, h, nb, hit);
 }
 
 size_t
@@ -403,7 +385,7 @@ sbf_plan_count(const SbfPlan *p, const uint64_t *h, size_t n)
 		return found;
 	}
 	if (p->prefetch)
-		return plain_count_batched(p, h, n);
+		return sbf_count_marked(h, n, plain_mark_batch, p);
 	/* one segment of a batched kind: its own count */
 	if (p->nseg == 1 && p->seg[0].ops->count_batched)
 		return p->seg[0].ops->count(&p->seg[0].g, p->seg[0].data, h, n);

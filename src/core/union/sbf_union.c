@@ -98,16 +98,11 @@ union_scratch_free(UnionScratch *s, const SbfAllocator *a)
 		for (i = 0; i < s->nout; i++)
 			if (s->out[i].bits != NULL)
 				a->free(s->out[i].bits, a->ctx);
-	if (s->items != NULL)
-		a->free(s->items, a->ctx);
-	if (s->out != NULL)
-		a->free(s->out, a->ctx);
-	if (s->regs != NULL)
-		a->free(s->regs, a->ctx);
-	if (s->folded != NULL)
-		a->free(s->folded, a->ctx);
-	if (s->merged != NULL)
-		a->free(s->merged, a->ctx);
+	sbf_free(a, s->items);
+	sbf_free(a, s->out);
+	sbf_free(a, s->regs);
+	sbf_free(a, s->folded);
+	sbf_free(a, s->merged);
 	memset(s, 0, sizeof(*s));
 }
 

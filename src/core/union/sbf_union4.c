@@ -98,7 +98,7 @@ sbf_union_item(UnionItem *it, const SbfView *v, const SbfDirEntry *e,
 	it->data = v->buf + e->data;
 	if (e->ops->merge != NULL)
 	{
-		it->bits = e->ops->fill_bits(&e->g, it->bytes);
+		it->bits = sbf_kind_fill_bits(e->ops, &e->g, it->bytes);
 		it->ones = union_ones(it->data, it->bytes, a);
 		it->limit = union_limit(it);
 	}
@@ -358,8 +358,7 @@ union_try_rate(UnionOut *o, const UnionItem *x, uint32_t *scans, bool *placed,
 		a->free(tmp, a->ctx);
 		return SBF_OK;
 	}
-	if (o->bits != NULL)
-		a->free(o->bits, a->ctx);
+	sbf_free(a, o->bits);
 	o->bits = tmp;
 	o->ones += extra;
 	o->grew = true;

@@ -34,10 +34,8 @@ typedef struct Pending
 static void
 pend_free(Pending *p)
 {
-	if (p->h != NULL)
-		p->a->free(p->h, p->a->ctx);
-	if (p->slot != NULL)
-		p->a->free(p->slot, p->a->ctx);
+	sbf_free(p->a, p->h);
+	sbf_free(p->a, p->slot);
 	p->h = NULL;
 	p->slot = NULL;
 	p->n = p->cap = 0;
@@ -76,19 +74,15 @@ pend_grow(Pending *p)
 	slot = p->a->alloc((size_t) cap * 2 * sizeof(uint32_t), p->a->ctx);
 	if (h == NULL || slot == NULL)
 	{
-		if (h != NULL)
-			p->a->free(h, p->a->ctx);
-		if (slot != NULL)
-			p->a->free(slot, p->a->ctx);
+		sbf_free(p->a, h);
+		sbf_free(p->a, slot);
 		return SBF_E_NOMEM;
 	}
 	if (p->n > 0)
 		memcpy(h, p->h, (size_t) p->n * sizeof(uint64_t));
 	memset(slot, 0, (size_t) cap * 2 * sizeof(uint32_t));
-	if (p->h != NULL)
-		p->a->free(p->h, p->a->ctx);
-	if (p->slot != NULL)
-		p->a->free(p->slot, p->a->ctx);
+	sbf_free(p->a, p->h);
+	sbf_free(p->a, p->slot);
 	p->h = h;
 	p->slot = slot;
 	p->cap = cap;
@@ -134,10 +128,8 @@ pend_settle(SbfWindow *w, Pending *p, uint16_t a)
 		count = p->a->alloc(nc * sizeof(uint32_t), p->a->ctx);
 	if (run == NULL || (nc > 0 && count == NULL))
 	{
-		if (run != NULL)
-			p->a->free(run, p->a->ctx);
-		if (count != NULL)
-			p->a->free(count, p->a->ctx);
+		sbf_free(p->a, run);
+		sbf_free(p->a, count);
 		return SBF_E_NOMEM;
 	}
 	(void) sbf_hash_sort_unique(p->h, p->n, run, count);
@@ -160,8 +152,7 @@ pend_settle(SbfWindow *w, Pending *p, uint16_t a)
 	}
 	w->npairs += p->n;
 	p->a->free(run, p->a->ctx);
-	if (count != NULL)
-		p->a->free(count, p->a->ctx);
+	sbf_free(p->a, count);
 	p->n = 0;
 	memset(p->slot, 0, ((size_t) p->mask + 1) * sizeof(uint32_t));
 	return SBF_OK;

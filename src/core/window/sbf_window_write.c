@@ -20,8 +20,7 @@ win_alloc(SbfWindow *w, size_t n)
 static void
 win_free(SbfWindow *w, void *p)
 {
-	if (p != NULL)
-		w->a->free(p, w->a->ctx);
+	sbf_free(w->a, p);
 }
 
 void
