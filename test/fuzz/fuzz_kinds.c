@@ -137,14 +137,8 @@ fuzz_build(const uint8_t *d, size_t n)
 
 	if (n < 2)
 		return;
-	{
-		static const SbfKindOps *const rows[4] = {
-			&sbf_kind_blocked_ops, &sbf_kind_fused_ops, &sbf_kind_bloom_ops,
-			&sbf_kind_wbloom_ops,
-		};
-
-		ops = rows[d[1] & 3];
-	}
+	/* a row of the core's table (every kind, as the generic code sees it) */
+	ops = sbf_kind_rows[(d[1] & 3) % SBF_KIND_ROWS];
 	share = shares[(d[1] >> 2) & 7];
 	for (i = 2; i + 8 <= n && nh < MAX_HASHES; i += 8)
 		h[nh++] = sbf_load64(d + i);
@@ -168,7 +162,7 @@ fuzz_build(const uint8_t *d, size_t n)
 		SbfKindGeom back;
 		uint64_t	used;
 		uint8_t    *again = malloc(bytes);
-		double		p = ops == &sbf_kind_fused_ops ? ops->rate_at(&g, nh) : share;
+		double		p = ops->complete ? ops->rate_at(&g, nh) : share;
 
 		sbf_kind_encode(&g, desc);
 		FUZZ_ASSERT(sbf_kind_check(desc, data, bytes, &back, &used) == SBF_OK);

@@ -53,17 +53,31 @@ u4_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The core table's rows that may stand in a plain directory, into rows. */
+static uint32_t
+u4_plain_rows(const SbfKindOps **rows)
+{
+	uint32_t	n = 0;
+	uint32_t	i;
+
+	for (i = 0; i < SBF_KIND_ROWS; i++)
+		if (sbf_kind_rows[i] != NULL &&
+			(sbf_kind_rows[i]->dirs & SBF_KIND_IN_PLAIN4) != 0)
+			rows[n++] = sbf_kind_rows[i];
+	return n;
+}
+
 /* Plans and builds one segment from its 5 bytes; false when it cannot. */
 static bool
 u4_segment(const uint8_t *d, const uint8_t *extra, size_t nextra, U4Seg *s)
 {
 	static const double shares[8] = {0.004, 0.001, 0.0003, 0.002, 0.0009,
 	0.00005, 0.0005, 0.003};
-	static const uint8_t kinds[4] = {SBF_KIND_BLOOM, SBF_KIND_BLOCKED,
-	SBF_KIND_FUSED, SBF_KIND_BLOCKED};
+	const SbfKindOps *rows[SBF_KIND_ROWS];
+	uint32_t	nrows = u4_plain_rows(rows);
 	uint64_t	h[256];
 	uint32_t	j;
-	const SbfKindOps *ops = sbf_kind_ops(kinds[(d[0] >> 1) & 3]);
+	const SbfKindOps *ops = rows[((d[0] >> 1) & 3) % nrows];
 
 	memset(s, 0, sizeof(*s));
 	s->base = d[1];
@@ -73,20 +87,21 @@ u4_segment(const uint8_t *d, const uint8_t *extra, size_t nextra, U4Seg *s)
 	for (j = 0; j < s->keys; j++)
 		h[j] = u4_key(s->base, j);
 	qsort(h, s->keys, sizeof(uint64_t), u4_cmp);
-	if (ops->kind == SBF_KIND_BLOOM)
+	if (ops->union_rule == SBF_UNION_FILL)
 	{
 		uint32_t	k;
 
+		/* 1.2's fill rule merges segments of 1.2's SIZING: sized so */
 		if (!sbf_segment_geometry(s->capacity, s->p, UINT64_C(1) << 20, &s->g.size, &k))
 			return false;
-		s->g.kind = SBF_KIND_BLOOM;
+		s->g.kind = ops->kind;
 		s->g.width = (uint8_t) k;
 		s->bytes = sbf_words_bytes(s->g.size);
 	}
-	else if (ops->plan(ops->kind == SBF_KIND_FUSED ? s->keys : s->capacity,
+	else if (ops->plan(ops->complete ? s->keys : s->capacity,
 					   s->p, &s->g, &s->bytes) != SBF_OK || s->bytes > (1 << 18))
 		return false;
-	if (ops->kind == SBF_KIND_FUSED)
+	if (ops->complete)
 	{
 		s->capacity = s->keys;
 		s->p = ldexp(1.0, -(int) s->g.width);
@@ -100,12 +115,11 @@ u4_segment(const uint8_t *d, const uint8_t *extra, size_t nextra, U4Seg *s)
 	if ((d[0] & 0x40) && ops->merge != NULL)
 		for (j = 0; j < d[4] && j < nextra; j++)
 			s->data[(j * 61u) % s->bytes] |= extra[j];
-	if (ops->kind == SBF_KIND_BLOOM)
 	{
 		uint64_t	b;
 
-		/* bits past m stay 0 */
-		for (b = s->g.size; b < s->bytes * 8; b++)
+		/* bits past those that hold set bits (bloom: past m) stay 0 */
+		for (b = sbf_kind_fill_bits(ops, &s->g, s->bytes); b < s->bytes * 8; b++)
 			s->data[b >> 3] &= (uint8_t) ~(1u << (b & 7));
 	}
 	s->count = s->keys;
@@ -201,7 +215,7 @@ u4_check_result(const SbfFilter *u, const U4Seg *s, uint32_t n,
 	{
 		for (j = 0; j < s[i].keys; j++)
 			FUZZ_ASSERT(sbf_contains_hash(&v, u4_key(s[i].base, j)));
-		if (s[i].g.kind == SBF_KIND_FUSED)
+		if (sbf_kind_ops(s[i].g.kind)->union_rule == SBF_UNION_APPEND)
 			FUZZ_ASSERT(u4_has_segment(&v, &s[i]));
 	}
 	if (spec->enforce && in[0].tightening < 1.0)
