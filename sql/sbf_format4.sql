@@ -44,18 +44,19 @@ SELECT sbf_matches(f, ARRAY(SELECT x FROM f4)) = (SELECT count(*) FROM f4) AS al
 			  + 4 * sqrt((sbf_info(f)->>'fpr_bound')::float8 / 200000) AS fpr_within_bound
 FROM f;
 
--- growth by adds: the conversion's segment blocked, appended ones by the
--- growth rule; every element found; the bound and the measured rate within
--- error_rate
-WITH f AS (SELECT sbf_add(sbf_empty(1000, 0.01, 2, 0.9),
-						  ARRAY(SELECT 'a' || i FROM generate_series(1, 60000) i)) AS f)
-SELECT sbf_info(f)->>'version' AS version,
+-- growth by adds: the conversion's segment bloom while its data fits 4 kB
+-- (capacity 1,000), blocked above (5,000), appended ones by the growth rule;
+-- every element found; the bound and the measured rate within error_rate
+WITH f AS (SELECT c, sbf_add(sbf_empty(c, 0.01, 2, 0.9),
+							 ARRAY(SELECT 'a' || i FROM generate_series(1, 60000) i)) AS f
+		   FROM (VALUES (1000), (5000)) v(c))
+SELECT c AS capacity, sbf_info(f)->>'version' AS version,
 	   (SELECT array_agg(s->>'kind' ORDER BY o)
 		FROM jsonb_array_elements(sbf_info(f)->'segments') WITH ORDINALITY AS t(s, o)) AS kinds,
 	   sbf_matches(f, ARRAY(SELECT 'a' || i FROM generate_series(1, 60000) i)) = 60000 AS all_found,
 	   (sbf_info(f)->>'fpr_bound')::float8 <= 0.01 AS bound_ok,
 	   sbf_matches(f, ARRAY(SELECT 'b' || i FROM generate_series(1, 100000) i)) < 1000 AS fpr_ok
-FROM f;
+FROM f ORDER BY c;
 
 -- 1.0's value (sbf_agg of 'o1'..'o20', version 1) answers as in 1.2; an add
 -- relabels it to version 4 with OVERLAP, every answer kept; so does a
@@ -73,7 +74,8 @@ SELECT sbf_info(v1)->>'version' AS version, # v1 AS count,
 FROM old;
 
 -- sbf_delta: an empty exact form (version 2) with CHAIN; its conversion's
--- first segment is blocked
+-- first segment (the chain's next: 8,000 elements, past 4 kB of bloom data) is
+-- blocked
 WITH d AS (SELECT sbf_add(sbf_delta(sbf_add(sbf_empty(), ARRAY(SELECT 'k' || i FROM generate_series(1, 5000) i))),
 						  ARRAY(SELECT 'd' || i FROM generate_series(1, 3000) i)) AS d)
 SELECT sbf_info(d)->>'version' AS version, sbf_info(d)->'continues_chain' AS chain,

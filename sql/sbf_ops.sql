@@ -16,6 +16,12 @@ SELECT jsonb_object_keys(sbf_info(sbf_empty())) AS key ORDER BY 1;
 SELECT jsonb_object_keys(sbf_info(sbf_empty())->'hll') AS key ORDER BY 1;
 SELECT jsonb_object_keys(sbf_info(sbf_add(sbf_empty(),
 	ARRAY(SELECT 'k' || i FROM generate_series(1, 1000) i)))->'segments'->0) AS key ORDER BY 1;
+-- a first segment whose bloom data would pass 4 kB (here 3,000 at 0.1%) is
+-- blocked, and has one more key, its lines
+WITH f AS (SELECT sbf_add(sbf_empty(3000), ARRAY(SELECT 'k' || i FROM generate_series(1, 3001) i)) AS f)
+SELECT sbf_info(f)->'segments'->0->>'kind' AS first_kind,
+	   (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(sbf_info(f)->'segments'->0) k) AS keys
+FROM f;
 
 -- sbf_info: an empty filter is in the exact form, with no segments yet; its
 -- first segment will have error e(1-r)
@@ -31,8 +37,9 @@ FROM jsonb_array_elements(sbf_info(sbf_add(sbf_empty(10),
 
 -- sbf_info: "version" is the value's format byte; every segment of formats
 -- 1-2 is of kind "bloom" (1.0's sbf_agg of 'o1'..'o20', and the same bytes
--- as version 2); a 1.3 filter grown by adds is version 4, its first segment
--- blocked and segments at shares below 1e-3 bloom; the aggregate's is fused
+-- as version 2); a filter grown by adds is version 4, its first segment bloom
+-- while its data fits 4 kB (1.3 wrote it blocked) and segments at shares
+-- below 1e-3 bloom; the aggregate's is fused
 WITH f AS (SELECT sbf_add(sbf_empty(10), ARRAY(SELECT 'x' || i FROM generate_series(1, 100) i)) AS v4,
 				  'sbf1:AQABCQIAAQBQAAAAexSuR+F6hD/NzMzMzMzsP+gDAAAAAAAAFAAAAAAAAAAUAAAAAAAAAMgAAAAAAAAAVjeXb9YIgT8HAAAAAAAAAKVJVQ+txbt9cO7qVCMzeWxBoalMC8sLnoAAAAAAAAAAAQAAAAEgAAADLwAAAWYAAAKVAAABzQAAA88AAAT1AAAFBAEAATABAAI5AQABOwEAAUsBAAOOAQABwAEAAskBAAHKAQADzAEABM8BAAHuAQA='::scalablebloom AS v1,
 				  (SELECT sbf_agg('a' || i) FROM generate_series(1, 5000) i) AS agg)

@@ -167,18 +167,20 @@ VALUES
 	(312, 'v4_fused_agg_10000_bigint', 'bigint', pg_temp.bi(9000000000, 10000), 'agg', 0.01);
 UPDATE kcase SET f = pg_temp.agg(typ, members, rate) WHERE built = 'agg';
 
--- grown by adds (the exact form converts to a blocked first segment; later
--- segments blocked while their share is >= 1e-3, bloom below)
+-- grown by adds (the exact form converts to a bloom first segment while its
+-- data fits 4 kB, blocked above, as 328; later segments blocked while their
+-- share is >= 1e-3, bloom below)
 INSERT INTO kcase (seq, name, typ, members, f)
 VALUES
 	(320, 'v2_exact_3_text', 'text', ARRAY['a', '', 'sku:123'], NULL),
 	(321, 'v2_exact_500_text_sized', 'text', pg_temp.el('xs:', 500), NULL),
-	(322, 'v4_blocked_grown_3000_text', 'text', pg_temp.el('g4:', 3000), NULL),
+	(322, 'v4_grown_3000_text', 'text', pg_temp.el('g4:', 3000), NULL),
 	(323, 'v4_grown_20000_text_e0.05', 'text', pg_temp.el('g', 20000), NULL),
 	(324, 'v4_grown_singles_800_bigint_g3_t0.7', 'bigint', pg_temp.bi(20000000, 800), NULL),
 	(325, 'v4_grown_singles_300_bytea_g2', 'bytea', pg_temp.el('gy:', 300), NULL),
 	(326, 'v4_grown_6000_text_e0.001_g4', 'text', pg_temp.el('g6:', 6000), NULL),
-	(327, 'v4_blocked_grown_150_text', 'text', pg_temp.el('gb:', 150), NULL);
+	(327, 'v4_grown_150_text', 'text', pg_temp.el('gb:', 150), NULL),
+	(328, 'v4_blocked_grown_2500_text', 'text', pg_temp.el('gk:', 2500), NULL);
 UPDATE kcase SET f = sbf_add(sbf_empty(), members) WHERE seq = 320;
 UPDATE kcase SET f = sbf_add(sbf_empty(100000, 0.001), members) WHERE seq = 321;
 UPDATE kcase SET f = pg_temp.add_all(sbf_empty(100), typ, members) WHERE seq = 322;
@@ -187,6 +189,7 @@ UPDATE kcase SET f = pg_temp.add_singles(sbf_empty(50, 0.05, 3, 0.7), typ, membe
 UPDATE kcase SET f = pg_temp.add_singles(sbf_empty(20, 0.01, 2, 0.9), typ, members) WHERE seq = 325;
 UPDATE kcase SET f = pg_temp.add_all(sbf_empty(200, 0.001, 4, 0.8), typ, members) WHERE seq = 326;
 UPDATE kcase SET f = pg_temp.add_all(sbf_empty(100), typ, members) WHERE seq = 327;
+UPDATE kcase SET f = pg_temp.add_all(sbf_empty(2500), typ, members) WHERE seq = 328;
 
 -- version 1 and 2 values written to: relabelled version 4 with kind-1 segments
 INSERT INTO kcase (seq, name, typ, members, f)
@@ -207,9 +210,9 @@ INSERT INTO kcase (seq, name, typ, members, f)
 SELECT 340, 'v4_union_fused_fused_e0.02', 'text', a.members || b.members, sbf_union(a.f, b.f, 0.02)
 FROM kcase a, kcase b WHERE a.seq = 303 AND b.seq = 304;
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 341, 'v4_union_blocked_same_geometry', 'text', pg_temp.el('ub:', 1500),
-	   sbf_union(sbf_empty(2000) || pg_temp.el('ub:', 900),
-				 sbf_empty(2000) || pg_temp.el('ub:', 900, 601));
+SELECT 341, 'v4_union_blocked_same_geometry', 'text', pg_temp.el('ub:', 3000),
+	   sbf_union(sbf_empty(3000) || pg_temp.el('ub:', 1800),
+				 sbf_empty(3000) || pg_temp.el('ub:', 1800, 1201));
 INSERT INTO kcase (seq, name, typ, members, f)
 SELECT 342, 'v4_union_exact_fused', 'text', a.members || b.members, a.f || b.f
 FROM kcase a, kcase b WHERE a.seq = 320 AND b.seq = 303;

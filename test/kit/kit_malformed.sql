@@ -71,7 +71,7 @@ CREATE TEMP TABLE base AS
 	WHERE name IN ('v1_bloom_agg_300_bytea', 'v2_bloom_singles_200_bytea_g2',
 				   'v2_exact_60_text', 'v2_exact_delta_chain_20', 'v2_exact_empty',
 				   'v3_window_live_expired_bigint_24x1h', 'v3_window_empty_30x1d',
-				   'v4_bloom_agg_300_text', 'v4_fused_agg_30_text', 'v4_blocked_grown_150_text',
+				   'v4_bloom_agg_300_text', 'v4_fused_agg_30_text', 'v4_grown_150_text',
 				   'v4_window_agg_400_text_1x1w_e0.1', 'v4_window_agg_800_bytea_7x1d_e0.05',
 				   'hs1_agg_300_bytea');
 DO $$

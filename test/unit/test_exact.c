@@ -18,6 +18,7 @@
 #include "sbf_plain.h"
 #include "sbf_union.h"
 #include "sbf_hashset.h"
+#include "sbf_dir.h"
 #include "sbf_internal.h"
 #include "sbf_kind.h"
 
@@ -519,6 +520,8 @@ delta_chain(void)
 		SbfView		vd;
 		SbfSegment	seg;
 		SbfSegment	want;
+		SbfKindGeom bg;
+		uint64_t	bbytes;
 		uint64_t	i;
 		int			round;
 
@@ -552,9 +555,12 @@ delta_chain(void)
 			CHECK_ST(validate_filter(&d, &vd), SBF_OK);
 			CHECK(vd.nsegments >= 2);
 			sbf_get_segment(&vd, 0, &seg);
-			/* its first segment is blocked (docs/format4.md, section 6) */
+			/* its first segment: bloom while small (docs/format4.md, section 6) */
+			CHECK_ST(sbf_kind_bloom_ops.plan(want.capacity, want.error, &bg, &bbytes),
+					 SBF_OK);
 			CHECK(seg.capacity == want.capacity && seg.error == want.error &&
-				  seg.kind == SBF_KIND_BLOCKED);
+				  seg.kind == (bbytes <= SBF_FIRST_BLOOM_MAX_BYTES ?
+							   SBF_KIND_BLOOM : SBF_KIND_BLOCKED));
 			CHECK_ST(sbf_union(&f, &vd), SBF_OK);
 			CHECK_ST(validate_filter(&f, &v), SBF_OK);
 			CHECK(sbf_fpr_bound(&v) <= 0.01);

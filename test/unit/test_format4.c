@@ -581,7 +581,11 @@ test_add_relabels_and_grows(void)
 	sbf_filter_free(&f);
 }
 
-/* Conversions from the exact form write version 4 with a blocked segment. */
+/*
+ * Conversions from the exact form write version 4; the first segment is
+ * bloom while its data fits SBF_FIRST_BLOOM_MAX_BYTES (so a filter grown from
+ * the defaults takes 1.0's bytes), blocked above.
+ */
 static void
 test_conversion_blocked(void)
 {
@@ -589,6 +593,10 @@ test_conversion_blocked(void)
 	SbfView		v;
 	SbfSegment	s;
 	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfParams	big = params(20000, 0.01, 2, 0.9, 9);
+	/* 1.0's pg_column_size of sbf_empty() grown to n, less the 4-byte varlena header */
+	static const uint32_t grown_n[] = {1000, 2000, 5000};
+	static const size_t grown_len[] = {2260, 5956, 13412};
 	uint32_t	i;
 
 	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
@@ -596,11 +604,28 @@ test_conversion_blocked(void)
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	CHECK(v.version == 4 && !sbf_is_exact(&v));
 	sbf_get_segment(&v, 0, &s);
-	CHECK(s.kind == SBF_KIND_BLOCKED && s.capacity == 1000);
+	CHECK(s.kind == SBF_KIND_BLOOM && s.capacity == 1000 &&
+		  s.nbits / 8 <= SBF_FIRST_BLOOM_MAX_BYTES);
 	for (i = 0; i < 3000; i++)
 		CHECK(sbf_contains_hash(&v, key(0, i)));
 	CHECK(strcmp(sbf_count_source(&v), "directory") == 0);
 	CHECK(fabs(sbf_cardinality(&v) - 3000) < 0.03 * 3000);
+	sbf_filter_free(&f);
+	for (i = 0; i < 3; i++)
+	{
+		CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);
+		add_keys(&f, 7, 0, grown_n[i]);
+		CHECK(f.len == grown_len[i]);
+		sbf_filter_free(&f);
+	}
+	/* a first segment past one page is blocked */
+	CHECK_ST(sbf_create(&f, &big, 0, &g_alloc), SBF_OK);
+	add_keys(&f, 0, 0, 20001);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	sbf_get_segment(&v, 0, &s);
+	CHECK(s.kind == SBF_KIND_BLOCKED && s.capacity == 20000);
+	for (i = 0; i < 20001; i++)
+		CHECK(sbf_contains_hash(&v, key(0, i)));
 	sbf_filter_free(&f);
 	/* small: the exact form, version 2 as 1.2 wrote it */
 	CHECK_ST(sbf_create(&f, &p, 0, &g_alloc), SBF_OK);

@@ -285,6 +285,15 @@ sbf_dir_segment(const SbfDirEntry *e, SbfSegment *seg)
  */
 #define SBF_GROW_BLOOM_BELOW	1e-3
 
+/*
+ * A first segment (sbf_filter.c, first_segment_plan) is bloom while its data
+ * is at most this many bytes, one 4 kB page: a filter grown by adds from the
+ * defaults then takes 1.0's bytes (2,264 at 1,000 elements, against 2,448
+ * with a blocked first segment; test/regress sbf_lifecycle), and its
+ * lookups read data already in the caches.
+ */
+#define SBF_FIRST_BLOOM_MAX_BYTES	4096
+
 extern SbfStatus sbf_grow_plan_rule(uint64_t capacity, double error,
 									double bloom_below, SbfKindGeom *g,
 									uint64_t *bytes);

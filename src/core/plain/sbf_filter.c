@@ -18,17 +18,23 @@
 
 /*
  * The first segment of a filter that grows (a conversion from the exact
- * form, sbf_delta's): blocked, sized by its own rate formula for n
- * elements at pe (docs/format4.md, section 6); a segment the blocked kind
- * cannot fit within SBF_MAX_BYTES takes the bloom kind, as 1.2 sized it, so
- * that every filter 1.2 could create can be created.
+ * form, sbf_delta's): bloom while its data fits SBF_FIRST_BLOOM_MAX_BYTES
+ * (sbf_dir.h: a segment that small is in the caches whenever it is probed,
+ * where blocked's one line a probe buys nothing and its load variance costs
+ * bytes; so a filter grown from the defaults takes 1.0's bytes), else
+ * blocked, sized by its own rate formula for n elements at pe
+ * (docs/format4.md, section 6); a segment the blocked kind cannot fit
+ * within SBF_MAX_BYTES takes the bloom kind, as 1.2 sized it, so that every
+ * filter 1.2 could create can be created.
  */
 static SbfStatus
 first_segment_plan(uint64_t n, double pe, SbfKindGeom *g, uint64_t *bytes)
 {
-	SbfStatus	st = sbf_write_v2 ? SBF_E_PARAM :
-		sbf_kind_blocked_ops.plan(n, pe, g, bytes);
+	SbfStatus	st = sbf_kind_bloom_ops.plan(n, pe, g, bytes);
 
+	if (sbf_write_v2 || (st == SBF_OK && *bytes <= SBF_FIRST_BLOOM_MAX_BYTES))
+		return st;
+	st = sbf_kind_blocked_ops.plan(n, pe, g, bytes);
 	/* 76 bytes of header and entry, at most 56 of padding */
 	if (st == SBF_OK && *bytes <= SBF_MAX_BYTES - 132)
 		return st;
