@@ -13,17 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${1:?usage: core_driver_ab.sh BASE}
 command -v valgrind > /dev/null || { echo "valgrind is not installed" >&2; exit 2; }
-work=$(mktemp -d /var/tmp/sbf-drv.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/base" "$work/new"
-git archive "$base" src/core | tar -x -C "$work/base"
-cp -a src "$work/new/"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ), base $(git rev-parse --short "$base"), new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo '+changes')"
+# shellcheck source=core_ab_lib.sh
+. test/bench/core_ab_lib.sh
+core_ab_build "$base" test/bench/core_driver.c
 for v in base new; do
-	mapfile -t incs < <(find "$work/$v/src/core" -type d | sed 's/^/-I/')
-	mapfile -t srcs < <(find "$work/$v/src/core" -name '[a-z]*.c' | sort)
-	cc -O2 "${incs[@]}" -o "$work/$v/drv" test/bench/core_driver.c "${srcs[@]}" -lm
-	out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/$v/drv" 2> "$work/$v.vg")
+	out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/$v/run" 2> "$work/$v.vg")
 	ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/$v.vg")
 	echo "$v" "$ir" > "$work/$v.ir"
 	printf '%-5s output %-28s instructions %s\n' "$v" "$out" "$ir"

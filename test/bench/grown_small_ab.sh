@@ -9,17 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${1:?usage: grown_small_ab.sh BASE}
-work=$(mktemp -d /var/tmp/sbf-grown.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/base" "$work/new"
-git archive "$base" src/core | tar -x -C "$work/base"
-cp -a src "$work/new/"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ), base $(git rev-parse --short "$base"), new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo '+changes')"
-for v in base new; do
-	mapfile -t incs < <(find "$work/$v/src/core" -type d | sed 's/^/-I/')
-	mapfile -t srcs < <(find "$work/$v/src/core" -name '[a-z]*.c' | sort)
-	cc -O2 "${incs[@]}" -Itest/bench -o "$work/$v/run" test/bench/grown_small_ab.c "${srcs[@]}" -lm
-done
+# shellcheck source=core_ab_lib.sh
+. test/bench/core_ab_lib.sh
+core_ab_build "$base" test/bench/grown_small_ab.c -Itest/bench
 for round in 1 2; do
 	for v in base new; do
 		"$work/$v/run" | sed "s/^/$v /" | tee -a "$work/all"

@@ -761,10 +761,63 @@ test_version_table(void)
 	}
 }
 
+/*
+ * sbf_divisor_rem (a plan's remainders by a bloom segment's m) equals n % d
+ * for divisors of every bit length, powers of two and their neighbours,
+ * and numerators at the edges and spread over the 64-bit range; and a plan
+ * over bloom segments answers as the view reader.
+ */
+static void
+test_divisor_rem(void)
+{
+	uint64_t	state = 0x243f6a8885a308d3ULL;
+	uint64_t	bad = 0;
+	int			l;
+	int			r;
+
+	for (l = 0; l < 64; l++)
+	{
+		uint64_t	p2 = (uint64_t) 1 << l;
+		uint64_t	ds[5] = {p2, p2 + 1, p2 - 1, p2 + (p2 >> 1), 0};
+
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		ds[4] = p2 | (state >> (63 - l) >> 1);
+		for (r = 0; r < 5; r++)
+		{
+			uint64_t	d = ds[r] == 0 ? 1 : ds[r];
+			uint64_t	ns[8] = {0, 1, d - 1, d, d + 1, UINT64_MAX, UINT64_MAX - 1, UINT64_MAX - d};
+			SbfDivisor	dv;
+			int			i;
+
+			sbf_divisor_init(&dv, d);
+			for (i = 0; i < 8; i++)
+				bad += sbf_divisor_rem(&dv, ns[i]) != ns[i] % d;
+			for (i = 0; i < 2000; i++)
+			{
+				uint64_t	n;
+
+				state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+				n = state ^ (state >> 29);
+				n >>= (unsigned) i % 64;
+				bad += sbf_divisor_rem(&dv, n) != n % d;
+			}
+		}
+	}
+	{
+		SbfDivisor	dv;
+
+		sbf_divisor_init(&dv, UINT64_MAX);
+		bad += sbf_divisor_rem(&dv, UINT64_MAX) != 0;
+		bad += sbf_divisor_rem(&dv, UINT64_MAX - 1) != UINT64_MAX - 1;
+	}
+	CHECK(bad == 0);
+}
+
 int
 main(void)
 {
 	RUN(test_bytes_unchanged);
+	RUN(test_divisor_rem);
 	/* these compare the rows with what 1.2 wrote (version 2, bloom) */
 	sbf_write_v2 = true;
 	RUN(test_bloom_row_matches_filter);

@@ -271,6 +271,82 @@ sbf_pos_next(SbfPosIter *it)
 }
 
 /*
+ * Remainders by a divisor fixed for many uses (a bloom segment's m, kept in
+ * a plan), by a multiplication instead of a division: Granlund & Montgomery,
+ * "Division by invariant integers using multiplication" (PLDI 1994), figure
+ * 4.1, for every 64-bit n and every d >= 1.  With l = ceil(log2 d):
+ * magic = floor(2^64 (2^l - d) / d) + 1, t = mulhi(magic, n),
+ * q = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0), and n mod d = n - q d.
+ * Where the compiler has no 128-bit integers, the plain remainder.
+ */
+typedef struct SbfDivisor
+{
+	uint64_t	d;
+	uint64_t	magic;
+	uint8_t		sh1;
+	uint8_t		sh2;
+} SbfDivisor;
+
+static inline void
+sbf_divisor_init(SbfDivisor *v, uint64_t d)
+{
+	v->d = d;
+	v->magic = 0;
+	v->sh1 = v->sh2 = 0;
+#ifdef __SIZEOF_INT128__
+	if (d > 1)
+	{
+		int			l = sbf_log2_64(d - 1) + 1;
+		uint64_t	t = l == 64 ? (uint64_t) 0 - d : ((uint64_t) 1 << l) - d;
+
+		v->magic = (uint64_t) (((unsigned __int128) t << 64) / d) + 1;
+		v->sh1 = 1;
+		v->sh2 = (uint8_t) (l - 1);
+	}
+	else
+		v->magic = 1;			/* d = 1: q = n */
+#endif
+}
+
+static inline uint64_t
+sbf_divisor_rem(const SbfDivisor *v, uint64_t n)
+{
+#ifdef __SIZEOF_INT128__
+	uint64_t	t = (uint64_t) (((unsigned __int128) v->magic * n) >> 64);
+	uint64_t	q = (t + ((n - t) >> v->sh1)) >> v->sh2;
+
+	return n - q * v->d;
+#else
+	return n % v->d;
+#endif
+}
+
+/*
+ * Whether all k bits of hash h are set in a bloom segment whose m is dv's
+ * divisor: sbf_bloom_has below, its two remainders by dv.
+ */
+static inline bool
+sbf_bloom_has_div(const uint8_t *words, const SbfDivisor *dv, uint32_t k,
+				  uint64_t h)
+{
+	SbfPosIter	it;
+	uint32_t	j;
+
+	it.x = sbf_divisor_rem(dv, h);
+	it.y = sbf_divisor_rem(dv, sbf_mix64(h) | 1);
+	it.m = dv->d;
+	it.i = 0;
+	for (j = 0; j < k; j++)
+	{
+		uint64_t	q = sbf_pos_next(&it);
+
+		if (!((words[q >> 3] >> (q & 7)) & 1))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether all k bits of hash h are set in a formats 1-2 segment of m bits
  * (HASH: enhanced double hashing), stopping at the first clear one.
  */

@@ -118,6 +118,8 @@ build_plain(const uint8_t *buf, size_t len, const SbfVersion *ver,
 		s->bytes = e.bytes;
 		s->g = e.g;
 		s->ops = e.ops;
+		if (sbf_kind_is_flat(&e.g))
+			sbf_divisor_init(&s->div, e.g.size);
 	}
 	if (it.off > len || hll_bytes != len - it.off)
 	{
@@ -272,7 +274,7 @@ plain_has(const SbfPlan *p, uint64_t h)
 		const SbfPlanSeg *s = &p->seg[i];
 
 		if (sbf_kind_is_flat(&s->g) ?
-			sbf_bloom_has(s->data, s->g.size, s->g.width, h) :
+			sbf_bloom_has_div(s->data, &s->div, s->g.width, h) :
 			s->ops->contains(&s->g, s->data, h))
 			return true;
 	}

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_internal.h"
 #include "sbf_kind.h"
 #include "sbf_window.h"
 
@@ -40,6 +41,7 @@ typedef struct SbfPlanSeg
 	uint64_t	bytes;
 	SbfKindGeom g;
 	const SbfKindOps *ops;
+	SbfDivisor	div;			/* a flat (bloom) segment's m (plain_has) */
 } SbfPlanSeg;
 
 struct SbfWinChunk;
