@@ -289,8 +289,8 @@ sbf_dir_segment(const SbfDirEntry *e, SbfSegment *seg)
  * A first segment (sbf_filter.c, first_segment_plan) is bloom while its data
  * is at most this many bytes, one 4 kB page: a filter grown by adds from the
  * defaults then takes 1.0's bytes (2,264 at 1,000 elements, against 2,448
- * with a blocked first segment; test/regress sbf_lifecycle), and its
- * lookups read data already in the caches.
+ * with a blocked first segment; unit test_format4, regress sbf_lifecycle),
+ * and its lookups read data already in the caches.
  */
 #define SBF_FIRST_BLOOM_MAX_BYTES	4096
 
