@@ -322,23 +322,17 @@ sbf_divisor_rem(const SbfDivisor *v, uint64_t n)
 }
 
 /*
- * Whether all k bits of hash h are set in a bloom segment whose m is dv's
- * divisor: sbf_bloom_has below, its two remainders by dv.
+ * Whether the k bits of a started position sequence are all set, stopping at
+ * the first clear one (sbf_bloom_has and sbf_bloom_has_div).
  */
 static inline bool
-sbf_bloom_has_div(const uint8_t *words, const SbfDivisor *dv, uint32_t k,
-				  uint64_t h)
+sbf_bloom_has_from(const uint8_t *words, SbfPosIter *it, uint32_t k)
 {
-	SbfPosIter	it;
 	uint32_t	j;
 
-	it.x = sbf_divisor_rem(dv, h);
-	it.y = sbf_divisor_rem(dv, sbf_mix64(h) | 1);
-	it.m = dv->d;
-	it.i = 0;
 	for (j = 0; j < k; j++)
 	{
-		uint64_t	q = sbf_pos_next(&it);
+		uint64_t	q = sbf_pos_next(it);
 
 		if (!((words[q >> 3] >> (q & 7)) & 1))
 			return false;
@@ -354,17 +348,26 @@ static inline bool
 sbf_bloom_has(const uint8_t *words, uint64_t m, uint32_t k, uint64_t h)
 {
 	SbfPosIter	it;
-	uint32_t	j;
 
 	sbf_pos_start(&it, h, sbf_mix64(h) | 1, m);
-	for (j = 0; j < k; j++)
-	{
-		uint64_t	q = sbf_pos_next(&it);
+	return sbf_bloom_has_from(words, &it, k);
+}
 
-		if (!((words[q >> 3] >> (q & 7)) & 1))
-			return false;
-	}
-	return true;
+/*
+ * The same for a segment whose m is dv's divisor (a plan's): the sequence's
+ * two starting remainders by dv instead of by division.
+ */
+static inline bool
+sbf_bloom_has_div(const uint8_t *words, const SbfDivisor *dv, uint32_t k,
+				  uint64_t h)
+{
+	SbfPosIter	it;
+
+	it.x = sbf_divisor_rem(dv, h);
+	it.y = sbf_divisor_rem(dv, sbf_mix64(h) | 1);
+	it.m = dv->d;
+	it.i = 0;
+	return sbf_bloom_has_from(words, &it, k);
 }
 
 /* Sets the k bits of h in such a segment; true when one of them was clear. */
