@@ -42,5 +42,6 @@ _PG_init(void)
 	sbf_interrupt_hook = core_hook_interrupt;
 	sbf_cache_define_gucs();
 	sbf_spill_define_gucs();
+	sbf_mem_define_gucs();
 	MarkGUCPrefixReserved("sbf");
 }

@@ -88,6 +88,8 @@ typedef struct ScalableBloom
  * with NULL, which the core reports as SBF_E_NOMEM.
  */
 extern const SbfAllocator sbf_palloc_allocator;
+extern void sbf_mem_hint_huge(void *p, Size size);
+extern void sbf_mem_define_gucs(void);
 
 /* Wraps a mutable core filter (created with prefix VARHDRSZ) as a varlena. */
 extern ScalableBloom *sbf_filter_finish(SbfFilter *f);

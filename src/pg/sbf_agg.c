@@ -369,6 +369,7 @@ sbf_agg_serialize(PG_FUNCTION_ARGS)
 		sbf_report_status(status);
 	/* at most 80 MB of hashes, or a filter below 1 GB */
 	result = palloc(VARHDRSZ + size);
+	sbf_mem_hint_huge(result, VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
 	sbf_hs_v1state_write(&st->hs, (uint8 *) VARDATA(result));
 	PG_RETURN_BYTEA_P(result);

@@ -451,6 +451,7 @@ hs_flat(SbfHashSet *s)
 	if (st != SBF_OK)
 		sbf_hs_report_status(st);
 	result = palloc(VARHDRSZ + size);
+	sbf_mem_hint_huge(result, VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
 	sbf_hs_encode(s, false, (uint8 *) VARDATA(result), size);
 	return result;
@@ -668,6 +669,7 @@ sbf_hashset_agg_final(PG_FUNCTION_ARGS)
 		Size		size = hso_get_flat_size(&tmp->hdr);
 
 		result = palloc(size);
+		sbf_mem_hint_huge(result, size);
 		hso_flatten_into(&tmp->hdr, result, size);
 		PG_RETURN_POINTER(result);
 	}

@@ -625,6 +625,7 @@ spill_build_array(SbfSpill *sp, const SbfParams *params, uint64 cap)
 	t.cap = cap;
 	t.n = 0;
 	t.a = palloc_extended(Max(cap, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	sbf_mem_hint_huge(t.a, Max(cap, 1) * sizeof(uint64));
 	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t);
 	st = sbf_build_final(&f, params, t.a, t.n, VARHDRSZ, &sbf_palloc_allocator);
 	pfree(t.a);
