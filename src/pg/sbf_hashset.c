@@ -394,6 +394,7 @@ hs_union_datum(SbfHashSet *dst, SbfHsObject *o, FunctionCallInfo fcinfo,
 				/* count <= SBF_HS_MAX_COUNT: the array is below 1 GB */
 				uint64	   *run = palloc(v.count * sizeof(uint64));
 
+				sbf_mem_hint_huge(run, v.count * sizeof(uint64));
 				e = sbf_hs_walk(&v, run, &sbf_palloc_allocator);
 				if (e != SBF_HS_OK)
 					hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
