@@ -715,10 +715,10 @@ spill_build_array(SbfSpill *sp, const SbfParams *params, uint64 cap)
  * in memory.  When the runs hold at most SBF_FUSED_MAX_BUILD hashes in all
  * (repeats across runs included), one merge fills an array of that size and
  * the one builder (exact, fused or blocked) takes the distinct ones;
- * otherwise a merge counts them first: a set the builder takes whole is
- * filled by a second merge, a larger one (blocked) is built by streaming
- * adds into a segment sized by the count.  The state keeps its hashes (all
- * in runs now), so a second final call gives the same bytes.
+ * otherwise a merge counts them first and leaves them as one run: a set the
+ * builder takes whole is filled from that run, a larger one (blocked) is
+ * built by streaming it into a segment sized by the count.  The state keeps
+ * its hashes (all in runs now), so a second final call gives the same bytes.
  */
 ScalableBloom *
 sbf_spill_build(SbfHsObject *o, const SbfParams *params)
