@@ -350,36 +350,6 @@ merge_gather(SbfSpill *sp, MergeSrc *s, uint64 hi, uint64 *g, uint32 *ng, uint32
 }
 
 /*
- * Hands a run (sorted and distinct, as every run is) to sink in order,
- * reading it once from start to end: what a merge of that one run gives,
- * without slicing and sorting it again.  Returns its count.
- */
-static uint64
-spill_stream_run(SbfSpill *sp, const SpillRun *run, SpillSink sink, void *arg)
-{
-	uint64	   *buf;
-	SpillPos	at = run->start;
-	uint64		left = run->count;
-
-	if (sink == NULL || left == 0)
-		return run->count;
-	/* not in CurrentMemoryContext, which may not pfree (see below) */
-	buf = MemoryContextAlloc(sp->cxt, SPILL_OUT_HASHES * sizeof(uint64));
-	while (left > 0)
-	{
-		uint32		n = (uint32) Min(left, SPILL_OUT_HASHES);
-
-		CHECK_FOR_INTERRUPTS();
-		spill_read(sp, &at, buf, n);
-		BufFileTell(sp->file, &at.fileno, &at.offset);
-		sink(arg, buf, n);
-		left -= n;
-	}
-	pfree(buf);
-	return run->count;
-}
-
-/*
  * Merges runs [first, first + k) and hands their distinct hashes, in
  * ascending order, to sink (or only counts them, sink NULL); returns how
  * many there were.  Its memory (one read window per run and a slice) is
@@ -399,15 +369,16 @@ spill_stream_run(SbfSpill *sp, const SpillRun *run, SpillSink sink, void *arg)
 static uint64
 spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 {
-	MemoryContext cxt;
-	MemoryContext old;
-	MergeSrc   *src;
-	MergeSrc   *mark;
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "sbf spill merge",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	MergeSrc   *src = palloc(k * sizeof(MergeSrc));
+	MergeSrc   *mark = palloc(k * sizeof(MergeSrc));
 	uint32		cap = sbf_spill_threshold_guc > 0 ?
 		(uint32) Min(Max(sbf_spill_threshold_guc, k), SPILL_SLICE_HASHES) : SPILL_SLICE_HASHES;
-	uint64	   *g;
-	uint64	   *out;
-	uint32	   *count;
+	uint64	   *g = palloc(cap * sizeof(uint64));
+	uint64	   *out = palloc(cap * sizeof(uint64));
+	uint32	   *count = palloc(Max(sbf_hash_sort_count_size(cap), 1) * sizeof(uint32));
 	uint64		all = 0;
 	uint64		total = 0;
 	uint64		lo = 0;
@@ -415,16 +386,6 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 	int			span;
 	int			i;
 
-	if (k == 1)
-		return spill_stream_run(sp, &sp->runs[first], sink, arg);
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "sbf spill merge",
-								ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(cxt);
-	src = palloc(k * sizeof(MergeSrc));
-	mark = palloc(k * sizeof(MergeSrc));
-	g = palloc(cap * sizeof(uint64));
-	out = palloc(cap * sizeof(uint64));
-	count = palloc(Max(sbf_hash_sort_count_size(cap), 1) * sizeof(uint32));
 	for (i = 0; i < k; i++)
 	{
 		src[i].buf = palloc(SBF_SPILL_READ_HASHES * sizeof(uint64));
@@ -519,51 +480,6 @@ sink_fill(void *arg, const uint64 *h, size_t n)
 	t->n += n;
 }
 
-/* What sink_tee hands the merged hashes to, after writing them as a run. */
-typedef struct SpillTee
-{
-	SbfSpill   *sp;
-	SpillSink	sink;			/* or NULL */
-	void	   *arg;
-} SpillTee;
-
-/* A sink that appends to the spill file and then hands on. */
-static void
-sink_tee(void *arg, const uint64 *h, size_t n)
-{
-	SpillTee   *t = (SpillTee *) arg;
-
-	spill_write(t->sp, h, n);
-	if (t->sink != NULL)
-		t->sink(t->arg, h, n);
-}
-
-/*
- * Hands every distinct hash of the runs to sink (or NULL) in order and
- * leaves them as one run: several runs are merged once, the merged run
- * written at the end of the file as it goes, and it replaces them, so a
- * second pass (sizing, then encoding or building) reads one run in order
- * instead of merging again.  The file then holds the hashes twice until
- * it is closed.  Returns the number of distinct hashes.
- */
-static uint64
-spill_merge_all(SbfSpill *sp, SpillSink sink, void *arg)
-{
-	SpillPos	start = sp->end;
-	SpillTee	t;
-	uint64		count;
-
-	if (sp->nruns == 1)
-		return spill_stream_run(sp, &sp->runs[0], sink, arg);
-	t.sp = sp;
-	t.sink = sink;
-	t.arg = arg;
-	count = spill_merge(sp, 0, sp->nruns, sink_tee, &t);
-	sp->nruns = 0;
-	spill_record_run(sp, &start, count);
-	return count;
-}
-
 /*
  * Merges the first runs into one until at most fanin remain, each time
  * merging just enough of them, so that the final merge reads at most fanin
@@ -600,14 +516,22 @@ spill_prepare(SbfHsObject *o)
 }
 
 /*
- * Puts every hash of a spilled state into one run and returns the number of
- * distinct hashes; the caller's second pass reads that run in order.
+ * Puts every hash of a spilled state into runs and returns the number of
+ * distinct hashes, which a merge that only counts finds.  The caller's
+ * second merge hands them over in order.  Merging twice sorts each slice
+ * again instead of writing the merged run and reading it back, and so
+ * leaves half the temporary bytes (which a cancellation deletes before the
+ * client has its answer).
  */
 static uint64
 spill_all(SbfHsObject *o)
 {
+	SbfSpill   *sp = o->spill;
+
 	spill_prepare(o);
-	return spill_merge_all(o->spill, NULL, NULL);
+	if (sp->nruns == 1)
+		return sp->runs[0].count;
+	return spill_merge(sp, 0, sp->nruns, NULL, NULL);
 }
 
 /* A sink that gathers the statistics of the sbf_hashset encoding. */
@@ -640,15 +564,15 @@ sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n, int *k)
 	 */
 	memset(&st, 0, sizeof(st));
 	spill_prepare(o);
-	(void) spill_merge_all(o->spill, sink_stats, &st);
+	(void) spill_merge(o->spill, 0, o->spill->nruns, sink_stats, &st);
 	*n = st.n;
 	return sbf_hs_stats_size(&st, with_rate, k);
 }
 
 /*
  * Writes the sbf_hashset encoding of a spilled state, sized by
- * sbf_spill_encoded_size, from the one run that left: the same bytes as
- * encoding the set from memory.
+ * sbf_spill_encoded_size, from a second merge: the same bytes as encoding
+ * the set from memory.
  */
 void
 sbf_spill_encode(SbfHsObject *o, bool with_rate, uint64 n, int k, uint8 *out,
@@ -715,10 +639,10 @@ spill_build_array(SbfSpill *sp, const SbfParams *params, uint64 cap)
  * in memory.  When the runs hold at most SBF_FUSED_MAX_BUILD hashes in all
  * (repeats across runs included), one merge fills an array of that size and
  * the one builder (exact, fused or blocked) takes the distinct ones;
- * otherwise a merge counts them first and leaves them as one run: a set the
- * builder takes whole is filled from that run, a larger one (blocked) is
- * built by streaming it into a segment sized by the count.  The state keeps
- * its hashes (all in runs now), so a second final call gives the same bytes.
+ * otherwise a merge counts them first: a set the builder takes whole is
+ * filled by a second merge, a larger one (blocked) is built by streaming
+ * adds into a segment sized by the count.  The state keeps its hashes (all
+ * in runs now), so a second final call gives the same bytes.
  */
 ScalableBloom *
 sbf_spill_build(SbfHsObject *o, const SbfParams *params)
@@ -736,7 +660,7 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 		total += sp->runs[i].count;
 	if (total <= SBF_FUSED_MAX_BUILD)
 		return spill_build_array(sp, params, total);
-	n = spill_merge_all(sp, NULL, NULL);
+	n = sp->nruns == 1 ? sp->runs[0].count : spill_merge(sp, 0, sp->nruns, NULL, NULL);
 	elog(DEBUG1, "sbf spill: building a filter of %llu distinct hashes", (unsigned long long) n);
 	if (n <= SBF_FUSED_MAX_BUILD)
 		return spill_build_array(sp, params, n);

@@ -19,12 +19,11 @@
  * (AggRegisterCallback).  A run is the hashes as native uint64 words, never
  * stored beyond the query.
  *
- * The final merges the runs once to count the distinct hashes, writing the
- * merged run as it goes (it replaces the runs), then reads that run in
- * ascending order into a filter sized for the count (or into an array of
- * that size).  That is what the in-memory build does (sbf_hs_build: a filter
- * sized for n, the hashes added in ascending order), so the bytes are the
- * same.  The merge cuts the hash space into slices, gathers each
+ * The final merges the runs twice: once to count the distinct hashes, once
+ * to hand them in ascending order to a filter sized for that count (or to an
+ * array of that size).  That is what the in-memory build does (sbf_hs_build:
+ * a filter sized for n, the hashes added in ascending order), so the bytes
+ * are the same.  The merge cuts the hash space into slices, gathers each
  * slice from every run and sorts it in memory (the hashes are close to
  * uniform, so a slice is a small, contiguous part of each run); runs past
  * the fan-in that work_mem allows are first merged into longer runs.
@@ -79,7 +78,7 @@ extern void sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o,
 /*
  * The sbf_hashset encoding of a spilled state without bringing it into
  * memory: the size (header included) from a merge that gathers the Rice
- * statistics and leaves one merged run, then the bytes from reading it.
+ * statistics, then the bytes from a second merge.
  */
 extern uint64 sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n,
 									 int *k);
