@@ -73,4 +73,14 @@ bench_median(double *t, int n)
 	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2.0;
 }
 
+/* qsort's order of uint64_t values, ascending. */
+static inline int
+bench_cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
 #endif							/* SBF_BENCH_UTIL_H */

@@ -22,15 +22,6 @@
 #include "bench_util.h"
 #include "sbf_kind.h"
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Set number s of n distinct hashes, ascending. */
 static void
 make_set(uint64_t *h, size_t n, int s)
@@ -39,7 +30,7 @@ make_set(uint64_t *h, size_t n, int s)
 
 	for (i = 0; i < n; i++)
 		h[i] = sbf_hash_int64((int64_t) (i + 1 + (uint64_t) s * 100000000u));
-	qsort(h, n, sizeof(uint64_t), cmp_u64);
+	qsort(h, n, sizeof(uint64_t), bench_cmp_u64);
 }
 
 /* The geometry of about c n slots in segments of 2^l; false if too few. */
