@@ -19,8 +19,7 @@
 /* sbf.huge_pages: whether large scratch arrays ask for huge pages */
 static bool sbf_huge_pages_guc = true;
 
-/* chunks of at least this many bytes are offered transparent huge pages */
-#define HUGE_HINT_MIN	((Size) 2 << 20)
+/* the huge page size hinted for; a smaller chunk holds no aligned one */
 #define HUGE_PAGE		((uintptr_t) 2 << 20)
 
 /* Defines sbf.huge_pages (from _PG_init). */
@@ -51,7 +50,7 @@ sbf_mem_hint_huge(void *p, Size size)
 	uintptr_t	lo;
 	uintptr_t	hi;
 
-	if (!sbf_huge_pages_guc || p == NULL || size < HUGE_HINT_MIN)
+	if (!sbf_huge_pages_guc || p == NULL || size < HUGE_PAGE)
 		return;
 	lo = ((uintptr_t) p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	hi = ((uintptr_t) p + size) & ~(HUGE_PAGE - 1);
@@ -65,7 +64,6 @@ static void *
 core_alloc(size_t size, void *ctx)
 {
 	MemoryContext mcxt = ctx ? (MemoryContext) ctx : CurrentMemoryContext;
-
 	void	   *p;
 
 	if (!AllocSizeIsValid(size))
