@@ -134,6 +134,25 @@ FROM (SELECT g, sbf_agg(object) AS f FROM spill_rows GROUP BY g) s;
 RESET max_parallel_workers_per_gather;
 RESET sbf.spill_threshold;
 
+-- past 4,194,304 hashes in all runs (more than the fused kind takes), the
+-- default threshold makes about 25 runs: distinct elements are counted and
+-- built in one merge (no run shares a hash, so the blocked filter sized for
+-- their sum is the one); a hash in two runs, found in the merge's first
+-- slice or only later (one repeat of the first row), means a count first;
+-- each gives the bytes of sbf_build over the same set built in memory, also
+-- when repeats leave fewer than 4,194,304 distinct
+SELECT md5(sbf_build(sbf_hashset_agg(x))::bytea) AS big_ref
+FROM generate_series(1, 4300000) x \gset
+SELECT md5(sbf_agg(x)::bytea) = :'big_ref' AS distinct_one_merge
+FROM generate_series(1, 4300000) x;
+SELECT md5(sbf_agg(x)::bytea) = :'big_ref' AS one_late_repeat
+FROM (SELECT generate_series(1, 4300000) AS x UNION ALL SELECT 1) s;
+SELECT md5(sbf_agg(x)::bytea) = :'big_ref' AS early_repeats
+FROM (SELECT generate_series(1, 4300000) AS x UNION ALL SELECT generate_series(1, 100000)) s;
+SELECT md5(sbf_agg(x)::bytea) = (SELECT md5(sbf_build(sbf_hashset_agg(y))::bytea)
+								 FROM generate_series(1, 3000000) y) AS repeats_below_fused_max
+FROM (SELECT generate_series(1, 3000000) AS x UNION ALL SELECT generate_series(1, 1300000)) s;
+
 -- sbf.huge_pages (default on) offers the kernel the arrays of 2 MB and more
 -- for transparent huge pages; it never changes a result: 300,000 distinct
 -- (a spilled group with 2.4 MB of merged hashes, a fused build's 4.4 MB of

@@ -254,6 +254,8 @@ hso_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size
 	/* PostgreSQL sizes and flattens back to back; nothing adds in between */
 	if (allocated_size != o->flat_size || o->hs.nbuf != 0)
 		elog(ERROR, "sbf_hashset changed between sizing and flattening");
+	/* the caller's fresh chunk: this writes it first (a parallel partial state) */
+	sbf_mem_hint_huge(result, allocated_size);
 	if (sbf_spilled(o))
 		sbf_spill_encode(o, o->with_rate, o->flat_n, o->flat_k,
 						 (uint8 *) VARDATA(result), allocated_size - VARHDRSZ);

@@ -352,8 +352,10 @@ merge_gather(SbfSpill *sp, MergeSrc *s, uint64 hi, uint64 *g, uint32 *ng, uint32
 /*
  * Merges runs [first, first + k) and hands their distinct hashes, in
  * ascending order, to sink (or only counts them, sink NULL); returns how
- * many there were.  Its memory (one read window per run and a slice) is
- * freed before it returns.
+ * many there were.  With repeated non-NULL, the first hash found in two
+ * runs sets *repeated and the sink gets nothing more (the merge goes on
+ * counting).  Its memory (one read window per run and a slice) is freed
+ * before it returns.
  *
  * The hashes are close to uniform, so instead of a heap over k runs the
  * hash space is cut into slices of about SPILL_SLICE_HASHES / 2 hashes: each
@@ -367,7 +369,8 @@ merge_gather(SbfSpill *sp, MergeSrc *s, uint64 hi, uint64 *g, uint32 *ng, uint32
  * gathering again and the widening back are all exercised.
  */
 static uint64
-spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
+spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg,
+			bool *repeated)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "sbf spill merge",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -423,6 +426,12 @@ spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg)
 		}
 		nu = sbf_hash_sort_unique_span(g, ng, out, count, lo, Max(span, 1));
 		total += nu;
+		if (repeated != NULL && nu < ng && !*repeated)
+		{
+			/* runs share a hash: the sink's work is void, only count on */
+			*repeated = true;
+			sink = NULL;
+		}
 		for (j = 0; sink != NULL && j < nu; j += SPILL_OUT_HASHES)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -492,7 +501,7 @@ spill_reduce(SbfSpill *sp, int fanin)
 	{
 		int			k = Min(fanin, sp->nruns - fanin + 1);
 		SpillPos	start = sp->end;
-		uint64		count = spill_merge(sp, 0, k, sink_write, sp);
+		uint64		count = spill_merge(sp, 0, k, sink_write, sp, NULL);
 
 		memmove(sp->runs, sp->runs + k, (sp->nruns - k) * sizeof(SpillRun));
 		sp->nruns -= k;
@@ -531,7 +540,7 @@ spill_all(SbfHsObject *o)
 	spill_prepare(o);
 	if (sp->nruns == 1)
 		return sp->runs[0].count;
-	return spill_merge(sp, 0, sp->nruns, NULL, NULL);
+	return spill_merge(sp, 0, sp->nruns, NULL, NULL, NULL);
 }
 
 /* A sink that gathers the statistics of the sbf_hashset encoding. */
@@ -564,7 +573,7 @@ sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n, int *k)
 	 */
 	memset(&st, 0, sizeof(st));
 	spill_prepare(o);
-	(void) spill_merge(o->spill, 0, o->spill->nruns, sink_stats, &st);
+	(void) spill_merge(o->spill, 0, o->spill->nruns, sink_stats, &st, NULL);
 	*n = st.n;
 	return sbf_hs_stats_size(&st, with_rate, k);
 }
@@ -582,7 +591,7 @@ sbf_spill_encode(SbfHsObject *o, bool with_rate, uint64 n, int k, uint8 *out,
 	uint64		got;
 
 	sbf_hs_encoder_start(&e, out, size, n, k, with_rate, o->hs.params.error_rate);
-	got = spill_merge(o->spill, 0, o->spill->nruns, sink_encode, &e);
+	got = spill_merge(o->spill, 0, o->spill->nruns, sink_encode, &e, NULL);
 	sbf_hs_encoder_finish(&e);
 	if (got != n || e.p != out + size)
 		elog(ERROR, "sbf spill encoding changed between sizing and writing");
@@ -606,7 +615,7 @@ sbf_spill_unspill(SbfHsObject *o)
 	if (t.a == NULL)
 		sbf_hs_report_status(SBF_E_NOMEM);
 	t.n = 0;
-	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t);
+	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t, NULL);
 	spill_close(sp);
 	st = sbf_hs_adopt(&o->hs, t.a, t.n);
 	if (st != SBF_OK)
@@ -626,7 +635,7 @@ spill_build_array(SbfSpill *sp, const SbfParams *params, uint64 cap)
 	t.n = 0;
 	t.a = palloc_extended(Max(cap, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
 	sbf_mem_hint_huge(t.a, Max(cap, 1) * sizeof(uint64));
-	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t);
+	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t, NULL);
 	st = sbf_build_final(&f, params, t.a, t.n, VARHDRSZ, &sbf_palloc_allocator);
 	pfree(t.a);
 	if (st != SBF_OK)
@@ -634,12 +643,78 @@ spill_build_array(SbfSpill *sp, const SbfParams *params, uint64 cap)
 	return sbf_filter_finish(&f);
 }
 
+/* A blocked filter sized for a count of hashes, made by the first add. */
+typedef struct SizedTarget
+{
+	const SbfParams *params;
+	uint64		n;
+	MemoryContext cxt;			/* the filter's (not the merge's) */
+	bool		made;
+	SbfFilter	f;
+} SizedTarget;
+
+/* A sink that adds to a SizedTarget's filter, making it first. */
+static void
+sink_sized(void *arg, const uint64 *h, size_t n)
+{
+	SizedTarget *t = (SizedTarget *) arg;
+
+	if (!t->made)
+	{
+		MemoryContext old = MemoryContextSwitchTo(t->cxt);
+		SbfStatus	st = sbf_create_sized(&t->f, t->params, t->n, VARHDRSZ,
+										  &sbf_palloc_allocator);
+
+		MemoryContextSwitchTo(old);
+		if (st != SBF_OK)
+			sbf_report_status(st);
+		t->made = true;
+	}
+	sink_filter(&t->f, h, n);
+}
+
+/*
+ * The distinct hashes of a spilled state's runs, and the filter sized for
+ * all of them (total, the sum of the runs' counts) when that is their count:
+ * no run shares a hash with another, as in a table of distinct values, and
+ * one merge both counts and builds.  The filter is made after the first
+ * slice (SPILL_SLICE_HASHES / 2 hashes) has shown no repeat, so a set of
+ * many repeats never allocates one sized for their sum; a repeat found
+ * later frees it.  Otherwise *built is false and the result is the count.
+ */
+static uint64
+spill_count_or_build(SbfSpill *sp, const SbfParams *params, uint64 total,
+					 SbfFilter *built, bool *ok)
+{
+	SizedTarget t;
+	bool		repeated = false;
+	uint64		n;
+
+	t.params = params;
+	t.n = total;
+	t.cxt = CurrentMemoryContext;
+	t.made = false;
+	n = spill_merge(sp, 0, sp->nruns, sink_sized, &t, &repeated);
+	*ok = !repeated && t.made && n == total;
+	if (*ok)
+		*built = t.f;
+	else if (t.made)
+	{
+		elog(DEBUG1, "sbf spill: runs share hashes; the filter sized for %llu is dropped",
+			 (unsigned long long) total);
+		sbf_filter_free(&t.f);
+	}
+	return n;
+}
+
 /*
  * The right-sized filter of a spilled state, as sbf_hs_build does for a set
  * in memory.  When the runs hold at most SBF_FUSED_MAX_BUILD hashes in all
  * (repeats across runs included), one merge fills an array of that size and
- * the one builder (exact, fused or blocked) takes the distinct ones;
- * otherwise a merge counts them first: a set the builder takes whole is
+ * the one builder (exact, fused or blocked) takes the distinct ones.
+ * Otherwise one merge counts them and, when no run shares a hash with
+ * another, builds the blocked filter for that count on the way
+ * (spill_count_or_build); after repeats, a set the builder takes whole is
  * filled by a second merge, a larger one (blocked) is built by streaming
  * adds into a segment sized by the count.  The state keeps its hashes (all
  * in runs now), so a second final call gives the same bytes.
@@ -653,6 +728,7 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 	SbfFilter	f;
 	SbfStatus	st;
 	int			i;
+	bool		built = false;
 
 	elog(DEBUG1, "sbf spill: merging %d runs", sp->nruns + (o->hs.nset + o->hs.nbuf > 0));
 	spill_prepare(o);
@@ -660,15 +736,18 @@ sbf_spill_build(SbfHsObject *o, const SbfParams *params)
 		total += sp->runs[i].count;
 	if (total <= SBF_FUSED_MAX_BUILD)
 		return spill_build_array(sp, params, total);
-	n = sp->nruns == 1 ? sp->runs[0].count : spill_merge(sp, 0, sp->nruns, NULL, NULL);
-	elog(DEBUG1, "sbf spill: building a filter of %llu distinct hashes", (unsigned long long) n);
+	n = sp->nruns == 1 ? sp->runs[0].count : spill_count_or_build(sp, params, total, &f, &built);
+	elog(DEBUG1, "sbf spill: %s a filter of %llu distinct hashes",
+		 built ? "built" : "building", (unsigned long long) n);
+	if (built)
+		return sbf_filter_finish(&f);
 	if (n <= SBF_FUSED_MAX_BUILD)
 		return spill_build_array(sp, params, n);
 	/* larger: blocked, built by streaming adds into a right-sized segment */
 	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
 	if (st != SBF_OK)
 		sbf_report_status(st);
-	(void) spill_merge(sp, 0, sp->nruns, sink_filter, &f);
+	(void) spill_merge(sp, 0, sp->nruns, sink_filter, &f, NULL);
 	return sbf_filter_finish(&f);
 }
 

@@ -23,7 +23,10 @@
  * to hand them in ascending order to a filter sized for that count (or to an
  * array of that size).  That is what the in-memory build does (sbf_hs_build:
  * a filter sized for n, the hashes added in ascending order), so the bytes
- * are the same.  The merge cuts the hash space into slices, gathers each
+ * are the same.  A blocked build (more hashes than the fused kind takes)
+ * merges once when no run shares a hash with another: the count is then
+ * the sum of the runs' counts, known before the merge, and the filter sized
+ * for it is built as the merge goes (sbf_spill_build).  The merge cuts the hash space into slices, gathers each
  * slice from every run and sorts it in memory (the hashes are close to
  * uniform, so a slice is a small, contiguous part of each run); runs past
  * the fan-in that work_mem allows are first merged into longer runs.
