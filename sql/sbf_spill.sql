@@ -153,6 +153,37 @@ SELECT md5(sbf_agg(x)::bytea) = (SELECT md5(sbf_build(sbf_hashset_agg(y))::bytea
 								 FROM generate_series(1, 3000000) y) AS repeats_below_fused_max
 FROM (SELECT generate_series(1, 3000000) AS x UNION ALL SELECT generate_series(1, 1300000)) s;
 
+-- a spilled set's encoding is written in one merge when the Rice parameter
+-- guessed from the runs' sum is the one chosen (distinct elements, or a few
+-- repeats: the count is written afterwards), in two when repeats make it
+-- another (each element twice); each is the bytes of the set in memory
+-- (300,000 hashes stay in memory with a work_mem of 64MB)
+SET work_mem = '64MB';
+SELECT pg_temp.temp_written('SELECT sbf_hashset_agg(x) FROM generate_series(1, 300000) x') AS set_in_memory_temp_blocks;
+SELECT md5(sbf_hashset_agg(x)::bytea) AS set_300k FROM generate_series(1, 300000) x \gset
+RESET work_mem;
+SELECT pg_temp.temp_written('SELECT sbf_hashset_agg(x) FROM generate_series(1, 300000) x') > 0 AS set_spilled_300k;
+SELECT md5(sbf_hashset_agg(x)::bytea) = :'set_300k' AS set_distinct_one_merge
+FROM generate_series(1, 300000) x;
+SELECT md5(sbf_hashset_agg(x)::bytea) = :'set_300k' AS set_few_repeats_one_merge
+FROM (SELECT generate_series(1, 300000) AS x UNION ALL SELECT generate_series(1, 3000)) s;
+SELECT md5(sbf_hashset_agg(x)::bytea) = :'set_300k' AS set_each_twice_two_merges
+FROM (SELECT generate_series(1, 300000) AS x UNION ALL SELECT generate_series(1, 300000)) s;
+-- so are parallel workers' spilled partial states of distinct elements
+-- (flattened for the leader: sized by the one merge, then copied)
+CREATE TABLE spill_distinct AS SELECT generate_series(1, 300000) AS x;
+ALTER TABLE spill_distinct SET (parallel_workers = 2);
+SET max_parallel_workers_per_gather = 2;
+SET min_parallel_table_scan_size = 0;
+SET sbf.spill_threshold = 5000;
+EXPLAIN (COSTS OFF) SELECT sbf_hashset_agg(x) FROM spill_distinct;
+SELECT md5(sbf_hashset_agg(x)::bytea) = :'set_300k' AS set_parallel_flattened
+FROM spill_distinct;
+RESET sbf.spill_threshold;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE spill_distinct;
+
 -- sbf.huge_pages (default on) offers the kernel the arrays of 2 MB and more
 -- for transparent huge pages; it never changes a result: 300,000 distinct
 -- (a spilled group with 2.4 MB of merged hashes, a fused build's 4.4 MB of

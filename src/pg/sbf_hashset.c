@@ -229,12 +229,29 @@ hso_get_flat_size(ExpandedObjectHeader *eohptr)
 		return o->flat_size;
 	if (sbf_spilled(o))
 	{
-		uint64		total = sbf_spill_encoded_size(o, o->with_rate, &o->flat_n, &o->flat_k);
+		/*
+		 * Encoded now, mostly in the one merge that sizes it, and kept for
+		 * flatten_into; in the object's context, as PostgreSQL may flatten
+		 * in one without pfree (a sort's bump context, 17+).
+		 */
+		MemoryContext old = MemoryContextSwitchTo(o->hdr.eoh_context);
+		uint64		total;
 
-		if (o->flat_n > SBF_HS_MAX_COUNT || total > SBF_HS_MAX_FLAT)
+		if (o->flat_buf != NULL)
+			pfree(o->flat_buf);
+		o->flat_buf = sbf_spill_encode_all(o, o->with_rate, 0, SBF_HS_MAX_FLAT, &total,
+										   &o->flat_n, &o->flat_k);
+		MemoryContextSwitchTo(old);
+		if (o->flat_buf == NULL || o->flat_n > SBF_HS_MAX_COUNT)
 			hso_too_large();
 		o->flat_size = VARHDRSZ + total;
 		return o->flat_size;
+	}
+	if (o->flat_buf != NULL)
+	{
+		/* brought back into memory since (sbf_spill_unspill) */
+		pfree(o->flat_buf);
+		o->flat_buf = NULL;
 	}
 	st = sbf_hs_encoded_size(&o->hs, o->with_rate, SBF_HS_MAX_FLAT, &size);
 	if (st == SBF_E_TOO_LARGE)
@@ -256,7 +273,13 @@ hso_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size
 		elog(ERROR, "sbf_hashset changed between sizing and flattening");
 	/* the caller's fresh chunk: this writes it first (a parallel partial state) */
 	sbf_mem_hint_huge(result, allocated_size);
-	if (sbf_spilled(o))
+	if (sbf_spilled(o) && o->flat_buf != NULL)
+	{
+		memcpy(VARDATA(result), o->flat_buf, allocated_size - VARHDRSZ);
+		pfree(o->flat_buf);
+		o->flat_buf = NULL;
+	}
+	else if (sbf_spilled(o))
 		sbf_spill_encode(o, o->with_rate, o->flat_n, o->flat_k,
 						 (uint8 *) VARDATA(result), allocated_size - VARHDRSZ);
 	else
@@ -669,11 +692,15 @@ sbf_hashset_agg_final(PG_FUNCTION_ARGS)
 	if ((tmp = hso_of(PG_GETARG_DATUM(0))) != NULL && sbf_spilled(tmp))
 	{
 		/* encoded from the runs: the set never comes back into memory */
-		Size		size = hso_get_flat_size(&tmp->hdr);
+		uint64		size;
+		uint64		n;
+		int			k;
 
-		result = palloc(size);
-		sbf_mem_hint_huge(result, size);
-		hso_flatten_into(&tmp->hdr, result, size);
+		result = (struct varlena *) sbf_spill_encode_all(tmp, tmp->with_rate, VARHDRSZ,
+														 SBF_HS_MAX_FLAT, &size, &n, &k);
+		if (result == NULL || n > SBF_HS_MAX_COUNT)
+			hso_too_large();
+		SET_VARSIZE(result, VARHDRSZ + size);
 		PG_RETURN_POINTER(result);
 	}
 	s = sbf_hso_open(PG_GETARG_DATUM(0), false, &tmp);

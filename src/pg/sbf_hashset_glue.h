@@ -43,7 +43,8 @@ typedef struct SbfHsObject
 	bool		with_rate;		/* an sbf_agg state: flatten with error_rate */
 	Size		flat_size;		/* cached by get_flat_size; 0 = unknown */
 	uint64		flat_n;			/* of a spilled state: its hashes and Rice */
-	int			flat_k;			/* parameter, with flat_size */
+	int			flat_k;			/* parameter, with flat_size, and */
+	uint8	   *flat_buf;		/* its encoding, made with them, or NULL */
 	uint64		spill_at;		/* spill the array past this many hashes
 								 * (sbf_spill.h); 0 = never */
 	struct SbfSpill *spill;		/* runs in a temporary file, or NULL */

@@ -2,7 +2,8 @@
  * sbf_spill.c
  *	  Spilling of large aggregate states to temporary files: the threshold
  *	  tied to work_mem, the runs written to a BufFile, and the slice merge
- *	  that counts and then builds (or encodes) from them.  See sbf_spill.h.
+ *	  of them.  What a final makes from the runs is in sbf_spill_out.c.
+ *	  See sbf_spill.h.
  */
 #include "postgres.h"
 
@@ -19,6 +20,7 @@
 #include "sbf_hash_sort.h"
 #include "sbf_kind.h"
 #include "sbf_spill.h"
+#include "sbf_spill_int.h"
 
 /* Hashes handed to a merge's consumer at a time (an interrupt check between). */
 #define SPILL_OUT_HASHES		16384
@@ -36,31 +38,6 @@
 /* sbf.spill_threshold: 0 = derived from work_mem. */
 static int	sbf_spill_threshold_guc = 0;
 
-/* A position in a BufFile, as BufFileTell gives it. */
-typedef struct SpillPos
-{
-	int			fileno;
-	off_t		offset;
-} SpillPos;
-
-/* One sorted run of distinct hashes in the file. */
-typedef struct SpillRun
-{
-	SpillPos	start;
-	uint64		count;
-} SpillRun;
-
-/* The spilled part of a state: its file and runs (in the state's context). */
-typedef struct SbfSpill
-{
-	BufFile    *file;			/* NULL when closed */
-	SpillRun   *runs;
-	int			nruns;
-	int			maxruns;
-	SpillPos	end;			/* where the next run starts */
-	MemoryContext cxt;			/* the state's context */
-} SbfSpill;
-
 /* A run being merged: a window of its hashes and where the rest is. */
 typedef struct MergeSrc
 {
@@ -73,8 +50,6 @@ typedef struct MergeSrc
 } MergeSrc;
 
 
-/* What a merge hands its distinct hashes to, in ascending order. */
-typedef void (*SpillSink) (void *arg, const uint64 *h, size_t n);
 
 /* Defines sbf.spill_threshold (from _PG_init). */
 void
@@ -129,8 +104,8 @@ sbf_spilled(const SbfHsObject *o)
 }
 
 /* Closes a spill's file; its runs are gone. */
-static void
-spill_close(SbfSpill *sp)
+void
+sbf_spill_close(SbfSpill *sp)
 {
 	if (sp->file != NULL)
 		BufFileClose(sp->file);
@@ -146,7 +121,7 @@ spill_close(SbfSpill *sp)
 static void
 spill_shutdown(Datum arg)
 {
-	spill_close((SbfSpill *) DatumGetPointer(arg));
+	sbf_spill_close((SbfSpill *) DatumGetPointer(arg));
 }
 
 /* The spill of o with an open file, made on first use. */
@@ -210,7 +185,7 @@ spill_write(SbfSpill *sp, const uint64 *h, uint64 n)
 
 /* Records a run of count hashes that starts at start. */
 static void
-spill_record_run(SbfSpill *sp, const SpillPos *start, uint64 count)
+spill_record_run(SbfSpill *sp, const SpillPos *start, uint64 count, uint64 last)
 {
 	if (sp->nruns == sp->maxruns)
 	{
@@ -219,6 +194,7 @@ spill_record_run(SbfSpill *sp, const SpillPos *start, uint64 count)
 	}
 	sp->runs[sp->nruns].start = *start;
 	sp->runs[sp->nruns].count = count;
+	sp->runs[sp->nruns].last = last;
 	sp->nruns++;
 }
 
@@ -231,7 +207,7 @@ spill_append_run(SbfSpill *sp, const uint64 *h, uint64 n)
 	if (n == 0)
 		return;
 	spill_write(sp, h, n);
-	spill_record_run(sp, &start, n);
+	spill_record_run(sp, &start, n, h[n - 1]);
 }
 
 /*
@@ -368,8 +344,8 @@ merge_gather(SbfSpill *sp, MergeSrc *s, uint64 hi, uint64 *g, uint32 *ng, uint32
  * k) and the first slice is the whole hash space, so that the halving, the
  * gathering again and the widening back are all exercised.
  */
-static uint64
-spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg,
+uint64
+sbf_spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg,
 			bool *repeated)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "sbf spill merge",
@@ -459,36 +435,6 @@ sink_write(void *arg, const uint64 *h, size_t n)
 	spill_write(sp, h, n);
 }
 
-/* A sink that adds to a filter. */
-static void
-sink_filter(void *arg, const uint64 *h, size_t n)
-{
-	SbfStatus	st = sbf_add_hashes((SbfFilter *) arg, h, n);
-
-	if (st != SBF_OK)
-		sbf_report_status(st);
-}
-
-/* Where sink_fill writes: an array of cap hashes, n filled. */
-typedef struct FillTarget
-{
-	uint64	   *a;
-	uint64		n;
-	uint64		cap;
-} FillTarget;
-
-/* A sink that fills an array sized by the merge's count. */
-static void
-sink_fill(void *arg, const uint64 *h, size_t n)
-{
-	FillTarget *t = (FillTarget *) arg;
-
-	if (t->n + n > t->cap)
-		elog(ERROR, "sbf spill run has more hashes than it recorded");
-	memcpy(t->a + t->n, h, n * sizeof(uint64));
-	t->n += n;
-}
-
 /*
  * Merges the first runs into one until at most fanin remain, each time
  * merging just enough of them, so that the final merge reads at most fanin
@@ -501,11 +447,15 @@ spill_reduce(SbfSpill *sp, int fanin)
 	{
 		int			k = Min(fanin, sp->nruns - fanin + 1);
 		SpillPos	start = sp->end;
-		uint64		count = spill_merge(sp, 0, k, sink_write, sp, NULL);
+		uint64		count = sbf_spill_merge(sp, 0, k, sink_write, sp, NULL);
+		uint64		last = 0;
+		int			i;
 
+		for (i = 0; i < k; i++)
+			last = Max(last, sp->runs[i].last);
 		memmove(sp->runs, sp->runs + k, (sp->nruns - k) * sizeof(SpillRun));
 		sp->nruns -= k;
-		spill_record_run(sp, &start, count);
+		spill_record_run(sp, &start, count, last);
 	}
 }
 
@@ -513,8 +463,8 @@ spill_reduce(SbfSpill *sp, int fanin)
  * Puts every hash of a spilled state into runs: the buffer is flushed into
  * the array, the array spilled, the runs reduced to the fan-in.
  */
-static void
-spill_prepare(SbfHsObject *o)
+void
+sbf_spill_prepare(SbfHsObject *o)
 {
 	SbfStatus	st = sbf_hs_flush(&o->hs, NULL);
 
@@ -532,223 +482,15 @@ spill_prepare(SbfHsObject *o)
  * leaves half the temporary bytes (which a cancellation deletes before the
  * client has its answer).
  */
-static uint64
-spill_all(SbfHsObject *o)
+uint64
+sbf_spill_count(SbfHsObject *o)
 {
 	SbfSpill   *sp = o->spill;
 
-	spill_prepare(o);
+	sbf_spill_prepare(o);
 	if (sp->nruns == 1)
 		return sp->runs[0].count;
-	return spill_merge(sp, 0, sp->nruns, NULL, NULL, NULL);
-}
-
-/* A sink that gathers the statistics of the sbf_hashset encoding. */
-static void
-sink_stats(void *arg, const uint64 *h, size_t n)
-{
-	sbf_hs_stats_add((SbfHsRiceStats *) arg, h, n);
-}
-
-/* A sink that writes the sbf_hashset encoding. */
-static void
-sink_encode(void *arg, const uint64 *h, size_t n)
-{
-	sbf_hs_encoder_add((SbfHsEncoder *) arg, h, n);
-}
-
-/*
- * Bytes of the sbf_hashset encoding of a spilled state (its header
- * included), from a merge that counts and gathers the Rice statistics;
- * *n and *k are for sbf_spill_encode.  The set never comes into memory.
- */
-uint64
-sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n, int *k)
-{
-	SbfHsRiceStats st;
-
-	/*
-	 * Nothing is allocated in CurrentMemoryContext and freed here: PostgreSQL
-	 * may flatten in a context without pfree (a sort's bump context, 17+).
-	 */
-	memset(&st, 0, sizeof(st));
-	spill_prepare(o);
-	(void) spill_merge(o->spill, 0, o->spill->nruns, sink_stats, &st, NULL);
-	*n = st.n;
-	return sbf_hs_stats_size(&st, with_rate, k);
-}
-
-/*
- * Writes the sbf_hashset encoding of a spilled state, sized by
- * sbf_spill_encoded_size, from a second merge: the same bytes as encoding
- * the set from memory.
- */
-void
-sbf_spill_encode(SbfHsObject *o, bool with_rate, uint64 n, int k, uint8 *out,
-				 size_t size)
-{
-	SbfHsEncoder e;
-	uint64		got;
-
-	sbf_hs_encoder_start(&e, out, size, n, k, with_rate, o->hs.params.error_rate);
-	got = spill_merge(o->spill, 0, o->spill->nruns, sink_encode, &e, NULL);
-	sbf_hs_encoder_finish(&e);
-	if (got != n || e.p != out + size)
-		elog(ERROR, "sbf spill encoding changed between sizing and writing");
-}
-
-/* Brings every hash of a spilled state back into its array. */
-void
-sbf_spill_unspill(SbfHsObject *o)
-{
-	SbfSpill   *sp;
-	FillTarget	t;
-	SbfStatus	st;
-
-	if (!sbf_spilled(o))
-		return;
-	t.cap = spill_all(o);
-	sp = o->spill;
-	if (t.cap > SBF_HS_MAX_COUNT)
-		sbf_hs_report_status(SBF_E_TOO_LARGE);
-	t.a = o->hs.alloc.alloc(t.cap * sizeof(uint64), o->hs.alloc.ctx);
-	if (t.a == NULL)
-		sbf_hs_report_status(SBF_E_NOMEM);
-	t.n = 0;
-	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t, NULL);
-	spill_close(sp);
-	st = sbf_hs_adopt(&o->hs, t.a, t.n);
-	if (st != SBF_OK)
-		sbf_hs_report_status(st);
-	o->flat_size = 0;
-}
-
-/* Builds through the one builder from the merged runs in one array of cap. */
-static ScalableBloom *
-spill_build_array(SbfSpill *sp, const SbfParams *params, uint64 cap)
-{
-	FillTarget	t;
-	SbfFilter	f;
-	SbfStatus	st;
-
-	t.cap = cap;
-	t.n = 0;
-	t.a = palloc_extended(Max(cap, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-	sbf_mem_hint_huge(t.a, Max(cap, 1) * sizeof(uint64));
-	(void) spill_merge(sp, 0, sp->nruns, sink_fill, &t, NULL);
-	st = sbf_build_final(&f, params, t.a, t.n, VARHDRSZ, &sbf_palloc_allocator);
-	pfree(t.a);
-	if (st != SBF_OK)
-		sbf_report_status(st);
-	return sbf_filter_finish(&f);
-}
-
-/* A blocked filter sized for a count of hashes, made by the first add. */
-typedef struct SizedTarget
-{
-	const SbfParams *params;
-	uint64		n;
-	MemoryContext cxt;			/* the filter's (not the merge's) */
-	bool		made;
-	SbfFilter	f;
-} SizedTarget;
-
-/* A sink that adds to a SizedTarget's filter, making it first. */
-static void
-sink_sized(void *arg, const uint64 *h, size_t n)
-{
-	SizedTarget *t = (SizedTarget *) arg;
-
-	if (!t->made)
-	{
-		MemoryContext old = MemoryContextSwitchTo(t->cxt);
-		SbfStatus	st = sbf_create_sized(&t->f, t->params, t->n, VARHDRSZ,
-										  &sbf_palloc_allocator);
-
-		MemoryContextSwitchTo(old);
-		if (st != SBF_OK)
-			sbf_report_status(st);
-		t->made = true;
-	}
-	sink_filter(&t->f, h, n);
-}
-
-/*
- * The distinct hashes of a spilled state's runs, and the filter sized for
- * all of them (total, the sum of the runs' counts) when that is their count:
- * no run shares a hash with another, as in a table of distinct values, and
- * one merge both counts and builds.  The filter is made after the first
- * slice (SPILL_SLICE_HASHES / 2 hashes) has shown no repeat, so a set of
- * many repeats never allocates one sized for their sum; a repeat found
- * later frees it.  Otherwise *built is false and the result is the count.
- */
-static uint64
-spill_count_or_build(SbfSpill *sp, const SbfParams *params, uint64 total,
-					 SbfFilter *built, bool *ok)
-{
-	SizedTarget t;
-	bool		repeated = false;
-	uint64		n;
-
-	t.params = params;
-	t.n = total;
-	t.cxt = CurrentMemoryContext;
-	t.made = false;
-	n = spill_merge(sp, 0, sp->nruns, sink_sized, &t, &repeated);
-	*ok = !repeated && t.made && n == total;
-	if (*ok)
-		*built = t.f;
-	else if (t.made)
-	{
-		elog(DEBUG1, "sbf spill: runs share hashes; the filter sized for %llu is dropped",
-			 (unsigned long long) total);
-		sbf_filter_free(&t.f);
-	}
-	return n;
-}
-
-/*
- * The right-sized filter of a spilled state, as sbf_hs_build does for a set
- * in memory.  When the runs hold at most SBF_FUSED_MAX_BUILD hashes in all
- * (repeats across runs included), one merge fills an array of that size and
- * the one builder (exact, fused or blocked) takes the distinct ones.
- * Otherwise one merge counts them and, when no run shares a hash with
- * another, builds the blocked filter for that count on the way
- * (spill_count_or_build); after repeats, a set the builder takes whole is
- * filled by a second merge, a larger one (blocked) is built by streaming
- * adds into a segment sized by the count.  The state keeps its hashes (all
- * in runs now), so a second final call gives the same bytes.
- */
-ScalableBloom *
-sbf_spill_build(SbfHsObject *o, const SbfParams *params)
-{
-	uint64		n;
-	uint64		total = 0;
-	SbfSpill   *sp = o->spill;
-	SbfFilter	f;
-	SbfStatus	st;
-	int			i;
-	bool		built = false;
-
-	elog(DEBUG1, "sbf spill: merging %d runs", sp->nruns + (o->hs.nset + o->hs.nbuf > 0));
-	spill_prepare(o);
-	for (i = 0; i < sp->nruns; i++)
-		total += sp->runs[i].count;
-	if (total <= SBF_FUSED_MAX_BUILD)
-		return spill_build_array(sp, params, total);
-	n = sp->nruns == 1 ? sp->runs[0].count : spill_count_or_build(sp, params, total, &f, &built);
-	elog(DEBUG1, "sbf spill: %s a filter of %llu distinct hashes",
-		 built ? "built" : "building", (unsigned long long) n);
-	if (built)
-		return sbf_filter_finish(&f);
-	if (n <= SBF_FUSED_MAX_BUILD)
-		return spill_build_array(sp, params, n);
-	/* larger: blocked, built by streaming adds into a right-sized segment */
-	st = sbf_create_sized(&f, params, Max(n, 1), VARHDRSZ, &sbf_palloc_allocator);
-	if (st != SBF_OK)
-		sbf_report_status(st);
-	(void) spill_merge(sp, 0, sp->nruns, sink_filter, &f, NULL);
-	return sbf_filter_finish(&f);
+	return sbf_spill_merge(sp, 0, sp->nruns, NULL, NULL, NULL);
 }
 
 /* The call site's cache, made on first use. */

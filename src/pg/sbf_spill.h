@@ -80,11 +80,14 @@ extern void sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o,
 
 /*
  * The sbf_hashset encoding of a spilled state without bringing it into
- * memory: the size (header included) from a merge that gathers the Rice
- * statistics, then the bytes from a second merge.
+ * memory, after prefix bytes of a new chunk of CurrentMemoryContext: *size
+ * bytes (header included) of *n hashes with Rice parameter *k, from one
+ * merge when the parameter guessed from the runs is the one, else two;
+ * NULL when it would take more than max_bytes.  sbf_spill_encode writes the
+ * same bytes again (size, n and k from the first) into out.
  */
-extern uint64 sbf_spill_encoded_size(SbfHsObject *o, bool with_rate, uint64 *n,
-									 int *k);
+extern uint8 *sbf_spill_encode_all(SbfHsObject *o, bool with_rate, size_t prefix,
+								   uint64 max_bytes, uint64 *size, uint64 *n, int *k);
 extern void sbf_spill_encode(SbfHsObject *o, bool with_rate, uint64 n, int k,
 							 uint8 *out, size_t size);
 

@@ -156,15 +156,22 @@ typedef struct SbfHashSet
 } SbfHashSet;
 
 /*
- * The encoding of a set whose hashes arrive in ascending order, in two
- * passes (a spilled aggregate state): SbfHsRiceStats, zeroed, takes the
- * first pass and sizes the encoding; SbfHsEncoder writes it in the second.
- * The bytes are sbf_hs_encode's for the same set.
+ * The encoding of a set whose hashes arrive in ascending order (a spilled
+ * aggregate state): SbfHsRiceStats gathers what sizes the encoding and
+ * chooses its parameter, SbfHsEncoder writes it.  The bytes are
+ * sbf_hs_encode's for the same set.  In two passes, the stats take the
+ * first and the encoder the second.  In one, the encoder starts with the
+ * parameter sbf_hs_rice_guess predicts, in a buffer of
+ * sbf_hs_encoded_bound bytes, beside the stats: when the stats choose the
+ * same parameter, the bytes are the encoding (its count set to the stats'
+ * n by sbf_hs_encoder_set_count); otherwise a second pass writes them.
  */
 typedef struct SbfHsRiceStats
 {
 	uint64_t	n;				/* hashes so far */
 	uint64_t	last;			/* the last of them (0 before the first) */
+	int			kmin;			/* sums kept: parameters kmin .. kmax */
+	int			kmax;
 	uint64_t	sum[64];		/* sum of the gaps shifted right by k */
 } SbfHsRiceStats;
 
@@ -177,8 +184,26 @@ typedef struct SbfHsEncoder
 	uint64_t	prev;			/* the last hash encoded */
 } SbfHsEncoder;
 
+/*
+ * Starts st for a set of n hashes, nmin <= n <= nmax (nmin >= 1), whose
+ * largest is max: only the sums of the parameters the choice can read for
+ * such a set are kept (all 64 with max UINT64_MAX, nmin 1, nmax UINT64_MAX).
+ */
+extern void sbf_hs_stats_start(SbfHsRiceStats *st, uint64_t max, uint64_t nmin,
+							   uint64_t nmax);
 extern void sbf_hs_stats_add(SbfHsRiceStats *st, const uint64_t *h, size_t n);
+/* Bytes and parameter; UINT64_MAX when the set broke stats_start's bounds. */
 extern uint64_t sbf_hs_stats_size(const SbfHsRiceStats *st, bool with_rate, int *k);
+
+/*
+ * The parameter the stats most likely choose for n >= 1 hashes spread
+ * evenly up to max (gaps of mean max / n, nearly geometric), and the most
+ * bytes an encoding of at most n hashes up to max with parameter k takes.
+ */
+extern int	sbf_hs_rice_guess(uint64_t max, uint64_t n);
+extern uint64_t sbf_hs_encoded_bound(uint64_t n, uint64_t max, int k, bool with_rate);
+/* Rewrites the count in the header of an encoding. */
+extern void sbf_hs_encoder_set_count(uint8_t *out, uint64_t n);
 extern void sbf_hs_encoder_start(SbfHsEncoder *e, uint8_t *out, size_t size,
 								 uint64_t n, int k, bool with_rate, double error_rate);
 extern void sbf_hs_encoder_add(SbfHsEncoder *e, const uint64_t *h, size_t n);

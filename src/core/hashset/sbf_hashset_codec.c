@@ -4,6 +4,8 @@
  *	  encoder, its one validator and decoder, and sbf_agg's 1.0
  *	  partial-state codec.
  */
+#include <math.h>
+
 #include "sbf_hashset_int.h"
 #include "sbf_window.h"
 
@@ -212,6 +214,18 @@ sbf_hs_encode(const SbfHashSet *s, bool with_rate, uint8_t *out, size_t size)
  * set: the sums of every Rice parameter are kept, so the same one is chosen.
  */
 
+/*
+ * Starts st: hs_rice_lo falls as n grows, so a set of nmin .. nmax hashes
+ * up to max reads the sums of lo(max, nmax) .. lo(max, nmin) + 2.
+ */
+void
+sbf_hs_stats_start(SbfHsRiceStats *st, uint64_t max, uint64_t nmin, uint64_t nmax)
+{
+	memset(st, 0, sizeof(*st));
+	st->kmin = hs_rice_lo(max, SBF_HS_MAX(nmax, 1));
+	st->kmax = SBF_HS_MIN(hs_rice_lo(max, SBF_HS_MAX(nmin, 1)) + 2, 63);
+}
+
 /* Adds the next n hashes (ascending, distinct, above all before) to st. */
 void
 sbf_hs_stats_add(SbfHsRiceStats *st, const uint64_t *h, size_t n)
@@ -224,7 +238,7 @@ sbf_hs_stats_add(SbfHsRiceStats *st, const uint64_t *h, size_t n)
 		int			k;
 
 		st->last = h[i];
-		for (k = 0; k < 64; k++)
+		for (k = st->kmin; k <= st->kmax; k++)
 			st->sum[k] += g >> k;
 	}
 	st->n += n;
@@ -241,9 +255,61 @@ sbf_hs_stats_size(const SbfHsRiceStats *st, bool with_rate, int *k)
 	if (st->n > 0)
 	{
 		lo = hs_rice_lo(st->last, st->n);
+		if (lo < st->kmin || SBF_HS_MIN(lo + 2, 63) > st->kmax)
+			return UINT64_MAX;
 		*k = hs_rice_best(st->n, lo, st->sum + lo, &bits);
 	}
 	return SBF_HS_HEADER_BYTES + (with_rate ? 8 : 0) + (bits + 7) / 8;
+}
+
+/*
+ * The candidate (hs_rice_lo's three) with the fewest expected bits when the
+ * gaps are geometric of mean m = max / n, as evenly spread hashes are: a
+ * gap's quotient g >> k then has mean 1 / (e^(2^k / m) - 1).
+ */
+int
+sbf_hs_rice_guess(uint64_t max, uint64_t n)
+{
+	double		m = (double) max / (double) SBF_HS_MAX(n, 1);
+	int			lo = hs_rice_lo(max, SBF_HS_MAX(n, 1));
+	int			best = lo;
+	double		best_bits = 0.0;
+	int			k;
+
+	for (k = lo; k <= SBF_HS_MIN(lo + 2, 63); k++)
+	{
+		double		r = ldexp(1.0, k) / SBF_HS_MAX(m, 1.0);
+		double		bits = (double) (k + 1) + (r > 700.0 ? 0.0 : 1.0 / expm1(r));
+
+		if (k == lo || bits < best_bits)
+		{
+			best = k;
+			best_bits = bits;
+		}
+	}
+	return best;
+}
+
+/*
+ * A gap's code takes k + 1 + (g >> k) bits and the quotients of gaps that
+ * sum to at most max sum to at most max >> k.
+ */
+uint64_t
+sbf_hs_encoded_bound(uint64_t n, uint64_t max, int k, bool with_rate)
+{
+	uint64_t	bits;
+
+	if (n > (UINT64_MAX - (max >> k) - 7) / (uint64_t) (k + 1))
+		return UINT64_MAX;
+	bits = n * (uint64_t) (k + 1) + (max >> k);
+	return SBF_HS_HEADER_BYTES + (with_rate ? 8 : 0) + (bits + 7) / 8;
+}
+
+/* Rewrites the count in the header. */
+void
+sbf_hs_encoder_set_count(uint8_t *out, uint64_t n)
+{
+	sbf_store64(out + 8, n);
 }
 
 /* Starts the encoding of n hashes with parameter k into out (size bytes). */
