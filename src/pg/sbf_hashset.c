@@ -416,15 +416,10 @@ hs_union_datum(SbfHashSet *dst, SbfHsObject *o, FunctionCallInfo fcinfo,
 		{
 			if (o != NULL && o->spill_at != 0 && !dst->streaming && v.count >= o->spill_at)
 			{
-				/* count <= SBF_HS_MAX_COUNT: the array is below 1 GB */
-				uint64	   *run = palloc(v.count * sizeof(uint64));
-
-				sbf_mem_hint_huge(run, v.count * sizeof(uint64));
-				e = sbf_hs_walk(&v, run, &sbf_palloc_allocator);
+				/* straight into a run, a chunk at a time */
+				e = sbf_spill_add_coded(fcinfo, o, &v);
 				if (e != SBF_HS_OK)
 					hs_bad_value(e, ERRCODE_DATA_CORRUPTED);
-				sbf_spill_add_run(fcinfo, o, run, v.count);
-				pfree(run);
 				return;
 			}
 			st = sbf_hs_merge_coded(dst, &v, &e);

@@ -248,11 +248,47 @@ sbf_spill_check(FunctionCallInfo fcinfo, SbfHsObject *o)
 		spill_array(spill_get(fcinfo, o), o);
 }
 
-/* Writes n sorted, distinct hashes as one run of o. */
-void
-sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o, const uint64 *run, uint64 n)
+/* Where spill_chunk appends: a run being written, and its last hash. */
+typedef struct RunWriter
 {
-	spill_append_run(spill_get(fcinfo, o), run, n);
+	SbfSpill   *sp;
+	uint64		last;
+} RunWriter;
+
+/* Appends a chunk of a decoded set to the run being written. */
+static void
+spill_chunk(void *arg, const uint64 *h, size_t n)
+{
+	RunWriter  *w = (RunWriter *) arg;
+
+	spill_write(w->sp, h, n);
+	w->last = h[n - 1];
+}
+
+/*
+ * Writes the hashes of a parsed sbf_hashset as one run of o (o must spill),
+ * decoded SPILL_WRITE_HASHES at a time (512 kB, not the whole set); a
+ * malformed body stops it with the walk's error, and the caller raises it,
+ * so the part written is never read.
+ */
+SbfHsError
+sbf_spill_add_coded(FunctionCallInfo fcinfo, SbfHsObject *o, const SbfHsView *v)
+{
+	RunWriter	w;
+	SpillPos	start;
+	uint64	   *buf;
+	SbfHsError	e;
+
+	w.sp = spill_get(fcinfo, o);
+	w.last = 0;
+	start = w.sp->end;
+	buf = palloc(SPILL_WRITE_HASHES * sizeof(uint64));
+	e = sbf_hs_walk_chunks(v, buf, SPILL_WRITE_HASHES, spill_chunk, &w,
+						   &sbf_palloc_allocator);
+	pfree(buf);
+	if (e == SBF_HS_OK && v->count > 0)
+		spill_record_run(w.sp, &start, v->count, w.last);
+	return e;
 }
 
 /* Reads n hashes at pos into buf. */

@@ -74,9 +74,13 @@ extern SbfStatus sbf_spill_add_slow(FunctionCallInfo fcinfo, SbfHsObject *o,
 /* After a union into o: spills the array if it passed spill_at. */
 extern void sbf_spill_check(FunctionCallInfo fcinfo, SbfHsObject *o);
 
-/* Writes n sorted, distinct hashes as one run of o (o must spill). */
-extern void sbf_spill_add_run(FunctionCallInfo fcinfo, SbfHsObject *o,
-							  const uint64 *run, uint64 n);
+/*
+ * Writes the hashes of a parsed sbf_hashset (sbf_hs_parse; not a filter) as
+ * one run of o (o must spill), decoding and checking them in chunks; the
+ * walk's error, which the caller raises, if the body is malformed.
+ */
+extern SbfHsError sbf_spill_add_coded(FunctionCallInfo fcinfo, SbfHsObject *o,
+									  const SbfHsView *v);
 
 /*
  * The sbf_hashset encoding of a spilled state without bringing it into

@@ -399,6 +399,81 @@ hashset_one_pass(void)
 	CHECK(right >= 54);
 }
 
+/* Where hs_chunk_copy appends: the hashes so far, and the chunks seen. */
+typedef struct ChunkCopy
+{
+	uint64_t   *a;
+	uint64_t	n;
+	size_t		max_chunk;
+} ChunkCopy;
+
+static void
+hs_chunk_copy(void *arg, const uint64_t *h, size_t n)
+{
+	ChunkCopy  *c = (ChunkCopy *) arg;
+
+	memcpy(c->a + c->n, h, n * sizeof(uint64_t));
+	c->n += n;
+	if (n > c->max_chunk)
+		c->max_chunk = n;
+}
+
+/*
+ * The chunked walk (a partial state streamed into a spill run) hands over
+ * the decoded set in chunks of at most cap, and stops a malformed body with
+ * the error the whole walk gives.
+ */
+static void
+hashset_walk_chunks(void)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, 9);
+	SbfHashSet	s;
+	uint64_t	j;
+	size_t		size;
+	uint8_t    *buf;
+	SbfHsView	v;
+	uint64_t   *whole;
+	uint64_t	chunk[7];
+	ChunkCopy	c;
+	size_t		cut;
+	int			tried = 0;
+
+	sbf_hs_init(&s, &g_alloc, &p, 0);
+	for (j = 0; j < 100000; j++)
+		CHECK_ST(sbf_hs_add(&s, key(77, j), NULL), SBF_OK);
+	CHECK_ST(sbf_hs_encoded_size(&s, false, SIZE_MAX, &size), SBF_OK);
+	buf = malloc(size);
+	sbf_hs_encode(&s, false, buf, size);
+	whole = malloc(s.nset * sizeof(uint64_t));
+	c.a = malloc(s.nset * sizeof(uint64_t));
+	CHECK(sbf_hs_parse(buf, size, &v) == SBF_HS_OK);
+	c.n = 0;
+	c.max_chunk = 0;
+	CHECK(sbf_hs_walk_chunks(&v, chunk, 7, hs_chunk_copy, &c, NULL) == SBF_HS_OK);
+	CHECK(c.n == s.nset && c.max_chunk == 7);
+	CHECK(memcmp(c.a, s.set, s.nset * sizeof(uint64_t)) == 0);
+	/* cut bodies: the header still claims every hash */
+	for (cut = size - 1; cut > size - 200; cut -= 37)
+	{
+		SbfHsView	cv;
+		SbfHsError	e;
+
+		if (sbf_hs_parse(buf, cut, &cv) != SBF_HS_OK)
+			continue;
+		e = sbf_hs_walk(&cv, whole, NULL);
+		CHECK(e != SBF_HS_OK);
+		c.n = 0;
+		CHECK(sbf_hs_walk_chunks(&cv, chunk, 7, hs_chunk_copy, &c, NULL) == e);
+		CHECK(c.n < s.nset);
+		tried++;
+	}
+	CHECK(tried > 0);
+	free(c.a);
+	free(whole);
+	free(buf);
+	sbf_hs_free(&s);
+}
+
 /*
  * The codec: sizes per hash, canonical bytes, and every defect the format
  * section lists rejected with its own error.
@@ -846,6 +921,7 @@ main(void)
 	RUN(hashset_union);
 	RUN(hashset_codec);
 	RUN(hashset_one_pass);
+	RUN(hashset_walk_chunks);
 	RUN(hashset_states);
 	RUN(hashset_nomem);
 	RUN(hashset_merge_coded);

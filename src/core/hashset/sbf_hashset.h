@@ -98,6 +98,16 @@ extern SbfHsError sbf_hs_walk(const SbfHsView *v, uint64_t *out,
 extern void sbf_hs_decode(const SbfHsView *v, uint64_t *out);
 
 /*
+ * sbf_hs_walk in chunks, for a reader that streams the hashes on (a large
+ * partial state into a spill file): up to cap >= 1 hashes at a time are
+ * decoded into buf and handed to fn, checked as sbf_hs_walk checks them;
+ * an error stops the walk (fn may have had a part of the set).
+ */
+typedef void (*SbfHsChunkFn) (void *arg, const uint64_t *h, size_t n);
+extern SbfHsError sbf_hs_walk_chunks(const SbfHsView *v, uint64_t *buf, size_t cap,
+									 SbfHsChunkFn fn, void *arg, const SbfAllocator *a);
+
+/*
  * Scratch memory for sorting pending buffers, owned by a caller that serves
  * many sets (e.g. one per aggregate call site), so that sorts do not
  * allocate anew.  Zero it before first use; free with sbf_hs_scratch_free.

@@ -598,6 +598,35 @@ sbf_hs_walk(const SbfHsView *v, uint64_t *out, const SbfAllocator *a)
 	return hs_walk(v, out, a);
 }
 
+/* Checks and decodes the body of a parsed hash set, cap hashes at a time. */
+SbfHsError
+sbf_hs_walk_chunks(const SbfHsView *v, uint64_t *buf, size_t cap, SbfHsChunkFn fn,
+				   void *arg, const SbfAllocator *a)
+{
+	SbfHsReader r;
+	size_t		m = 0;
+
+	sbf_hs_reader_start(&r, v);
+	r.a = a;
+	while (r.i < r.count)
+	{
+		SbfHsError	e = sbf_hs_reader_next(&r, &buf[m]);
+
+		if (e != SBF_HS_OK)
+			return e;
+		if (++m == cap)
+		{
+			fn(arg, buf, m);
+			m = 0;
+		}
+		if (a != NULL && SBF_HS_STRIDE_DUE(r.i))
+			sbf_check_interrupt(a);
+	}
+	if (m > 0)
+		fn(arg, buf, m);
+	return sbf_hs_reader_end(&r);
+}
+
 /* Decodes a validated hash-set body. */
 void
 sbf_hs_decode(const SbfHsView *v, uint64_t *out)
