@@ -49,8 +49,6 @@ typedef struct MergeSrc
 	SpillPos	buf_at;			/* where buf[0] was read from */
 } MergeSrc;
 
-
-
 /* Defines sbf.spill_threshold (from _PG_init). */
 void
 sbf_spill_define_gucs(void)
