@@ -160,8 +160,8 @@ sbf_spill_encode_all(SbfHsObject *o, bool with_rate, size_t prefix, uint64 max_b
 
 /*
  * Writes the sbf_hashset encoding of a spilled state, sized by
- * sbf_spill_encode_all's first merge, from a second merge: the same bytes as encoding
- * the set from memory.
+ * sbf_spill_encode_all's first merge, from a second merge: the same bytes
+ * as encoding the set from memory.
  */
 void
 sbf_spill_encode(SbfHsObject *o, bool with_rate, uint64 n, int k, uint8 *out,
