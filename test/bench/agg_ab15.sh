@@ -10,8 +10,13 @@
 # per build, new / base, and whether both builds wrote the same bytes.
 #   PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config ROUNDS=2 REPS=3 N=10000000 \
 #     bash test/bench/agg_ab15.sh BASE       (as root)
+# AB_BODY=lookup times small filters' lookups instead (lookup_ab15_body.sh;
+# CALLS lookups a query, default 500000), with the same alternation.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if [ -n "${SBF_AB_INNER:-}" ] && [ "${AB_BODY:-agg}" = lookup ]; then
+	exec bash test/bench/lookup_ab15_body.sh
+fi
 if [ -n "${SBF_AB_INNER:-}" ]; then
 	# inside a throwaway cluster: "query-label ms" lines, then "md5 ..."
 	psql -X -q -c "CREATE EXTENSION sbf"
@@ -50,11 +55,11 @@ echo "# PostgreSQL 15 ($("$PG_CONFIG" --version)), N=$N, ROUNDS=$ROUNDS, REPS=$R
 for r in $(seq "$ROUNDS"); do
 	for v in base new; do
 		flock /var/lock/sbf-pg15.lock sh -c "make -s -C '$tmp/$v' install PG_CONFIG='$PG_CONFIG' >/dev/null &&
-			SBF_AB_INNER=1 N=$N REPS=$REPS PG_CONFIG='$PG_CONFIG' bash test/pg_tmp.sh bash '$PWD/test/bench/agg_ab15.sh'" |
+			SBF_AB_INNER=1 AB_BODY=${AB_BODY:-agg} CALLS=${CALLS:-500000} N=$N REPS=$REPS PG_CONFIG='$PG_CONFIG' bash test/pg_tmp.sh bash '$PWD/test/bench/agg_ab15.sh'" |
 			sed "s/^/$v /" >> "$tmp/times"
 	done
 done
-awk '$2 != "md5" {v[$1 " " $2] = v[$1 " " $2] " " $3; q[$2] = 1}
+awk -v what="$([ "${AB_BODY:-agg}" = lookup ] && echo "answers (every lookup query)" || echo "bytes (sbf_agg, sbf_hashset_agg, parallel plan)")" '$2 != "md5" {v[$1 " " $2] = v[$1 " " $2] " " $3; q[$2] = 1}
 	$2 == "md5" {m[$1] = m[$1] == "" || m[$1] == $3 ? $3 : "differs"}
 	function med(s,   a, n, i, j, t) {
 		n = split(s, a, " ")
@@ -66,7 +71,7 @@ awk '$2 != "md5" {v[$1 " " $2] = v[$1 " " $2] " " $3; q[$2] = 1}
 			b = med(v["base " k]); n = med(v["new " k])
 			printf "| %-22s | %10.0f | %10.0f | %8.2f |\n", k, b, n, n / b
 		}
-		print "~same bytes (sbf_agg, sbf_hashset_agg, parallel plan):", (m["base"] == m["new"] && m["base"] != "differs") ? "yes" : "no"
+		print "~same " what ":", (m["base"] == m["new"] && m["base"] != "differs") ? "yes" : "no"
 	}' "$tmp/times" | sort > "$tmp/table"
 printf '| %-22s | %10s | %10s | %8s |\n' "query (w2: 2 workers)" "base ms" "new ms" "new/base"
 printf '|%s|%s|%s|%s|\n' "------------------------" "-----------:" "-----------:" "---------:"

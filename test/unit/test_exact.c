@@ -1,8 +1,8 @@
 /*
  * test_exact.c
  *	  Unit tests of format 2: the exact form, its conversion and batches, the rejects,
- *	  unions of exact filters, format-1 values, the delta chain and directory
- *	  counts
+ *	  unions of exact filters, format-1 values, the delta chain, directory
+ *	  counts and the exact form's binary search
  *	  (sbf_exact.c).  Prints "ok - name" or "not ok - name" per case and one final
  *	  "N passed, N failed" line; exits non-zero on failure.  Everything is
  *	  deterministic: keys come from fixed sequences.
@@ -615,6 +615,60 @@ directory_counts(void)
 	free(h);
 }
 
+/* The first index whose value is >= h, the slow way. */
+static uint32_t
+search_ref(const uint64_t *v, uint32_t n, uint64_t h)
+{
+	uint32_t	i = 0;
+
+	while (i < n && v[i] < h)
+		i++;
+	return i;
+}
+
+/*
+ * sbf_search64, the exact form's and a window's pair lookup: for every n up
+ * to 70 and some larger, ascending values (0 and UINT64_MAX among them when
+ * n allows), every value, its neighbours, 0, UINT64_MAX and spread hashes
+ * find the index the linear scan finds.
+ */
+static void
+search64_lower_bound(void)
+{
+	static const uint32_t big[] = {127, 128, 129, 1000, 2048};
+	uint64_t	v[2048];
+	uint8_t		le[2048 * 8];
+	uint32_t	n,
+				i,
+				r;
+	int			c;
+
+	for (c = 0; c < 71 + (int) (sizeof(big) / sizeof(big[0])); c++)
+	{
+		n = c < 71 ? (uint32_t) c : big[c - 71];
+		for (i = 0; i < n; i++)
+			v[i] = key(9, i);
+		qsort(v, n, sizeof(uint64_t), unit_cmp_u64);
+		if (n >= 2)
+		{
+			v[0] = 0;
+			v[n - 1] = UINT64_MAX;
+		}
+		for (i = 0; i < n; i++)
+			sbf_store64(le + (size_t) i * 8, v[i]);
+		CHECK(sbf_search64(le, n, 0) == search_ref(v, n, 0));
+		CHECK(sbf_search64(le, n, UINT64_MAX) == search_ref(v, n, UINT64_MAX));
+		for (i = 0; i < n; i++)
+		{
+			CHECK(sbf_search64(le, n, v[i]) == i);
+			CHECK(sbf_search64(le, n, v[i] - 1) == search_ref(v, n, v[i] - 1));
+			CHECK(sbf_search64(le, n, v[i] + 1) == search_ref(v, n, v[i] + 1));
+		}
+		for (r = 0; r < 200; r++)
+			CHECK(sbf_search64(le, n, key(10, r)) == search_ref(v, n, key(10, r)));
+	}
+}
+
 int
 main(void)
 {
@@ -628,6 +682,7 @@ main(void)
 	RUN(format1_text_vector);
 	RUN(delta_chain);
 	RUN(directory_counts);
+	RUN(search64_lower_bound);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

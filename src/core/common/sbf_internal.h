@@ -164,24 +164,27 @@ sbf_store_double(uint8_t *p, double d)
 
 /*
  * Binary search of n ascending little-endian uint64 values at a: the index
- * of the first value >= h (n if none).
+ * of the first value >= h (n if none).  Without a branch on the values (the
+ * step is a conditional move), so a lookup of a random hash, a member or
+ * not, costs the same log2(n) steps with no mispredicted jump.
  */
 static inline uint32_t
 sbf_search64(const uint8_t *a, uint32_t n, uint64_t h)
 {
-	uint32_t	lo = 0;
-	uint32_t	hi = n;
+	uint32_t	base = 0;
+	uint32_t	len = n;
 
-	while (lo < hi)
+	if (n == 0)
+		return 0;
+	while (len > 1)
 	{
-		uint32_t	mid = lo + (hi - lo) / 2;
+		uint32_t	half = len / 2;
 
-		if (sbf_load64(a + (size_t) mid * 8) < h)
-			lo = mid + 1;
-		else
-			hi = mid;
+		/* the answer lies in [base, base + len] */
+		base = sbf_load64(a + (size_t) (base + half) * 8) < h ? base + half : base;
+		len -= half;
 	}
-	return lo;
+	return base + (sbf_load64(a + (size_t) base * 8) < h);
 }
 
 /* Number of trailing zero bits of a nonzero x. */
