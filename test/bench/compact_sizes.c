@@ -29,7 +29,7 @@
  *	  error of 1.04/sqrt(512) = 4.6%: Flajolet et al. 2007).  Thread CPU
  *	  time, median of 5 runs.  Never a pass/fail test.
  *
- *	  bash test/bench/compact_sizes.sh [HDR]
+ *	  bash test/bench/compact_sizes.sh [HDR [n ...]]
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +39,7 @@
 #include "sbf_core.h"
 #include "sbf_plain.h"
 #include "sbf_plan.h"
+#include "sbf_efset.h"
 #include "bench_util.h"
 
 #define SKIP		64			/* fingerprints per index entry */
@@ -202,177 +203,6 @@ gcs_has(const Gcs *g, uint64_t x)
 }
 
 
-/*
- * The same fingerprints in Elias-Fano form: the low L bits of each stored
- * plainly, the high bits as a unary bucket list (element i is the one bit
- * at position high_i + i; a zero closes each of the 2^(b-L) buckets), L the
- * size's minimum, and the position of every 64th zero sampled so that a
- * lookup finds its bucket without a scan from the start.
- */
-typedef struct Ef
-{
-	int			b;
-	int			L;
-	size_t		n;
-	uint64_t	nbuckets;
-	uint64_t   *hi;				/* n + nbuckets bits, one spare word */
-	uint64_t   *lo;				/* n * L bits, one spare word */
-	uint64_t	hibits;
-	size_t		nsamp;
-	uint64_t   *samp;			/* position of zero 64 * j */
-} Ef;
-
-static uint8_t sel8[256][8];	/* position of the r-th one of a byte */
-
-static void
-sel8_init(void)
-{
-	int			v,
-				i;
-
-	for (v = 0; v < 256; v++)
-	{
-		int			r = 0;
-
-		for (i = 0; i < 8; i++)
-			if (v >> i & 1)
-				sel8[v][r++] = (uint8_t) i;
-	}
-}
-
-/*
- * Position of the r-th (0-based) one of w, which has more than r ones:
- * the bytes' running counts by one multiply, the byte holding it by a
- * bytewise compare of those counts with r, then a table.
- */
-static inline int
-select64(uint64_t w, int r)
-{
-	const uint64_t l8 = UINT64_C(0x0101010101010101),
-				h8 = UINT64_C(0x8080808080808080);
-	uint64_t	c = w - (w >> 1 & UINT64_C(0x5555555555555555));
-	uint64_t	cum,
-				le;
-	int			byte,
-				before;
-
-	c = (c & UINT64_C(0x3333333333333333)) + (c >> 2 & UINT64_C(0x3333333333333333));
-	c = (c + (c >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-	cum = c * l8;				/* byte i: ones in bytes 0..i */
-	le = (((uint64_t) r * l8 | h8) - cum) & h8;	/* bytes whose count <= r */
-	byte = __builtin_popcountll(le);
-	before = byte ? (int) (cum >> (8 * byte - 8) & 255) : 0;
-	return 8 * byte + sel8[w >> (8 * byte) & 255][r - before];
-}
-
-static void
-ef_build(Ef *e, const uint64_t *f, size_t n, int b)
-{
-	uint64_t	best = UINT64_MAX,
-				zeros = 0;
-	size_t		i;
-	int			L;
-
-	e->b = b;
-	e->n = n;
-	e->L = 0;
-	for (L = 0; L < b && L < 63; L++)
-	{
-		uint64_t	bits = (uint64_t) n * (uint64_t) L + n + (UINT64_C(1) << (b - L));
-
-		if (bits <= best)
-		{
-			best = bits;
-			e->L = L;
-		}
-	}
-	e->nbuckets = UINT64_C(1) << (b - e->L);
-	e->hibits = n + e->nbuckets;
-	e->hi = calloc(e->hibits / 64 + 2, sizeof(uint64_t));
-	e->lo = calloc((uint64_t) n * e->L / 64 + 2, sizeof(uint64_t));
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	p = (f[i] >> e->L) + i;
-
-		e->hi[p >> 6] |= UINT64_C(1) << (p & 63);
-		put_bits(e->lo, (uint64_t) i * e->L, f[i] & ((UINT64_C(1) << e->L) - 1), e->L);
-	}
-	e->nsamp = (size_t) (e->nbuckets / 64 + 1);
-	e->samp = malloc(e->nsamp * sizeof(uint64_t));
-	for (i = 0; i < e->hibits; i++)
-		if (!(e->hi[i >> 6] >> (i & 63) & 1))
-		{
-			if (zeros % 64 == 0)
-				e->samp[zeros / 64] = i;
-			zeros++;
-		}
-}
-
-static void
-ef_free(Ef *e)
-{
-	free(e->hi);
-	free(e->lo);
-	free(e->samp);
-}
-
-/* Position of zero j (0-based) of the bucket list. */
-static inline uint64_t
-ef_zero(const Ef *e, uint64_t j)
-{
-	uint64_t	p = e->samp[j / 64];
-	int			r = (int) (j % 64);
-	uint64_t	w = ~e->hi[p >> 6] >> (p & 63);	/* zeros from p on, as ones */
-
-	for (;;)
-	{
-		int			c = __builtin_popcountll(w);
-
-		if (r < c)
-			return p + (uint64_t) select64(w, r);
-		r -= c;
-		p = (p | 63) + 1;
-		w = ~e->hi[p >> 6];
-	}
-}
-
-static bool
-ef_has(const Ef *e, uint64_t x)
-{
-	uint64_t	h = x >> e->L,
-				l = x & ((UINT64_C(1) << e->L) - 1),
-				p = h == 0 ? 0 : ef_zero(e, h - 1) + 1;
-
-	for (; e->hi[p >> 6] >> (p & 63) & 1; p++)
-	{
-		uint64_t	v = e->L ? get64(e->lo, (p - h) * (uint64_t) e->L) & ((UINT64_C(1) << e->L) - 1) : 0;
-
-		if (v >= l)
-			return v == l;
-	}
-	return false;
-}
-
-static double
-time_ef(const Ef *e, const uint64_t *q, size_t nq, size_t *hits)
-{
-	double		t[REPS];
-	int			r;
-
-	for (r = 0; r < REPS; r++)
-	{
-		double		t0 = bench_cpu_now();
-		size_t		i,
-					c = 0;
-
-		for (i = 0; i < nq; i++)
-			c += ef_has(e, q[i] >> (64 - e->b));
-		t[r] = bench_cpu_now() - t0;
-		*hits = c;
-	}
-	return bench_median(t, REPS) * 1e9 / (double) nq;
-}
-
 static int
 bits_for(uint64_t v)
 {
@@ -438,8 +268,50 @@ union_error(size_t n, double e, uint64_t seed)
 	return bench_median(err, 101);
 }
 
+/* One lookup in one structure, by the element's hash. */
+typedef bool (*ProbeFn) (const void *ctx, uint64_t h);
+
+static bool
+probe_plan(const void *ctx, uint64_t h)
+{
+	return sbf_plan_contains(ctx, h);
+}
+
+static bool
+probe_rice(const void *ctx, uint64_t h)
+{
+	const Gcs  *g = ctx;
+
+	return gcs_has(g, h >> (64 - g->b));
+}
+
+static bool
+probe_ef(const void *ctx, uint64_t h)
+{
+	const SbfEfReader *e = ctx;
+
+	return sbf_ef_has(e, h >> (64 - e->s.b));
+}
+
+/* The fingerprints decoded into an array, searched without a branch. */
+typedef struct Decoded
+{
+	const uint64_t *v;
+	size_t		n;
+	int			b;
+} Decoded;
+
+static bool
+probe_decoded(const void *ctx, uint64_t h)
+{
+	const Decoded *d = ctx;
+
+	return sbf_ef_array_has(d->v, d->n, h >> (64 - d->b));
+}
+
+/* ns per lookup of q[0..nq) (median of REPS runs); *hits the answers. */
 static double
-time_plan(const SbfPlan *p, const uint64_t *q, size_t nq, size_t *hits)
+time_probes(ProbeFn fn, const void *ctx, const uint64_t *q, size_t nq, size_t *hits)
 {
 	double		t[REPS];
 	int			r;
@@ -451,31 +323,24 @@ time_plan(const SbfPlan *p, const uint64_t *q, size_t nq, size_t *hits)
 					c = 0;
 
 		for (i = 0; i < nq; i++)
-			c += sbf_plan_contains(p, q[i]);
+			c += fn(ctx, q[i]);
 		t[r] = bench_cpu_now() - t0;
 		*hits = c;
 	}
 	return bench_median(t, REPS) * 1e9 / (double) nq;
 }
 
-static double
-time_gcs(const Gcs *g, const uint64_t *q, size_t nq, size_t *hits)
+/* Non-member and member ns of one structure; aborts on a missed member. */
+static void
+time_both(ProbeFn fn, const void *ctx, const uint64_t *neg, const uint64_t *pos,
+		  double *ns, size_t *fps)
 {
-	double		t[REPS];
-	int			r;
+	size_t		hits;
 
-	for (r = 0; r < REPS; r++)
-	{
-		double		t0 = bench_cpu_now();
-		size_t		i,
-					c = 0;
-
-		for (i = 0; i < nq; i++)
-			c += gcs_has(g, q[i] >> (64 - g->b));
-		t[r] = bench_cpu_now() - t0;
-		*hits = c;
-	}
-	return bench_median(t, REPS) * 1e9 / (double) nq;
+	ns[0] = time_probes(fn, ctx, neg, PROBES, fps);
+	ns[1] = time_probes(fn, ctx, pos, PROBES, &hits);
+	if (hits != PROBES)
+		abort();
 }
 
 static void
@@ -483,30 +348,33 @@ run(size_t n, double e, int hdr)
 {
 	uint64_t   *h = malloc(n * sizeof(uint64_t));
 	uint64_t   *f = malloc(n * sizeof(uint64_t));
+	uint64_t   *dec = malloc(n * sizeof(uint64_t));
 	uint64_t   *neg = malloc(PROBES * sizeof(uint64_t));
 	uint64_t   *pos = malloc(PROBES * sizeof(uint64_t));
 	SbfParams	p = {SBF_DEFAULT_CAPACITY, e, SBF_DEFAULT_TIGHTENING, SBF_DEFAULT_GROWTH, SBF_HLL_P_DEFAULT};
 	SbfFilter	today;
 	SbfPlan    *plan;
 	Gcs			g;
-	Ef			ef;
+	SbfEfShape	es;
+	SbfEfReader ef;
+	Decoded		d;
+	uint8_t    *code;
 	size_t		i,
 				fp_today,
-				fp_gcs,
+				fp_rice,
 				fp_ef,
-				hits;
+				fp_dec;
 	double		opt = (double) n * log(1 / e) / (log(2) * log(2)) / 8,
 				target = n <= 8 ? 8.0 * (double) n + 24 : 1.1 * opt + 24,
 				idx_bits,
-				bytes,
-				neg_today,
-				pos_today,
-				neg_gcs,
-				pos_gcs,
-				neg_ef,
-				pos_ef,
-				ef_bits,
-				ef_bytes;
+				rice_bytes,
+				ef_bytes,
+				t_today[2],
+				t_rice[2],
+				t_ef[2],
+				t_dec[2],
+				t0,
+				decode_ns;
 	int			b = fp_bits(n, e);
 
 	for (i = 0; i < n; i++)
@@ -514,7 +382,7 @@ run(size_t n, double e, int hdr)
 	for (i = 0; i < PROBES; i++)
 	{
 		neg[i] = sbf_hash_int64(-(int64_t) i - 1);
-		pos[i] = h[(i * 2654435761u) % n];
+		pos[i] = h[sbf_hash_int64((int64_t) i + PROBES) % n];	/* members in no pattern */
 	}
 	memcpy(f, h, n * sizeof(uint64_t));
 	qsort(f, n, sizeof(uint64_t), bench_cmp_u64);
@@ -523,36 +391,45 @@ run(size_t n, double e, int hdr)
 		abort();
 	fingerprints(h, n, b, f);
 	gcs_build(&g, f, n, b);
-	neg_today = time_plan(plan, neg, PROBES, &fp_today);
-	pos_today = time_plan(plan, pos, PROBES, &hits);
-	if (hits != PROBES)
+	if (sbf_ef_shape(n, b, &es) != SBF_OK || (code = malloc(sbf_ef_bytes(&es))) == NULL)
 		abort();
-	neg_gcs = time_gcs(&g, neg, PROBES, &fp_gcs);
-	pos_gcs = time_gcs(&g, pos, PROBES, &hits);
-	if (hits != PROBES)
+	sbf_ef_write(&es, f, code);
+	if (sbf_ef_check(&es, code, sbf_ef_bytes(&es)) != SBF_OK ||
+		sbf_ef_reader_init(&ef, &es, code, &bench_allocator) != SBF_OK)
 		abort();
-	ef_build(&ef, f, n, b);
-	neg_ef = time_ef(&ef, neg, PROBES, &fp_ef);
-	pos_ef = time_ef(&ef, pos, PROBES, &hits);
-	if (hits != PROBES || fp_ef != fp_gcs)
+	t0 = bench_cpu_now();
+	for (i = 0; i < 100; i++)
+		sbf_ef_decode(&ef, dec);
+	decode_ns = (bench_cpu_now() - t0) * 1e9 / 100 / (double) n;
+	d.v = dec;
+	d.n = n;
+	d.b = b;
+	time_both(probe_plan, plan, neg, pos, t_today, &fp_today);
+	time_both(probe_rice, &g, neg, pos, t_rice, &fp_rice);
+	time_both(probe_ef, &ef, neg, pos, t_ef, &fp_ef);
+	time_both(probe_decoded, &d, neg, pos, t_dec, &fp_dec);
+	if (fp_ef != fp_rice || fp_dec != fp_rice)
 		abort();
 	/* an index entry: a fingerprint and a bit position; none below SKIP */
 	idx_bits = g.nidx > 1 ? (double) (g.nidx - 1) * (b + bits_for(g.nbits)) : 0;
-	bytes = hdr + ceil(((double) g.nbits + idx_bits) / 8);
-	ef_bits = (double) ef.hibits + (double) n * ef.L + (double) (ef.nsamp - 1) * bits_for(ef.hibits);
-	ef_bytes = hdr + ceil(ef_bits / 8);
-	printf("%8zu %6.4f | %7zu %6.0f %6.0f | %2d %8.3g | %5.2f %7.0f %5.3f %6.1f %6.1f | %d %5.2f %7.0f %5.3f %6.1f %6.1f | %6.1f %6.1f | %7.4f\n",
-		   n, e, today.len + 4, opt, target, b, (double) fp_gcs / PROBES,
-		   ((double) g.nbits + idx_bits) / (double) n, bytes, bytes / target, neg_gcs, pos_gcs,
-		   ef.L, ef_bits / (double) n, ef_bytes, ef_bytes / target, neg_ef, pos_ef,
-		   neg_today, pos_today, union_error(n, e, 7 * n));
+	rice_bytes = hdr + ceil(((double) g.nbits + idx_bits) / 8);
+	/* no sample table is stored: the reader makes it */
+	ef_bytes = hdr + (double) sbf_ef_bytes(&es);
+	printf("%8zu %6.4f | %7zu %7.0f %7.0f | %2d %8.3g | %5.2f %7.0f %5.3f %6.1f %6.1f | %2d %5.2f %7.0f %5.3f %6.1f %6.1f %6.1f %6.1f %5.1f | %6.1f %6.1f | %7.4f\n",
+		   n, e, today.len + 4, opt, target, b, (double) fp_rice / PROBES,
+		   ((double) g.nbits + idx_bits) / (double) n, rice_bytes, rice_bytes / target, t_rice[0], t_rice[1],
+		   es.L, (double) (es.hibits + es.lobits) / (double) n, ef_bytes, ef_bytes / target,
+		   t_ef[0], t_ef[1], t_dec[0], t_dec[1], decode_ns,
+		   t_today[0], t_today[1], union_error(n, e, 7 * n));
 	(void) fp_today;
-	ef_free(&ef);
+	sbf_ef_reader_free(&ef, &bench_allocator);
 	sbf_plan_free(plan, &bench_allocator);
 	sbf_filter_free(&today);
 	gcs_free(&g);
+	free(code);
 	free(h);
 	free(f);
+	free(dec);
 	free(neg);
 	free(pos);
 }
@@ -566,11 +443,14 @@ main(int argc, char **argv)
 	size_t		i,
 				j;
 
-	sel8_init();
 	printf("# header %d bytes assumed for the compact form (see compact_sizes.sh); the target counts the varlena header as pg_column_size does\n", hdr);
-	printf("#        n      e | today  optBlm target |  b fpr meas | Rice: bits/n bytes /target neg-ns pos-ns | EF: L bits/n bytes /target neg-ns pos-ns | today: neg-ns pos-ns | union count err\n");
-	for (j = 0; j < sizeof(rates) / sizeof(rates[0]); j++)
-		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-			run(sizes[i], rates[j], hdr);
+	printf("#        n      e |   today  optBlm  target |  b fpr meas | Rice: bits/n bytes /target neg-ns pos-ns |  EF: L bits/n bytes /target neg-ns pos-ns, decoded: neg-ns pos-ns decode-ns/elt | today: neg-ns pos-ns | union count err\n");
+	if (argc > 2)				/* sizes given: 1% only */
+		for (i = 2; i < (size_t) argc; i++)
+			run(strtoull(argv[i], NULL, 10), 0.01, hdr);
+	else
+		for (j = 0; j < sizeof(rates) / sizeof(rates[0]); j++)
+			for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+				run(sizes[i], rates[j], hdr);
 	return 0;
 }

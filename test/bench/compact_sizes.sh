@@ -6,7 +6,7 @@
 # included: version, flags, fingerprint bits, Rice parameter (1 byte each),
 # error_rate (8), count and capacity (varints, 2 bytes each up to 16,383).
 # Never a pass/fail test.
-#   usage: bash test/bench/compact_sizes.sh [HDR]
+#   usage: bash test/bench/compact_sizes.sh [HDR [n ...]]   (sizes given: 1% only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)/compact_sizes
