@@ -83,4 +83,34 @@ bench_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One lookup in one structure, by the element's hash. */
+typedef bool (*BenchProbeFn) (const void *ctx, uint64_t h);
+
+#define BENCH_MAX_REPS	15
+
+/*
+ * ns per lookup of q[0..nq) in thread CPU time, the median of reps (at most
+ * BENCH_MAX_REPS) runs; *hits the lookups that answered true.
+ */
+static inline double
+bench_time_probes(BenchProbeFn fn, const void *ctx, const uint64_t *q, size_t nq,
+				  int reps, size_t *hits)
+{
+	double		t[BENCH_MAX_REPS];
+	int			r;
+
+	for (r = 0; r < reps && r < BENCH_MAX_REPS; r++)
+	{
+		double		t0 = bench_cpu_now();
+		size_t		i,
+					c = 0;
+
+		for (i = 0; i < nq; i++)
+			c += fn(ctx, q[i]);
+		t[r] = bench_cpu_now() - t0;
+		*hits = c;
+	}
+	return bench_median(t, r) * 1e9 / (double) nq;
+}
+
 #endif							/* SBF_BENCH_UTIL_H */

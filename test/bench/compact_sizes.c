@@ -268,9 +268,6 @@ union_error(size_t n, double e, uint64_t seed)
 	return bench_median(err, 101);
 }
 
-/* One lookup in one structure, by the element's hash. */
-typedef bool (*ProbeFn) (const void *ctx, uint64_t h);
-
 static bool
 probe_plan(const void *ctx, uint64_t h)
 {
@@ -309,36 +306,15 @@ probe_decoded(const void *ctx, uint64_t h)
 	return sbf_ef_array_has(d->v, d->n, h >> (64 - d->b));
 }
 
-/* ns per lookup of q[0..nq) (median of REPS runs); *hits the answers. */
-static double
-time_probes(ProbeFn fn, const void *ctx, const uint64_t *q, size_t nq, size_t *hits)
-{
-	double		t[REPS];
-	int			r;
-
-	for (r = 0; r < REPS; r++)
-	{
-		double		t0 = bench_cpu_now();
-		size_t		i,
-					c = 0;
-
-		for (i = 0; i < nq; i++)
-			c += fn(ctx, q[i]);
-		t[r] = bench_cpu_now() - t0;
-		*hits = c;
-	}
-	return bench_median(t, REPS) * 1e9 / (double) nq;
-}
-
 /* Non-member and member ns of one structure; aborts on a missed member. */
 static void
-time_both(ProbeFn fn, const void *ctx, const uint64_t *neg, const uint64_t *pos,
+time_both(BenchProbeFn fn, const void *ctx, const uint64_t *neg, const uint64_t *pos,
 		  double *ns, size_t *fps)
 {
 	size_t		hits;
 
-	ns[0] = time_probes(fn, ctx, neg, PROBES, fps);
-	ns[1] = time_probes(fn, ctx, pos, PROBES, &hits);
+	ns[0] = bench_time_probes(fn, ctx, neg, PROBES, REPS, fps);
+	ns[1] = bench_time_probes(fn, ctx, pos, PROBES, REPS, &hits);
 	if (hits != PROBES)
 		abort();
 }

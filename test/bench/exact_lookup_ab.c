@@ -18,24 +18,10 @@
 #define PROBES	1000000
 #define REPS	7
 
-static double
-time_lookups(const SbfPlan *p, const uint64_t *q, size_t *hits)
+static bool
+probe_plan(const void *ctx, uint64_t h)
 {
-	double		t[REPS];
-	int			r;
-
-	for (r = 0; r < REPS; r++)
-	{
-		double		t0 = bench_cpu_now();
-		size_t		i,
-					c = 0;
-
-		for (i = 0; i < PROBES; i++)
-			c += sbf_plan_contains(p, q[i]);
-		t[r] = bench_cpu_now() - t0;
-		*hits = c;
-	}
-	return bench_median(t, REPS) * 1e9 / PROBES;
+	return sbf_plan_contains(ctx, h);
 }
 
 int
@@ -70,8 +56,8 @@ main(void)
 		if (sbf_build_final(&f, &p, h, n, 0, &bench_allocator) != SBF_OK ||
 			sbf_plan_build(f.base, f.len, &bench_allocator, &plan) != SBF_OK)
 			abort();
-		a = time_lookups(plan, neg, &fps);
-		b = time_lookups(plan, pos, &hits);
+		a = bench_time_probes(probe_plan, plan, neg, PROBES, REPS, &fps);
+		b = bench_time_probes(probe_plan, plan, pos, PROBES, REPS, &hits);
 		if (hits != PROBES)
 			abort();
 		printf("n %3zu %-5s bytes %4zu absent_ns %6.2f present_ns %6.2f false_pos %zu\n", n,
