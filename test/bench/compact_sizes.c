@@ -1,9 +1,9 @@
 /*
  * compact_sizes.c
  *	  Issue 36, first target row, measured before any format change: would a
- *	  small complete set stored as sorted fingerprints (the top b bits of
- *	  each element hash, b = ceil(log2(n/e)), so two such sets unite by
- *	  dropping low bits) meet "n <= 8: <= 8n + 24 bytes; above: <= 1.1 x
+ *	  small complete set stored as sorted fingerprints (the low b bits of
+ *	  each element hash, sbf_ef_fingerprint, b = ceil(log2(n/e)), so two such
+ *	  sets unite by dropping high bits) meet "n <= 8: <= 8n + 24 bytes; above: <= 1.1 x
  *	  optimal Bloom + 24", with its false-positive rate <= e, a count that
  *	  stays exact, unions whose count beats a HyperLogLog, and lookups near
  *	  today's?  Two codes of the same fingerprints side by side:
@@ -26,7 +26,10 @@
  *	  lookup plan's probe), and the relative error of the count of a union
  *	  of two such sets (half shared) from their distinct fingerprints,
  *	  median over 101 pairs (today's HyperLogLog, p = 9, has a standard
- *	  error of 1.04/sqrt(512) = 4.6%: Flajolet et al. 2007).  Thread CPU
+ *	  error of 1.04/sqrt(512) = 4.6%: Flajolet et al. 2007), and the
+ *	  estimate of the HyperLogLog made from the fingerprints over the one
+ *	  made from the hashes (what a compact value converted to a segmented
+ *	  one would carry).  Thread CPU
  *	  time, median of 5 runs.  Never a pass/fail test.
  *
  *	  bash test/bench/compact_sizes.sh [HDR [n ...]]
@@ -40,6 +43,7 @@
 #include "sbf_plain.h"
 #include "sbf_plan.h"
 #include "sbf_efset.h"
+#include "sbf_internal.h"
 #include "bench_util.h"
 
 #define SKIP		64			/* fingerprints per index entry */
@@ -225,11 +229,35 @@ fp_bits(size_t n, double e)
 static void
 fingerprints(const uint64_t *h, size_t n, int b, uint64_t *f)
 {
+	sbf_ef_fingerprints(h, n, b, f);
+	qsort(f, n, sizeof(uint64_t), bench_cmp_u64);
+}
+
+/*
+ * The HyperLogLog (p = 9, today's) of the n hashes h, estimated, against
+ * the one a value of fingerprints would make: the register is the low p
+ * bits of a fingerprint as of the hash, the rank the zeros above them up to
+ * bit b, where a set bit caps it (b - p + 1).  Returns estimate from
+ * fingerprints / estimate from hashes.
+ */
+static double
+hll_from_fingerprints(const uint64_t *h, size_t n, int b)
+{
+	uint8_t		full[SBF_HLL_DENSE_BYTES(SBF_HLL_P_DEFAULT)] = {0};
+	uint8_t		fps[SBF_HLL_DENSE_BYTES(SBF_HLL_P_DEFAULT)] = {0};
+	bool		dense = true;
 	size_t		i;
 
+	if (b <= SBF_HLL_P_DEFAULT || b >= 64)
+		return 0;
 	for (i = 0; i < n; i++)
-		f[i] = h[i] >> (64 - b);
-	qsort(f, n, sizeof(uint64_t), bench_cmp_u64);
+	{
+		(void) sbf_hll_apply_add(full, sizeof(full), &dense, SBF_HLL_P_DEFAULT, h[i]);
+		(void) sbf_hll_apply_add(fps, sizeof(fps), &dense, SBF_HLL_P_DEFAULT,
+								 sbf_ef_fingerprint(h[i], b) | UINT64_C(1) << b);
+	}
+	return sbf_hll_estimate(fps, sizeof(fps), true, SBF_HLL_P_DEFAULT) /
+		sbf_hll_estimate(full, sizeof(full), true, SBF_HLL_P_DEFAULT);
 }
 
 /* Median relative error of a union's count from distinct fingerprints. */
@@ -255,7 +283,7 @@ union_error(size_t n, double e, uint64_t seed)
 		{
 			uint64_t	x = i < n ? i : i - half;
 
-			f[i] = sbf_hash_int64((int64_t) (seed + (uint64_t) t * 1000003 * 4096 + x)) >> (64 - b);
+			f[i] = sbf_ef_fingerprint(sbf_hash_int64((int64_t) (seed + (uint64_t) t * 1000003 * 4096 + x)), b);
 		}
 		qsort(f, 2 * n, sizeof(uint64_t), bench_cmp_u64);
 		for (i = 0; i < 2 * n; i++)
@@ -279,7 +307,7 @@ probe_rice(const void *ctx, uint64_t h)
 {
 	const Gcs  *g = ctx;
 
-	return gcs_has(g, h >> (64 - g->b));
+	return gcs_has(g, sbf_ef_fingerprint(h, g->b));
 }
 
 static bool
@@ -287,7 +315,7 @@ probe_ef(const void *ctx, uint64_t h)
 {
 	const SbfEfReader *e = ctx;
 
-	return sbf_ef_has(e, h >> (64 - e->s.b));
+	return sbf_ef_has(e, sbf_ef_fingerprint(h, e->s.b));
 }
 
 /* The fingerprints decoded into an array, searched without a branch. */
@@ -303,7 +331,7 @@ probe_decoded(const void *ctx, uint64_t h)
 {
 	const Decoded *d = ctx;
 
-	return sbf_ef_array_has(d->v, d->n, h >> (64 - d->b));
+	return sbf_ef_array_has(d->v, d->n, sbf_ef_fingerprint(h, d->b));
 }
 
 /* Non-member and member ns of one structure; aborts on a missed member. */
@@ -391,12 +419,12 @@ run(size_t n, double e, int hdr)
 	rice_bytes = hdr + ceil(((double) g.nbits + idx_bits) / 8);
 	/* no sample table is stored: the reader makes it */
 	ef_bytes = hdr + (double) sbf_ef_bytes(&es);
-	printf("%8zu %6.4f | %7zu %7.0f %7.0f | %2d %8.3g | %5.2f %7.0f %5.3f %6.1f %6.1f | %2d %5.2f %7.0f %5.3f %6.1f %6.1f %6.1f %6.1f %5.1f | %6.1f %6.1f | %7.4f\n",
+	printf("%8zu %6.4f | %7zu %7.0f %7.0f | %2d %8.3g | %5.2f %7.0f %5.3f %6.1f %6.1f | %2d %5.2f %7.0f %5.3f %6.1f %6.1f %6.1f %6.1f %5.1f | %6.1f %6.1f | %7.4f | %6.4f\n",
 		   n, e, today.len + 4, opt, target, b, (double) fp_rice / PROBES,
 		   ((double) g.nbits + idx_bits) / (double) n, rice_bytes, rice_bytes / target, t_rice[0], t_rice[1],
 		   es.L, (double) (es.hibits + es.lobits) / (double) n, ef_bytes, ef_bytes / target,
 		   t_ef[0], t_ef[1], t_dec[0], t_dec[1], decode_ns,
-		   t_today[0], t_today[1], union_error(n, e, 7 * n));
+		   t_today[0], t_today[1], union_error(n, e, 7 * n), hll_from_fingerprints(h, n, b));
 	(void) fp_today;
 	sbf_ef_reader_free(&ef, &bench_allocator);
 	sbf_plan_free(plan, &bench_allocator);
@@ -420,7 +448,7 @@ main(int argc, char **argv)
 				j;
 
 	printf("# header %d bytes assumed for the compact form (see compact_sizes.sh); the target counts the varlena header as pg_column_size does\n", hdr);
-	printf("#        n      e |   today  optBlm  target |  b fpr meas | Rice: bits/n bytes /target neg-ns pos-ns |  EF: L bits/n bytes /target neg-ns pos-ns, decoded: neg-ns pos-ns decode-ns/elt | today: neg-ns pos-ns | union count err\n");
+	printf("#        n      e |   today  optBlm  target |  b fpr meas | Rice: bits/n bytes /target neg-ns pos-ns |  EF: L bits/n bytes /target neg-ns pos-ns, decoded: neg-ns pos-ns decode-ns/elt | today: neg-ns pos-ns | union count err | HLL from fingerprints / from hashes\n");
 	if (argc > 2)				/* sizes given: 1% only */
 		for (i = 2; i < (size_t) argc; i++)
 			run(strtoull(argv[i], NULL, 10), 0.01, hdr);

@@ -30,8 +30,8 @@ make_fps(uint64_t n, int b, int space)
 
 	for (i = 0; i < n; i++)
 		h[i] = key(space, i);
-	qsort(h, n, sizeof(uint64_t), unit_cmp_u64);
 	sbf_ef_fingerprints(h, n, b, h);
+	qsort(h, n, sizeof(uint64_t), unit_cmp_u64);
 	return h;
 }
 
@@ -136,7 +136,7 @@ ef_round_trip(void)
 			else
 				for (x = 0; x < 4000; x++)
 				{
-					uint64_t	q = key(99, x) >> (64 - b);
+					uint64_t	q = sbf_ef_fingerprint(key(99, x), b);
 
 					CHECK(sbf_ef_has(&r, q) == ref_has(fp, n, q));
 					CHECK(sbf_ef_array_has(out, n, q) == ref_has(fp, n, q));
@@ -316,7 +316,7 @@ ef_distinct_estimate(void)
 
 	/* A = keys 0..999, B = keys 500..1499 */
 	for (i = 0; i < 1500; i++)
-		fp[i] = key(5, i) >> (64 - b);
+		fp[i] = sbf_ef_fingerprint(key(5, i), b);
 	qsort(fp, 1500, sizeof(uint64_t), unit_cmp_u64);
 	for (i = 0; i < 1500; i++)
 		d += i == 0 || fp[i] != fp[i - 1];

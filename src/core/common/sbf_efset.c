@@ -63,7 +63,7 @@ sbf_ef_fingerprints(const uint64_t *h, uint64_t n, int b, uint64_t *fp)
 	uint64_t	i;
 
 	for (i = 0; i < n; i++)
-		fp[i] = h[i] >> (64 - b);
+		fp[i] = sbf_ef_fingerprint(h[i], b);
 }
 
 static inline uint64_t

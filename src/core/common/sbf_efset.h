@@ -41,7 +41,20 @@ extern SbfStatus sbf_ef_shape(uint64_t n, int b, SbfEfShape *s);
 /* Bytes of the code of shape s. */
 extern uint64_t sbf_ef_bytes(const SbfEfShape *s);
 
-/* The fingerprints of n ascending hashes: their top b bits, ascending. */
+/*
+ * The fingerprint of hash h: its low b bits.  The low bits, because the
+ * HyperLogLog's register is the hash's low p bits and its rank the run of
+ * zeros above them (sbf_hll.c), so a set of fingerprints with b > p still
+ * gives a HyperLogLog; and two sets of different widths unite at the
+ * smaller one by dropping high bits.
+ */
+static inline uint64_t
+sbf_ef_fingerprint(uint64_t h, int b)
+{
+	return h & (UINT64_MAX >> (64 - b));
+}
+
+/* The fingerprints of h[0..n) in the hashes' order (sort them to write). */
 extern void sbf_ef_fingerprints(const uint64_t *h, uint64_t n, int b, uint64_t *fp);
 
 /*
