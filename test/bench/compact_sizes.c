@@ -237,8 +237,10 @@ fingerprints(const uint64_t *h, size_t n, int b, uint64_t *f)
  * The HyperLogLog (p = 9, today's) of the n hashes h, estimated, against
  * the one a value of fingerprints would make: the register is the low p
  * bits of a fingerprint as of the hash, the rank the zeros above them up to
- * bit b, where a set bit caps it (b - p + 1).  Returns estimate from
- * fingerprints / estimate from hashes.
+ * bit b, where a set bit caps it (b - p + 1).  b is at least p + 1 here (a
+ * writer that keeps the HyperLogLog possible takes that: at most 3 bits an
+ * element more, for n <= 5 at 1%).  Returns estimate from fingerprints /
+ * estimate from hashes.
  */
 static double
 hll_from_fingerprints(const uint64_t *h, size_t n, int b)
@@ -248,8 +250,8 @@ hll_from_fingerprints(const uint64_t *h, size_t n, int b)
 	bool		dense = true;
 	size_t		i;
 
-	if (b <= SBF_HLL_P_DEFAULT || b >= 64)
-		return 0;
+	if (b <= SBF_HLL_P_DEFAULT)
+		b = SBF_HLL_P_DEFAULT + 1;
 	for (i = 0; i < n; i++)
 	{
 		(void) sbf_hll_apply_add(full, sizeof(full), &dense, SBF_HLL_P_DEFAULT, h[i]);
