@@ -69,6 +69,7 @@ from concurrent.futures import ThreadPoolExecutor
 LAYERS = [
     # the core (src/core), one folder a subsystem
     ("common", r"^core/common/"),
+    ("compact", r"^core/compact/"),
     ("kinds", r"^core/kinds/"),
     ("dir", r"^core/dir/"),
     # the window subsystem by layer: reading a value, building a bucket,

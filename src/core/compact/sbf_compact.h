@@ -1,0 +1,121 @@
+/*
+ * sbf_compact.h
+ *	  The compact form that docs/format5-proposal.md (section 3) proposes for
+ *	  small values: one complete set stored as its elements' fingerprints
+ *	  (the low b bits of each hash), sorted, in Elias-Fano form
+ *	  (sbf_efset.h), behind a header of 14 to 36 bytes, with no HyperLogLog.
+ *
+ *	  Not a stored format yet: no writer of the server or the package calls
+ *	  sbf_compact_write, and the one validator (sbf_validate) refuses
+ *	  version 5.  This is the value's layout -- its size, writer, checker,
+ *	  reader and the HyperLogLog made from its fingerprints -- tested on its
+ *	  own (test/unit/test_compact.c), for the format change that wires it.
+ *
+ *	  Layout (all fields little-endian; "LEB128" is unsigned, shortest form):
+ *	    0   1   version = 5
+ *	    1   1   flags: 0x40 COMPACT (set), 0x20 PARAMS, 0x04 OVERLAP; others 0
+ *	    2   1   b, fingerprint bits, 1..63
+ *	    3   1   L, low bits: sbf_ef_low_bits(n, b)
+ *	    4   8   error_rate e, 0 < e < 0.5
+ *	    12  ..  n, fingerprints (LEB128), 1..SBF_EF_MAX_N
+ *	    ..  ..  capacity (LEB128), n <= capacity, capacity <= e 2^b
+ *	    ..  10  if PARAMS: growth (2 bytes, 1..SBF_MAX_GROWTH) and tightening
+ *	            (8, 0 < r <= 1), not both the defaults (then PARAMS is clear)
+ *	    ..  ..  the Elias-Fano code of the n ascending fingerprints
+ *	  and nothing after it.  A non-member matches with probability about
+ *	  n / 2^b, at most capacity / 2^b <= e (the form's fpr_bound).  # is n,
+ *	  exact unless OVERLAP.
+ */
+#ifndef SBF_COMPACT_H
+#define SBF_COMPACT_H
+
+#include "sbf_core.h"
+#include "sbf_efset.h"
+
+#define SBF_COMPACT_VERSION			5
+#define SBF_COMPACT_FLAG_COMPACT	0x40
+#define SBF_COMPACT_FLAG_PARAMS		0x20
+#define SBF_COMPACT_FLAG_OVERLAP	0x04
+/* the fixed fields; n and capacity take 1 to 10 bytes each */
+#define SBF_COMPACT_FIXED_BYTES		12
+#define SBF_COMPACT_PARAMS_BYTES	10
+
+/* What a writer is asked for beside the hashes. */
+typedef struct SbfCompactParams
+{
+	double		error_rate;
+	uint64_t	capacity;		/* >= n */
+	uint16_t	growth;			/* for the segments that follow at capacity */
+	double		tightening;
+	bool		overlap;		/* n counts an estimate (after a union) */
+} SbfCompactParams;
+
+/* A checked compact value. */
+typedef struct SbfCompactView
+{
+	uint8_t		flags;
+	double		error_rate;
+	uint64_t	capacity;
+	uint16_t	growth;
+	double		tightening;
+	SbfEfShape	shape;			/* n, b, L */
+	const uint8_t *code;		/* the Elias-Fano code */
+	size_t		code_len;
+} SbfCompactView;
+
+/*
+ * The fingerprint bits of a compact value of this capacity at rate e whose
+ * HyperLogLog is wanted at precision hll_p: the least b with capacity / 2^b
+ * <= e, and at least hll_p + 1.  SBF_E_PARAM when that is over 63 bits (or
+ * the arguments are out of range).
+ */
+extern SbfStatus sbf_compact_bits(uint64_t capacity, double e, int hll_p, int *b);
+
+/* Bytes of a value of n fingerprints of b bits with these parameters. */
+extern SbfStatus sbf_compact_size(uint64_t n, int b, const SbfCompactParams *p,
+								  size_t *len);
+
+/*
+ * Writes the value of the n >= 1 hashes h (any order; a hash given twice
+ * is two fingerprints) into out[0..len), len = sbf_compact_size's.  The
+ * result passes sbf_compact_check.  SBF_E_PARAM when the parameters do not
+ * make a valid value, SBF_E_NOMEM.
+ */
+extern SbfStatus sbf_compact_write(const uint64_t *h, uint64_t n, int b,
+								   const SbfCompactParams *p, uint8_t *out,
+								   size_t len, const SbfAllocator *a);
+
+/*
+ * The validator: whether buf[0..len) is exactly a compact value (every
+ * rule of the layout above, and sbf_ef_check on its code), filling *v.
+ * SBF_E_TRUNCATED, SBF_E_VERSION, SBF_E_FLAGS, SBF_E_PARAM, SBF_E_LENGTH or
+ * SBF_E_BITS.
+ */
+extern SbfStatus sbf_compact_check(const uint8_t *buf, size_t len, SbfCompactView *v);
+
+/* The n fingerprints of a checked value, ascending, into fp. */
+extern SbfStatus sbf_compact_decode(const SbfCompactView *v, uint64_t *fp,
+									const SbfAllocator *a);
+
+/* Whether hash h matches, given the value's decoded fingerprints fp. */
+static inline bool
+sbf_compact_array_has(const SbfCompactView *v, const uint64_t *fp, uint64_t h)
+{
+	return sbf_ef_array_has(fp, v->shape.n, sbf_ef_fingerprint(h, v->shape.b));
+}
+
+/* The form's fpr_bound: capacity / 2^b. */
+extern double sbf_compact_fpr_bound(const SbfCompactView *v);
+
+/*
+ * The HyperLogLog registers (one byte each, 2^p of them) of the value's
+ * fingerprints at precision 4 <= p < b: a fingerprint's low p bits are its
+ * hash's register and the run of zeros above them its rank, capped at
+ * b - p + 1 where all b - p bits are zero; so each register is the hashes'
+ * own register capped at b - p + 1 (exactly equal while that cap is above
+ * every rank).  SBF_E_PARAM, SBF_E_NOMEM.
+ */
+extern SbfStatus sbf_compact_hll(const SbfCompactView *v, int p, uint8_t *regs,
+								 const SbfAllocator *a);
+
+#endif							/* SBF_COMPACT_H */
