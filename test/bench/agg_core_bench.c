@@ -27,18 +27,6 @@
 #define MAX_REPS	9
 #define RUN_HASHES	174762
 
-/* FNV-1a of the built bytes: equal digests, equal bytes (for this run). */
-static uint64_t
-digest(const uint8_t *p, size_t n)
-{
-	uint64_t	d = 1469598103934665603ULL;
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		d = (d ^ p[i]) * 1099511628211ULL;
-	return d;
-}
-
 static void
 run(uint64_t n, int reps)
 {
@@ -83,7 +71,7 @@ run(uint64_t n, int reps)
 		if (sbf_hs_build(&s, &p, 0, &bench_allocator, &f) != SBF_OK)
 			abort();
 		tb[r] = bench_cpu_now() - t0;
-		dig = digest(f.base, f.len);
+		dig = bench_digest(f.base, f.len);
 		len = f.len;
 		sbf_filter_free(&f);
 		sbf_hs_free(&s);

@@ -113,4 +113,16 @@ bench_time_probes(BenchProbeFn fn, const void *ctx, const uint64_t *q, size_t nq
 	return bench_median(t, r) * 1e9 / (double) nq;
 }
 
+/* FNV-1a of some bytes: a digest to compare two builds' output. */
+static inline uint64_t
+bench_digest(const uint8_t *p, size_t n)
+{
+	uint64_t	d = UINT64_C(1469598103934665603);
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		d = (d ^ p[i]) * UINT64_C(1099511628211);
+	return d;
+}
+
 #endif							/* SBF_BENCH_UTIL_H */

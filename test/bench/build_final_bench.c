@@ -49,18 +49,6 @@ cmp_u64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* FNV-1a of the built bytes. */
-static uint64_t
-digest(const uint8_t *p, size_t n)
-{
-	uint64_t	d = UINT64_C(1469598103934665603);
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		d = (d ^ p[i]) * UINT64_C(1099511628211);
-	return d;
-}
-
 static void
 run(uint64_t n, int reps)
 {
@@ -97,7 +85,7 @@ run(uint64_t n, int reps)
 			cold = bench_cpu_now() - t0;
 			cold_faults = faults() - f0;
 		}
-		dig = digest(f.base, f.len);
+		dig = bench_digest(f.base, f.len);
 		len = f.len;
 		sbf_filter_free(&f);
 	}

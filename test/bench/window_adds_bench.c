@@ -18,11 +18,16 @@
 #include "sbf_core.h"
 #include "bench_util.h"
 #include "sbf_window.h"
+#include "sbf_plain.h"
 
-/* Seconds to add n hashes (from id first) to a new window; batch or single. */
+/*
+ * Seconds to add n hashes (from id first) to a new window; batch or single.
+ * *pairs gets the pairs left, *dig a digest of the window's bytes.
+ */
 static double
-fill(uint64_t first, uint64_t n, int batch, uint32_t *pairs)
+fill(uint64_t first, uint64_t n, int batch, uint32_t *pairs, uint64_t *dig)
 {
+	SbfFilter	out;
 	SbfWinParams p = {INT64_C(86400000000) * 30, 30, 0.01};
 	SbfWindow	w;
 	uint64_t   *h = malloc(n * sizeof(uint64_t));
@@ -45,6 +50,10 @@ fill(uint64_t first, uint64_t n, int batch, uint32_t *pairs)
 				abort();
 	t = bench_cpu_now() - t0;
 	*pairs = w.npairs;
+	if (sbf_win_encode(&w, &out, 0) != SBF_OK)
+		abort();
+	*dig = bench_digest(out.base, out.len);
+	sbf_filter_free(&out);
 	sbf_win_free(&w);
 	free(h);
 	return t;
@@ -58,18 +67,23 @@ main(int argc, char **argv)
 	double		one;
 	double		ten = 0;
 	uint32_t	pairs;
+	uint32_t	pairs10;
+	uint64_t	dig;
+	uint64_t	dig10;
 	int			i;
 
-	one = fill(1, n, 1, &pairs);
+	one = fill(1, n, 1, &pairs, &dig);
 	for (i = 0; i < 10; i++)
-		ten += fill(1 + (uint64_t) i * n, n / 10, 1, &pairs);
-	printf("add_many: 1 x %llu %.3f s (%.1f ns each, %u pairs left), 10 x %llu %.3f s: ratio %.2f\n",
-		   (unsigned long long) n, one, one * 1e9 / n, pairs, (unsigned long long) (n / 10), ten, one / ten);
-	one = fill(1, ns, 0, &pairs);
+		ten += fill(1 + (uint64_t) i * n, n / 10, 1, &pairs10, &dig10);
+	printf("add_many: 1 x %llu %.3f s (%.1f ns each, %u pairs left, bytes %016llx), 10 x %llu %.3f s: ratio %.2f\n",
+		   (unsigned long long) n, one, one * 1e9 / n, pairs, (unsigned long long) dig,
+		   (unsigned long long) (n / 10), ten, one / ten);
+	one = fill(1, ns, 0, &pairs, &dig);
 	ten = 0;
 	for (i = 0; i < 10; i++)
-		ten += fill(1 + (uint64_t) i * ns, ns / 10, 0, &pairs);
-	printf("single adds: 1 x %llu %.3f s, 10 x %llu %.3f s: ratio %.2f\n",
-		   (unsigned long long) ns, one, (unsigned long long) (ns / 10), ten, one / ten);
+		ten += fill(1 + (uint64_t) i * ns, ns / 10, 0, &pairs10, &dig10);
+	printf("single adds: 1 x %llu %.3f s (bytes %016llx), 10 x %llu %.3f s: ratio %.2f\n",
+		   (unsigned long long) ns, one, (unsigned long long) dig,
+		   (unsigned long long) (ns / 10), ten, one / ten);
 	return 0;
 }

@@ -16,9 +16,22 @@
  * before reading the pairs) does not merge.  Every step that decides the
  * bytes (which hashes become pairs, segment counts, when a conversion is
  * tried and with which pairs) happens in the order sbf_win_add does it.
+ *
+ * Whether a segment already holds a new hash (sbf_win_segments_hold: the
+ * newest that does) is asked for HOLD_CHUNK hashes at a time, segment by
+ * segment with its kind's batched mark: a bucket of 1M hashes has about 62
+ * segments, and one segment's data stays in the cache for the whole chunk
+ * where a hash-by-hash walk reloads every segment for every hash.  The
+ * answers are the same, found in another order: the segments do not change
+ * until a conversion, after which the rest of the chunk is asked again.
  */
 #include "sbf_window_int.h"
 #include "sbf_hash_sort.h"
+
+/* Hashes whose holding segments are found together (find_holders). */
+#define HOLD_CHUNK		512
+/* Mixes of each (sbf_win_mix 0 .. HOLD_MIXES - 1) computed once for all segments */
+#define HOLD_MIXES		4
 
 /* The batch's new pairs (all of the batch's age) and their hash table. */
 typedef struct Pending
@@ -171,12 +184,123 @@ newest_pairs(const SbfWindow *w)
 }
 
 /*
+ * The hashes of h[0..n) not hit yet that segment s, whose positions are
+ * sbf_win_position's (lane MIX), holds: its kind's contains, with the first
+ * HOLD_MIXES mixes of each hash taken from mix (the same in every segment).
+ */
+static void
+mark_mixed(const SbfWinSeg *s, const uint64_t *h, size_t n,
+		   uint64_t (*mix)[HOLD_MIXES], bool *hit)
+{
+	uint32_t	k = s->g.width;
+	uint32_t	first = k < HOLD_MIXES ? k : HOLD_MIXES;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint32_t	q;
+		bool		all = !hit[i];
+
+		/*
+		 * the first probes without a branch on a bit (about half of them
+		 * are clear for a hash not held: a branch would mispredict)
+		 */
+		for (q = 0; q < first; q++)
+			all &= sbf_bit_test(s->bits, sbf_win_mulhi(mix[i][q], s->g.size));
+		for (; all && q < k; q++)
+			all = sbf_bit_test(s->bits, sbf_win_position(h[i], q, s->g.size));
+		hit[i] |= all;
+	}
+}
+
+/* The mixes a chunk's hashes share across segments (find_holders). */
+typedef struct HoldMixes
+{
+	bool		bloom;			/* mix filled */
+	bool		fused;			/* fx, fx2 filled */
+	uint64_t	mix[HOLD_CHUNK][HOLD_MIXES];	/* sbf_win_mix 0 .. */
+	uint64_t	fx[HOLD_CHUNK];	/* sbf_fused_mixes of seed number 0 */
+	uint64_t	fx2[HOLD_CHUNK];
+} HoldMixes;
+
+/*
+ * Marks the hashes of h[0..n) not hit yet that segment s holds, by its
+ * kind's contains or mark, with the mixes that every segment shares
+ * computed once: windowed bloom positions (lane MIX) and fused segments
+ * built with seed number 0 (nearly all) take theirs from x.
+ */
+static void
+mark_segment(const SbfWinSeg *s, const uint64_t *h, size_t n, HoldMixes *x,
+			 bool *hit)
+{
+	size_t		i;
+	uint32_t	q;
+
+	if (s->ops->win_lane == SBF_WIN_LANE_MIX)
+	{
+		for (i = 0; !x->bloom && i < n; i++)
+			for (q = 0; q < HOLD_MIXES; q++)
+				x->mix[i][q] = sbf_win_mix(h[i], q);
+		x->bloom = true;
+		mark_mixed(s, h, n, x->mix, hit);
+	}
+	else if (s->ops->win_lane == SBF_WIN_LANE_FUSE && s->g.attempt == 0)
+	{
+		for (i = 0; !x->fused && i < n; i++)
+			sbf_fused_mixes(0, h[i], &x->fx[i], &x->fx2[i]);
+		x->fused = true;
+		for (i = 0; i < n; i++)
+			hit[i] |= sbf_fused_has_mixed(&s->g, s->bits, s->bytes, x->fx[i], x->fx2[i]);
+	}
+	else
+		sbf_kind_mark(&s->g, s->bits, h, n, hit);
+}
+
+/*
+ * For each of h[0..n) (n <= HOLD_CHUNK), the segment sbf_win_segments_hold
+ * would find: the first of w->segs that holds it, the newest, since the
+ * segments are kept in age order (sbf_win_sort_segments).  NULL where none
+ * does.  False, and nothing found, if they are not in age order.
+ */
+static bool
+find_holders(SbfWindow *w, const uint64_t *h, size_t n, SbfWinSeg **holder)
+{
+	bool		hit[HOLD_CHUNK];
+	HoldMixes	x;
+	size_t		found = 0;
+	size_t		i;
+	uint32_t	j;
+
+	for (j = 1; j < w->nsegs; j++)
+		if (w->segs[j].age < w->segs[j - 1].age)
+			return false;
+	memset(hit, 0, n * sizeof(bool));
+	x.bloom = x.fused = false;
+	for (i = 0; i < n; i++)
+		holder[i] = NULL;
+	for (j = 0; j < w->nsegs && found < n; j++)
+	{
+		SbfWinSeg  *s = &w->segs[j];
+
+		mark_segment(s, h, n, &x, hit);
+		for (i = 0; i < n; i++)
+			if (hit[i] && holder[i] == NULL)
+			{
+				holder[i] = s;
+				found++;
+			}
+	}
+	return true;
+}
+
+/*
  * sbf_win_add's maybe_close_open after a new newest-bucket pair: c pairs of
  * age 0 among total; the pending ones are merged first when the try would
- * read them.
+ * read them.  *tried is set when a conversion was tried (the segments may
+ * have changed).
  */
 static SbfStatus
-batch_close_open(SbfWindow *w, Pending *p, uint32_t *c)
+batch_close_open(SbfWindow *w, Pending *p, uint32_t *c, bool *tried)
 {
 	uint32_t	total = w->npairs + p->n;
 	bool		done;
@@ -184,6 +308,7 @@ batch_close_open(SbfWindow *w, Pending *p, uint32_t *c)
 
 	if (total < SBF_WIN_OPEN_MAX || total < w->open_retry || *c < SBF_WIN_OPEN_MAX)
 		return SBF_OK;
+	*tried = true;
 	if (sbf_win_open_reads_pairs(w))
 	{
 		if ((st = pend_settle(w, p, 0)) != SBF_OK)
@@ -201,6 +326,10 @@ static SbfStatus
 add_all(SbfWindow *w, uint16_t a, const uint64_t *h, size_t n, Pending *p)
 {
 	uint32_t	c = a == 0 ? newest_pairs(w) : 0;
+	SbfWinSeg  *holder[HOLD_CHUNK];
+	size_t		base = 0;		/* holder[] answers h[base .. base + have) */
+	size_t		have = 0;
+	bool		batched = false;
 	size_t		i;
 	SbfStatus	st;
 
@@ -208,9 +337,16 @@ add_all(SbfWindow *w, uint16_t a, const uint64_t *h, size_t n, Pending *p)
 	{
 		uint64_t	x = h[i];
 		uint32_t	pos = sbf_win_pair_search(w, x);
+		bool		tried = false;
 
 		if ((i & (SBF_WORK_STRIDE - 1)) == SBF_WORK_STRIDE - 1)
 			sbf_check_interrupt(w->a);
+		if (i >= base + have)
+		{
+			base = i;
+			have = n - i < HOLD_CHUNK ? n - i : HOLD_CHUNK;
+			batched = find_holders(w, h + base, have, holder);
+		}
 		if (pos < w->npairs && w->hash[pos] == x)
 		{
 			if (a < w->age[pos])
@@ -221,7 +357,10 @@ add_all(SbfWindow *w, uint16_t a, const uint64_t *h, size_t n, Pending *p)
 			continue;
 		}
 		/* a pending pair has age a already */
-		if (pend_has(p, x) || sbf_win_segments_hold(w, x, a))
+		if (pend_has(p, x))
+			continue;
+		if (batched ? sbf_win_holder_holds(holder[i - base], a) :
+			sbf_win_segments_hold(w, x, a))
 			continue;
 		if ((size_t) w->npairs + p->n + 1 > SBF_MAX_BYTES / SBF_WIN_PAIR_BYTES)
 			return SBF_E_TOO_LARGE;
@@ -230,8 +369,14 @@ add_all(SbfWindow *w, uint16_t a, const uint64_t *h, size_t n, Pending *p)
 		if (a == 0)
 		{
 			c++;
-			if ((st = batch_close_open(w, p, &c)) != SBF_OK)
+			if ((st = batch_close_open(w, p, &c, &tried)) != SBF_OK)
 				return st;
+			/* the segments may have changed: ask again from the next hash */
+			if (tried)
+			{
+				base = i + 1;
+				have = 0;
+			}
 		}
 	}
 	return pend_settle(w, p, a);

@@ -320,6 +320,7 @@ extern SbfStatus sbf_win_spend(SbfWinSpend *sp, const SbfWinSeg *seg, uint32_t j
 extern SbfStatus sbf_win_reserve_pairs(SbfWindow *w, size_t need);
 extern uint32_t sbf_win_pair_search(const SbfWindow *w, uint64_t h);
 extern bool sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a);
+extern bool sbf_win_holder_holds(SbfWinSeg *s, uint32_t a);
 extern bool sbf_win_open_reads_pairs(const SbfWindow *w);
 extern SbfStatus sbf_win_close_open(SbfWindow *w, uint32_t c, uint32_t npairs,
 									bool *done);

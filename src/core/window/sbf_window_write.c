@@ -467,8 +467,13 @@ newest_holding(SbfWinSeg *segs, uint32_t n, uint64_t h)
 bool
 sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a)
 {
-	SbfWinSeg  *s = newest_holding(w->segs, w->nsegs, h);
+	return sbf_win_holder_holds(newest_holding(w->segs, w->nsegs, h), a);
+}
 
+/* The same once the newest segment holding h, s (NULL: none), is known. */
+bool
+sbf_win_holder_holds(SbfWinSeg *s, uint32_t a)
+{
 	if (s == NULL)
 		return false;
 	if (s->age <= a)
