@@ -1,0 +1,70 @@
+/*
+ * grown_rates.c
+ *	  Filters grown by single adds (issue 36, item 4: is fpr_bound an upper
+ *	  bound, and the rate within error_rate?): for capacities 100, 1,000 and
+ *	  10,000 at 1% and growth 1, 2 and 4 (tightening 0.9), 200,000 distinct
+ *	  hashes added one at a time, then N absent hashes probed (default
+ *	  1,000,000).  Prints the segments, the measured rate with its standard
+ *	  error, how many of those it lies above error_rate (z), fpr_bound and
+ *	  the fill estimate (sbf_current_fpr, which assumes independent probes).
+ *	  Core only; never a pass/fail test.
+ *
+ *	    bash test/bench/grown_rates.sh [N]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sbf_core.h"
+#include "sbf_plain.h"
+#include "bench_util.h"
+
+/* Key i of a space (0: added, 1: absent), as the unit tests' keys. */
+static uint64_t
+key(int space, uint64_t i)
+{
+	return sbf_hash_int64((int64_t) (((uint64_t) space << 40) + i));
+}
+
+int
+main(int argc, char **argv)
+{
+	static const uint64_t caps[] = {100, 1000, 10000};
+	static const uint16_t growths[] = {1, 2, 4};
+	uint64_t	nprobe = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+	size_t		c,
+				g;
+
+	printf("# 200,000 adds at error_rate 0.01, tightening 0.9; %llu absent probes a filter\n",
+		   (unsigned long long) nprobe);
+	printf("# capacity growth segments     rate    sigma  z(rate - e)  fpr_bound  fill estimate\n");
+	for (c = 0; c < 3; c++)
+		for (g = 0; g < 3; g++)
+		{
+			SbfParams	p = {.capacity = caps[c], .error_rate = 0.01, .tightening = 0.9,
+			.growth = growths[g], .hll_p = 9};
+			SbfFilter	f;
+			SbfView		v;
+			uint64_t	i;
+			uint64_t	hits = 0;
+			double		rate;
+
+			if (sbf_create(&f, &p, 0, &bench_allocator) != SBF_OK)
+				abort();
+			for (i = 0; i < 200000; i++)
+				if (sbf_add_hash(&f, key(0, i), NULL) != SBF_OK)
+					abort();
+			if (sbf_validate(SBF_PAYLOAD(&f), f.len, &v) != SBF_OK)
+				abort();
+			for (i = 0; i < nprobe; i++)
+				hits += sbf_contains_hash(&v, key(1, i));
+			rate = (double) hits / (double) nprobe;
+			printf("%10llu %6u %8u %8.5f %8.5f %+12.1f %10.5f %14.5f\n",
+				   (unsigned long long) caps[c], growths[g], v.nsegments, rate,
+				   sqrt(rate * (1 - rate) / (double) nprobe),
+				   (rate - 0.01) / sqrt(0.01 * 0.99 / (double) nprobe),
+				   sbf_fpr_bound(&v), sbf_current_fpr(&v));
+			sbf_filter_free(&f);
+		}
+	return 0;
+}
