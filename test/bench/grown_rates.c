@@ -10,13 +10,16 @@
  *	  Core only; never a pass/fail test.
  *
  *	    bash test/bench/grown_rates.sh [N]
+ *	    BASE=0d9b718 bash test/bench/grown_rates.sh [N]	(1.3's core)
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "sbf_core.h"
-#include "sbf_plain.h"
+#if __has_include("sbf_plain.h")
+#include "sbf_plain.h"		/* 1.3's flat core declares all in sbf_core.h */
+#endif
 #include "bench_util.h"
 
 /* Key i of a space (0: added, 1: absent), as the unit tests' keys. */
