@@ -136,3 +136,9 @@ sbf_hash_sort_unique_span(const uint64_t *src, uint64_t n, uint64_t *dst,
 	}
 	return k;
 }
+
+void
+sbf_hash_sort_all(uint64_t *h, size_t n)
+{
+	qsort(h, n, sizeof(uint64_t), cmp_u64);
+}

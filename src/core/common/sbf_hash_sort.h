@@ -30,4 +30,7 @@ extern uint64_t sbf_hash_sort_unique_span(const uint64_t *src, uint64_t n,
 										  uint64_t *dst, uint32_t *count,
 										  uint64_t lo, int span_bits);
 
+/* Sorts h[0..n) in place, ascending, keeping repeats (a multiset's order). */
+extern void sbf_hash_sort_all(uint64_t *h, size_t n);
+
 #endif							/* SBF_HASH_SORT_H */

@@ -5,11 +5,11 @@
  *	  status in sbf_compact.h; the code is sbf_efset.c's).
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sbf_internal.h"
 #include "sbf_compact.h"
+#include "sbf_hash_sort.h"
 
 #define LEB_MAX_BYTES	10
 
@@ -134,15 +134,6 @@ sbf_compact_size(uint64_t n, int b, const SbfCompactParams *p, size_t *len)
 	return SBF_OK;
 }
 
-static int
-cmp_u64(const void *x, const void *y)
-{
-	uint64_t	a = *(const uint64_t *) x;
-	uint64_t	b = *(const uint64_t *) y;
-
-	return a < b ? -1 : a > b;
-}
-
 SbfStatus
 sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *p,
 				  uint8_t *out, size_t len, const SbfAllocator *a)
@@ -162,7 +153,7 @@ sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *
 	if (fp == NULL)
 		return SBF_E_NOMEM;
 	sbf_ef_fingerprints(h, n, b, fp);
-	qsort(fp, (size_t) n, sizeof(uint64_t), cmp_u64);
+	sbf_hash_sort_all(fp, (size_t) n);
 
 	memset(out, 0, len);
 	out[0] = SBF_COMPACT_VERSION;
