@@ -1,11 +1,12 @@
 /*
  * test_efset.c
  *	  Unit tests of the Elias-Fano fingerprint codec (sbf_efset.c): its
- *	  shapes, exact round trips, lookups (the reader's and a decoded
- *	  array's) against a linear scan for every fingerprint of small spaces,
- *	  what the validator rejects (every single bit flip of a code either is
- *	  rejected or reads as a valid set), union counts from distinct
- *	  fingerprints, and allocations.  Prints "ok - name" or "not ok - name"
+ *	  shapes, exact round trips, lookups (the reader's, a decoded array's
+ *	  and the bytes' own, sbf_ef_has_bytes) and distinct counts against a
+ *	  linear scan for every fingerprint of small spaces, what the validator
+ *	  rejects (every single bit flip of a code either is rejected or reads
+ *	  as a valid set), union counts from distinct fingerprints, and
+ *	  allocations.  Prints "ok - name" or "not ok - name"
  *	  per case and one final "N passed, N failed" line.
  */
 #include <math.h>
@@ -45,6 +46,18 @@ ref_has(const uint64_t *fp, uint64_t n, uint64_t x)
 		if (fp[i] == x)
 			return true;
 	return false;
+}
+
+/* How many distinct values ascending fp[0..n) holds, the slow way. */
+static uint64_t
+ref_distinct(const uint64_t *fp, uint64_t n)
+{
+	uint64_t	i;
+	uint64_t	d = 0;
+
+	for (i = 0; i < n; i++)
+		d += (i == 0 || fp[i] != fp[i - 1]) ? 1 : 0;
+	return d;
 }
 
 /* The code of fp[0..n) at b bits, checked; *len its bytes. */
@@ -125,13 +138,16 @@ ef_round_trip(void)
 			CHECK_ST(sbf_ef_reader_init(&r, &s, buf, &g_alloc), SBF_OK);
 			sbf_ef_decode(&r, out);
 			CHECK(memcmp(out, fp, n * sizeof(uint64_t)) == 0);
+			CHECK(sbf_ef_distinct(&s, buf) == ref_distinct(fp, n));
 			for (x = 0; x < n; x++)
-				CHECK(sbf_ef_has(&r, fp[x]) && sbf_ef_array_has(out, n, fp[x]));
+				CHECK(sbf_ef_has(&r, fp[x]) && sbf_ef_array_has(out, n, fp[x]) &&
+					  sbf_ef_has_bytes(&s, buf, fp[x]));
 			if (b <= 13)
 				for (x = 0; x < (UINT64_C(1) << b); x++)
 				{
 					CHECK(sbf_ef_has(&r, x) == ref_has(fp, n, x));
 					CHECK(sbf_ef_array_has(out, n, x) == ref_has(fp, n, x));
+					CHECK(sbf_ef_has_bytes(&s, buf, x) == ref_has(fp, n, x));
 				}
 			else
 				for (x = 0; x < 4000; x++)
@@ -140,9 +156,11 @@ ef_round_trip(void)
 
 					CHECK(sbf_ef_has(&r, q) == ref_has(fp, n, q));
 					CHECK(sbf_ef_array_has(out, n, q) == ref_has(fp, n, q));
+					CHECK(sbf_ef_has_bytes(&s, buf, q) == ref_has(fp, n, q));
 				}
-			CHECK(!sbf_ef_has(&r, UINT64_C(1) << b));
+			CHECK(!sbf_ef_has(&r, UINT64_C(1) << b) && !sbf_ef_has_bytes(&s, buf, UINT64_C(1) << b));
 			CHECK(!sbf_ef_has(&r, UINT64_MAX) && !sbf_ef_array_has(out, n, UINT64_MAX));
+			CHECK(!sbf_ef_has_bytes(&s, buf, UINT64_MAX));
 			sbf_ef_reader_free(&r, &g_alloc);
 			free(buf);
 			free(out);

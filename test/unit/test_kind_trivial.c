@@ -438,6 +438,38 @@ test_generic_suites(void)
 }
 
 /*
+ * The compact kind, whose server row is in no directory (dirs 0), admitted
+ * to a plain version-4 directory by a copy of its row standing in at its
+ * code: the generic suites over it, and the same value refused once the
+ * copy is gone, as the server refuses it.
+ */
+static void
+test_compact_admitted(void)
+{
+	SbfKindOps	admitted = sbf_kind_compact_ops;
+	SbfFilter	f;
+	SbfView		v;
+	uint64_t   *h;
+
+	CHECK(sbf_kind_compact_ops.dirs == 0);
+	admitted.dirs = SBF_KIND_IN_PLAIN4;
+	sbf_kind_test_row = &admitted;
+	CHECK(sbf_kind_ops(SBF_KIND_COMPACT) == &admitted);
+	suites_of(&admitted);
+	CHECK_ST(build_as(&f, &admitted, 500, 3, &h), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	sbf_kind_test_row = NULL;
+	CHECK(sbf_kind_ops(SBF_KIND_COMPACT) == &sbf_kind_compact_ops);
+	CHECK_ST(validate_filter(&f, &v), SBF_E_SEGMENT);
+	sbf_filter_free(&f);
+	free(h);
+	/* the server's row is never chosen: every other kind left out, none plans */
+	CHECK_ST(build_as(&f, &sbf_kind_compact_ops, 100, 0, &h), SBF_E_PARAM);
+	CHECK(f.base == NULL);
+	free(h);
+}
+
+/*
  * The row is reachable only while set: a value holding the kind is valid
  * then, and refused (an unknown kind) once the row is gone, as the server,
  * which never has it, refuses it.
@@ -470,6 +502,7 @@ main(void)
 {
 	RUN(test_row_only_while_set);
 	RUN(test_generic_suites);
+	RUN(test_compact_admitted);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

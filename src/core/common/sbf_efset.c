@@ -128,22 +128,50 @@ tail_clear(const uint8_t *a, uint64_t nbytes, uint64_t nbits)
 	return nbits % 8 == 0 || (a[nbytes - 1] >> (nbits % 8)) == 0;
 }
 
-SbfStatus
-sbf_ef_check(const SbfEfShape *s, const uint8_t *buf, size_t len)
+/*
+ * Position of the r-th (0-based) one of w, which has more than r ones: the
+ * running count of ones by byte in one multiply, the byte that holds it by
+ * comparing all eight counts with r at once, then the byte itself.
+ */
+static inline int
+select64(uint64_t w, int r)
+{
+	const uint64_t l8 = UINT64_C(0x0101010101010101);
+	const uint64_t h8 = UINT64_C(0x8080808080808080);
+	uint64_t	c = w - (w >> 1 & UINT64_C(0x5555555555555555));
+	uint64_t	cum;
+	int			byte;
+	unsigned	v;
+
+	c = (c & UINT64_C(0x3333333333333333)) + (c >> 2 & UINT64_C(0x3333333333333333));
+	c = (c + (c >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	cum = c * l8;				/* byte i: the ones of bytes 0..i, <= 64 */
+	/* bytes whose running count is <= r: (r + 128 - count) keeps bit 7 */
+	byte = sbf_popcount64((((uint64_t) r * l8 | h8) - cum) & h8);
+	if (byte > 0)
+		r -= (int) (cum >> (8 * byte - 8) & 255);
+	v = (unsigned) (w >> (8 * byte) & 255);
+	for (; r > 0; r--)
+		v &= v - 1;
+	return 8 * byte + sbf_ctz64(v);
+}
+
+/*
+ * Walks the one bits of a code whose length and tail bits are checked:
+ * SBF_E_BITS unless there are exactly n of them with fingerprints
+ * ascending; *distinct receives how many distinct fingerprints they are.
+ */
+static SbfStatus
+ef_scan(const SbfEfShape *s, const uint8_t *buf, uint64_t *distinct)
 {
 	uint64_t	hb = hi_bytes(s);
 	uint64_t	lb = (s->lobits + 7) / 8;
 	const uint8_t *lo = buf + hb;
 	uint64_t	i = 0;
 	uint64_t	prev = 0;
+	uint64_t	d = 0;
 	uint64_t	w;
 
-	if ((uint64_t) len != hb + lb)
-		return SBF_E_LENGTH;
-	if (!tail_clear(buf, hb, s->hibits) || (lb > 0 && !tail_clear(lo, lb, s->lobits)) ||
-		(buf[(s->hibits - 1) >> 3] >> ((s->hibits - 1) & 7) & 1) != 0)
-		return SBF_E_BITS;
-	/* every one bit in order: at most n, fingerprints ascending */
 	for (w = 0; w < hb; w += 8)
 	{
 		uint64_t	word = sbf_load_le(buf + w, hb - w < 8 ? (size_t) (hb - w) : 8);
@@ -160,12 +188,78 @@ sbf_ef_check(const SbfEfShape *s, const uint8_t *buf, size_t len)
 			f = (p - i) << s->L | get_bits(lo, lb, i * (uint64_t) s->L, s->L);
 			if (f < prev)
 				return SBF_E_BITS;
+			d += (i == 0 || f != prev) ? 1 : 0;
 			prev = f;
 			i++;
 			word &= word - 1;
 		}
 	}
+	*distinct = d;
 	return i == s->n ? SBF_OK : SBF_E_BITS;
+}
+
+SbfStatus
+sbf_ef_check(const SbfEfShape *s, const uint8_t *buf, size_t len)
+{
+	uint64_t	hb = hi_bytes(s);
+	uint64_t	lb = (s->lobits + 7) / 8;
+	uint64_t	d;
+
+	if ((uint64_t) len != hb + lb)
+		return SBF_E_LENGTH;
+	if (!tail_clear(buf, hb, s->hibits) || (lb > 0 && !tail_clear(buf + hb, lb, s->lobits)) ||
+		(buf[(s->hibits - 1) >> 3] >> ((s->hibits - 1) & 7) & 1) != 0)
+		return SBF_E_BITS;
+	/* every one bit in order: at most n, fingerprints ascending */
+	return ef_scan(s, buf, &d);
+}
+
+uint64_t
+sbf_ef_distinct(const SbfEfShape *s, const uint8_t *buf)
+{
+	uint64_t	d = 0;
+
+	(void) ef_scan(s, buf, &d);
+	return d;
+}
+
+bool
+sbf_ef_has_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t x)
+{
+	uint64_t	hb = hi_bytes(s);
+	uint64_t	j = x >> s->L;
+	uint64_t	l = x & low_mask(s->L);
+	uint64_t	p = 0;
+	uint64_t	zeros = 0;
+	uint64_t	w;
+
+	if (j >= s->nbuckets)
+		return false;
+	/*
+	 * p: just past zero j - 1.  Bits past the area load as zeros and read
+	 * as ones here, but all nbuckets zeros come before them.
+	 */
+	for (w = 0; j > 0; w += 8)
+	{
+		uint64_t	z = ~sbf_load_le(buf + w, hb - w < 8 ? (size_t) (hb - w) : 8);
+		int			c = sbf_popcount64(z);
+
+		if (zeros + (uint64_t) c >= j)
+		{
+			p = w * 8 + (uint64_t) select64(z, (int) (j - 1 - zeros)) + 1;
+			break;
+		}
+		zeros += (uint64_t) c;
+	}
+	/* bucket j's elements, low bits ascending, up to its closing zero */
+	for (; buf[p >> 3] >> (p & 7) & 1; p++)
+	{
+		uint64_t	v = get_bits(buf + hb, (s->lobits + 7) / 8, (p - j) * (uint64_t) s->L, s->L);
+
+		if (v >= l)
+			return v == l;
+	}
+	return false;
 }
 
 /* The nbytes bytes at a as 64-bit words into w (zero-padded). */
@@ -218,34 +312,6 @@ sbf_ef_reader_free(SbfEfReader *r, const SbfAllocator *a)
 	if (r->mem != NULL)
 		a->free(r->mem, a->ctx);
 	r->mem = NULL;
-}
-
-/*
- * Position of the r-th (0-based) one of w, which has more than r ones: the
- * running count of ones by byte in one multiply, the byte that holds it by
- * comparing all eight counts with r at once, then the byte itself.
- */
-static inline int
-select64(uint64_t w, int r)
-{
-	const uint64_t l8 = UINT64_C(0x0101010101010101);
-	const uint64_t h8 = UINT64_C(0x8080808080808080);
-	uint64_t	c = w - (w >> 1 & UINT64_C(0x5555555555555555));
-	uint64_t	cum;
-	int			byte;
-	unsigned	v;
-
-	c = (c & UINT64_C(0x3333333333333333)) + (c >> 2 & UINT64_C(0x3333333333333333));
-	c = (c + (c >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-	cum = c * l8;				/* byte i: the ones of bytes 0..i, <= 64 */
-	/* bytes whose running count is <= r: (r + 128 - count) keeps bit 7 */
-	byte = sbf_popcount64((((uint64_t) r * l8 | h8) - cum) & h8);
-	if (byte > 0)
-		r -= (int) (cum >> (8 * byte - 8) & 255);
-	v = (unsigned) (w >> (8 * byte) & 255);
-	for (; r > 0; r--)
-		v &= v - 1;
-	return 8 * byte + sbf_ctz64(v);
 }
 
 /* Position of zero j (0-based) of the high area, j < nbuckets. */

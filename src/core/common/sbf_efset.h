@@ -2,8 +2,10 @@
  * sbf_efset.h
  *	  A multiset of b-bit fingerprints in Elias-Fano form: the code of the
  *	  compact form that docs/format5-proposal.md proposes for small values.
- *	  No format holds it yet; this is the codec, its validator and its
- *	  reader, tested on their own (test/unit/test_efset.c).
+ *	  No stored format holds it yet; this is the codec, its validator and
+ *	  its readers, tested on their own (test/unit/test_efset.c), which the
+ *	  compact value (sbf_compact.c) and the compact segment kind
+ *	  (sbf_kind_compact.c) share.
  *
  *	  Layout of n ascending fingerprints f_0 <= ... <= f_{n-1} < 2^b, with L
  *	  low bits (sbf_ef_low_bits: the fewest bytes, ties to the larger L):
@@ -69,6 +71,17 @@ extern void sbf_ef_write(const SbfEfShape *s, const uint64_t *fp, uint8_t *out);
  * areas, and fingerprints in ascending order.  SBF_E_LENGTH or SBF_E_BITS.
  */
 extern SbfStatus sbf_ef_check(const SbfEfShape *s, const uint8_t *buf, size_t len);
+
+/* How many distinct fingerprints a checked code holds. */
+extern uint64_t sbf_ef_distinct(const SbfEfShape *s, const uint8_t *buf);
+
+/*
+ * Whether fingerprint x is in a checked code, read from its bytes (no
+ * reader): the high area is scanned word by word to x's bucket, so it
+ * costs about hibits / 64 words; a value that answers many lookups
+ * decodes once instead (sbf_ef_decode, sbf_ef_array_has).
+ */
+extern bool sbf_ef_has_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t x);
 
 /*
  * A reader of a checked code: both areas as 64-bit words, and the position

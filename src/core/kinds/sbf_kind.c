@@ -25,6 +25,7 @@ const SbfKindOps *const sbf_kind_rows[SBF_KIND_ROWS] = {
 	&sbf_kind_blocked_ops,
 	&sbf_kind_fused_ops,
 	&sbf_kind_wbloom_ops,
+	&sbf_kind_compact_ops,
 };
 
 #ifdef SBF_TEST_KINDS

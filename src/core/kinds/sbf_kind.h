@@ -29,7 +29,7 @@
  * The map from a stored kind code to its row (sbf_kind.c): codes
  * 1..SBF_KIND_ROWS.  Each kind's row is defined in the kind's own file.
  */
-#define SBF_KIND_ROWS			4
+#define SBF_KIND_ROWS			5
 /* codes are below this: a kind is a bit in an avoid mask */
 #define SBF_KIND_CODES			32
 extern const SbfKindOps *const sbf_kind_rows[SBF_KIND_ROWS];
@@ -37,7 +37,9 @@ extern const SbfKindOps *const sbf_kind_rows[SBF_KIND_ROWS];
 #ifdef SBF_TEST_KINDS
 /*
  * Unit tests only (never compiled into the server): one extra row, at its
- * code (SBF_KIND_ROWS < code < SBF_KIND_CODES), while it is set.
+ * code (SBF_KIND_ROWS < code < SBF_KIND_CODES), while it is set; or, at a
+ * table row's code, a copy of that row that stands in for it (the compact
+ * kind admitted to a directory).
  */
 extern const SbfKindOps *sbf_kind_test_row;
 /* and kinds (bit 1 << code) every choice leaves out while it is set */
@@ -48,12 +50,12 @@ extern unsigned sbf_kind_test_avoid;
 static inline const SbfKindOps *
 sbf_kind_ops(uint8_t kind)
 {
-	if (kind >= 1 && kind <= SBF_KIND_ROWS)
-		return sbf_kind_rows[kind - 1];
 #ifdef SBF_TEST_KINDS
 	if (sbf_kind_test_row != NULL && kind == sbf_kind_test_row->kind)
 		return sbf_kind_test_row;
 #endif
+	if (kind >= 1 && kind <= SBF_KIND_ROWS)
+		return sbf_kind_rows[kind - 1];
 	return NULL;
 }
 
@@ -196,5 +198,6 @@ extern size_t sbf_count_marked(const uint64_t *h, size_t n,
 #include "sbf_kind_bloom.h"
 #include "sbf_kind_blocked.h"
 #include "sbf_kind_fused.h"
+#include "sbf_kind_compact.h"
 
 #endif							/* SBF_KIND_H */
