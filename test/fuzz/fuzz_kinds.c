@@ -137,8 +137,8 @@ fuzz_build(const uint8_t *d, size_t n)
 
 	if (n < 2)
 		return;
-	/* a row of the core's table (every kind, as the generic code sees it) */
-	ops = sbf_kind_rows[(d[1] & 3) % SBF_KIND_ROWS];
+	/* a row of the core's table (every kind, as the generic code sees it): bits 0, 1 and 5 */
+	ops = sbf_kind_rows[((d[1] & 3) | ((d[1] >> 3) & 4)) % SBF_KIND_ROWS];
 	share = shares[(d[1] >> 2) & 7];
 	for (i = 2; i + 8 <= n && nh < MAX_HASHES; i += 8)
 		h[nh++] = sbf_load64(d + i);
