@@ -385,8 +385,9 @@ cmp_hash(const void *a, const void *b)
 }
 
 /*
- * fuzz_kinds seeds: a built blocked and fused segment in the crafted form
- * (mode byte 0, descriptor, capacity, count, error, data) and a set to build.
+ * fuzz_kinds seeds: a built blocked, fused and compact segment in the
+ * crafted form (mode byte 0, descriptor, capacity, count, error, data) and
+ * sets to build.
  */
 static void
 emit_kinds(const char *root)
@@ -403,15 +404,16 @@ emit_kinds(const char *root)
 	for (i = 0; i < 300; i++)
 		h[i] = sbf_hash_int64(i);
 	qsort(h, 300, sizeof(uint64_t), cmp_hash);
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 3; k++)
 	{
-		const SbfKindOps *ops = k ? &sbf_kind_fused_ops : &sbf_kind_blocked_ops;
+		const SbfKindOps *ops = k == 2 ? &sbf_kind_compact_ops :
+			k ? &sbf_kind_fused_ops : &sbf_kind_blocked_ops;
 		SbfKindGeom g;
 		uint64_t	bytes;
 		double		p;
 		char		name[64];
 
-		if (ops->plan(300, shares[k], &g, &bytes) != SBF_OK || bytes > 4096 ||
+		if (ops->plan(300, shares[k % 2], &g, &bytes) != SBF_OK || bytes > 4096 ||
 			ops->build(&g, buf + 41, h, 300, &gen_allocator) != SBF_OK)
 			exit(1);
 		p = k ? ops->rate_at(&g, 300) : shares[k];
@@ -423,16 +425,21 @@ emit_kinds(const char *root)
 		snprintf(name, sizeof(name), "segment-%s", ops->name);
 		write_file(dir, name, buf, 41 + bytes);
 	}
-	/* sets: mode 1, kind|share byte, 40 hashes */
-	for (k = 0; k < 2; k++)
+	/*
+	 * sets: mode 1, kind|share byte (row index in bits 0, 1 and 5, share 1
+	 * in bits 2-4), 40 hashes: rows 0 and 1 (bloom and blocked, whatever
+	 * the older file names say) and the compact kind's (row index 4)
+	 */
+	for (k = 0; k < 3; k++)
 	{
+		static const char *const names[] = {"set-blocked", "set-fused", "set-compact"};
 		char		name[64];
 
 		buf[0] = 1;
-		buf[1] = (uint8_t) (k | 4);
+		buf[1] = (uint8_t) (k == 2 ? 0x20 | 4 : k | 4);
 		for (i = 0; i < 40; i++)
 			sbf_store64(buf + 2 + 8 * i, h[i * 7]);
-		snprintf(name, sizeof(name), "set-%s", k ? "fused" : "blocked");
+		snprintf(name, sizeof(name), "%s", names[k]);
 		write_file(dir, name, buf, 2 + 8 * 40);
 	}
 	/*
