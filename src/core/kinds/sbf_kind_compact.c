@@ -39,7 +39,7 @@ sbf_compactseg_check_geom(const SbfKindGeom *g)
 	return SBF_OK;
 }
 
-/* The code's bytes rounded up to 8 (at most about 2^37: always stored). */
+/* The code's bytes rounded up to 8; false past what a value can store. */
 bool
 sbf_compactseg_bytes(const SbfKindGeom *g, uint64_t *bytes)
 {
@@ -92,7 +92,7 @@ sbf_compactseg_rate_of(const SbfKindGeom *g, const uint8_t *data)
 /* A complete set: count = capacity = n, p a bound of n / 2^b. */
 SbfStatus
 sbf_compactseg_check_entry(const SbfKindGeom *g, uint64_t capacity,
-						uint64_t count, double p)
+						   uint64_t count, double p)
 {
 	if (count != capacity || count != g->size ||
 		!(p >= sbf_compactseg_rate_at(g, count) && p < 0.5))
@@ -130,8 +130,8 @@ sbf_compactseg_contains(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 }
 
 size_t
-sbf_compactseg_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
-				  size_t n)
+sbf_compactseg_count(const SbfKindGeom *g, const uint8_t *data,
+					 const uint64_t *h, size_t n)
 {
 	SbfEfShape	s = shape_of(g);
 	size_t		found = 0;
@@ -144,8 +144,8 @@ sbf_compactseg_count(const SbfKindGeom *g, const uint8_t *data, const uint64_t *
 
 /* The fingerprints of n = size strictly ascending hashes, sorted and coded. */
 SbfStatus
-sbf_compactseg_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h, size_t n,
-				  const SbfAllocator *a)
+sbf_compactseg_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h,
+					 size_t n, const SbfAllocator *a)
 {
 	SbfEfShape	s;
 	uint64_t	bytes;
