@@ -16,18 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sbf_core.h"
-#if __has_include("sbf_plain.h")
-#include "sbf_plain.h"		/* 1.3's flat core declares all in sbf_core.h */
-#endif
-#include "bench_util.h"
-
-/* Key i of a space (0: added, 1: absent), as the unit tests' keys. */
-static uint64_t
-key(int space, uint64_t i)
-{
-	return sbf_hash_int64((int64_t) (((uint64_t) space << 40) + i));
-}
+#include "bench_grown.h"
 
 int
 main(int argc, char **argv)
@@ -44,23 +33,15 @@ main(int argc, char **argv)
 	for (c = 0; c < 3; c++)
 		for (g = 0; g < 3; g++)
 		{
-			SbfParams	p = {.capacity = caps[c], .error_rate = 0.01, .tightening = 0.9,
-			.growth = growths[g], .hll_p = 9};
 			SbfFilter	f;
 			SbfView		v;
 			uint64_t	i;
 			uint64_t	hits = 0;
 			double		rate;
 
-			if (sbf_create(&f, &p, 0, &bench_allocator) != SBF_OK)
-				abort();
-			for (i = 0; i < 200000; i++)
-				if (sbf_add_hash(&f, key(0, i), NULL) != SBF_OK)
-					abort();
-			if (sbf_validate(SBF_PAYLOAD(&f), f.len, &v) != SBF_OK)
-				abort();
+			bench_grow(&f, &v, caps[c], growths[g], 200000);
 			for (i = 0; i < nprobe; i++)
-				hits += sbf_contains_hash(&v, key(1, i));
+				hits += sbf_contains_hash(&v, bench_grown_key(1, i));
 			rate = (double) hits / (double) nprobe;
 			printf("%10llu %6u %8u %8.5f %8.5f %+12.1f %10.5f %14.5f\n",
 				   (unsigned long long) caps[c], growths[g], v.nsegments, rate,

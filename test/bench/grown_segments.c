@@ -18,17 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sbf_core.h"
-#include "sbf_plain.h"
+#include "bench_grown.h"
 #include "sbf_kind.h"
-#include "bench_util.h"
-
-/* Key i of a space (0: added, 1: absent), as the unit tests' keys. */
-static uint64_t
-key(int space, uint64_t i)
-{
-	return sbf_hash_int64((int64_t) (((uint64_t) space << 40) + i));
-}
 
 /* One band of segments [lo, hi): sums. */
 typedef struct Band
@@ -47,8 +38,6 @@ static void
 probe_filter(uint64_t cap, uint64_t nprobe)
 {
 	static const uint32_t edges[] = {0, 10, 30, 60, 100, 200, 500, 1000, 100000};
-	SbfParams	p = {.capacity = cap, .error_rate = 0.01, .tightening = 0.9,
-	.growth = 1, .hll_p = 9};
 	Band		band[8];
 	SbfFilter	f;
 	SbfView		v;
@@ -58,13 +47,7 @@ probe_filter(uint64_t cap, uint64_t nprobe)
 	uint32_t	s;
 	int			b;
 
-	if (sbf_create(&f, &p, 0, &bench_allocator) != SBF_OK)
-		abort();
-	for (i = 0; i < 200000; i++)
-		if (sbf_add_hash(&f, key(0, i), NULL) != SBF_OK)
-			abort();
-	if (sbf_validate(SBF_PAYLOAD(&f), f.len, &v) != SBF_OK)
-		abort();
+	bench_grow(&f, &v, cap, 1, 200000);
 	d = malloc(sizeof(*d) * v.nsegments);
 	sbf_segments_describe(&v, d);
 	for (b = 0; b < 8; b++)
@@ -83,10 +66,10 @@ probe_filter(uint64_t cap, uint64_t nprobe)
 		band[b].kmin = d[s].g.width < band[b].kmin ? d[s].g.width : band[b].kmin;
 		band[b].kmax = d[s].g.width > band[b].kmax ? d[s].g.width : band[b].kmax;
 		for (i = 0; i < nprobe; i++)
-			band[b].hits += o->contains(&d[s].g, data, key(1, i)) ? 1 : 0;
+			band[b].hits += o->contains(&d[s].g, data, bench_grown_key(1, i)) ? 1 : 0;
 	}
 	for (i = 0; i < nprobe; i++)
-		any += sbf_contains_hash(&v, key(1, i)) ? 1 : 0;
+		any += sbf_contains_hash(&v, bench_grown_key(1, i)) ? 1 : 0;
 	printf("\n## capacity %llu, growth 1: %u segments, measured rate %.5f, fpr_bound %.5f\n",
 		   (unsigned long long) cap, v.nsegments, (double) any / (double) nprobe,
 		   sbf_fpr_bound(&v));
