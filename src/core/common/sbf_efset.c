@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sbf_efset.h"
+#include "sbf_hash_sort.h"
 #include "sbf_internal.h"
 
 int
@@ -119,6 +120,24 @@ sbf_ef_write(const SbfEfShape *s, const uint64_t *fp, uint8_t *out)
 		out[p >> 3] |= (uint8_t) (1u << (p & 7));
 		put_bits(lo, i * (uint64_t) s->L, fp[i] & low_mask(s->L), s->L);
 	}
+}
+
+SbfStatus
+sbf_ef_write_hashes(const SbfEfShape *s, const uint64_t *h, uint8_t *out,
+					const SbfAllocator *a)
+{
+	uint64_t   *fp;
+
+	if (s->n > SIZE_MAX / sizeof(uint64_t))
+		return SBF_E_NOMEM;
+	fp = a->alloc((size_t) s->n * sizeof(uint64_t), a->ctx);
+	if (fp == NULL)
+		return SBF_E_NOMEM;
+	sbf_ef_fingerprints(h, s->n, s->b, fp);
+	sbf_hash_sort_all(fp, (size_t) s->n);
+	sbf_ef_write(s, fp, out);
+	a->free(fp, a->ctx);
+	return SBF_OK;
 }
 
 /* Whether the bits of the nbytes bytes at a from bit nbits on are zero. */

@@ -66,6 +66,14 @@ extern void sbf_ef_fingerprints(const uint64_t *h, uint64_t n, int b, uint64_t *
 extern void sbf_ef_write(const SbfEfShape *s, const uint64_t *fp, uint8_t *out);
 
 /*
+ * The same from the s->n hashes h in any order (a hash given twice is two
+ * fingerprints): their fingerprints sorted in scratch from a, then coded.
+ * SBF_E_NOMEM.
+ */
+extern SbfStatus sbf_ef_write_hashes(const SbfEfShape *s, const uint64_t *h,
+									 uint8_t *out, const SbfAllocator *a);
+
+/*
  * Whether buf[0..len) is exactly a code of shape s: its length, n ones and
  * 2^(b-L) zeros in the high area with a zero last, zero bits past both
  * areas, and fingerprints in ascending order.  SBF_E_LENGTH or SBF_E_BITS.

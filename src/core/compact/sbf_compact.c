@@ -9,7 +9,6 @@
 
 #include "sbf_internal.h"
 #include "sbf_compact.h"
-#include "sbf_hash_sort.h"
 
 #define LEB_MAX_BYTES	10
 
@@ -141,7 +140,6 @@ sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *
 	SbfEfShape	s;
 	size_t		need;
 	size_t		off;
-	uint64_t   *fp;
 	SbfStatus	st = sbf_compact_size(n, b, p, &need);
 
 	if (st != SBF_OK)
@@ -149,12 +147,6 @@ sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *
 	if (len != need)
 		return SBF_E_PARAM;
 	(void) sbf_ef_shape(n, b, &s);
-	fp = a->alloc((size_t) n * sizeof(uint64_t), a->ctx);
-	if (fp == NULL)
-		return SBF_E_NOMEM;
-	sbf_ef_fingerprints(h, n, b, fp);
-	sbf_hash_sort_all(fp, (size_t) n);
-
 	memset(out, 0, len);
 	out[0] = SBF_COMPACT_VERSION;
 	out[1] = SBF_COMPACT_FLAG_COMPACT |
@@ -172,9 +164,7 @@ sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *
 		sbf_store_double(out + off + 2, p->tightening);
 		off += SBF_COMPACT_PARAMS_BYTES;
 	}
-	sbf_ef_write(&s, fp, out + off);
-	a->free(fp, a->ctx);
-	return SBF_OK;
+	return sbf_ef_write_hashes(&s, h, out + off, a);
 }
 
 /* The header of a compact value: every field but the code. */

@@ -17,7 +17,6 @@
 #include "sbf_internal.h"
 #include "sbf_kind.h"
 #include "sbf_efset.h"
-#include "sbf_hash_sort.h"
 
 /* The code's shape of a checked geometry. */
 static inline SbfEfShape
@@ -149,7 +148,6 @@ sbf_compactseg_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h,
 {
 	SbfEfShape	s;
 	uint64_t	bytes;
-	uint64_t   *fp;
 	size_t		i;
 
 	if (n < 1 || n != g->size || sbf_ef_shape(n, g->width, &s) != SBF_OK)
@@ -161,18 +159,9 @@ sbf_compactseg_build(SbfKindGeom *g, uint8_t *data, const uint64_t *h,
 		if ((i & (SBF_WORK_STRIDE - 1)) == 0)
 			sbf_check_interrupt(a);
 	}
-	if (n > SIZE_MAX / sizeof(uint64_t))
-		return SBF_E_TOO_LARGE;
-	fp = a->alloc(n * sizeof(uint64_t), a->ctx);
-	if (fp == NULL)
-		return SBF_E_NOMEM;
-	sbf_ef_fingerprints(h, n, g->width, fp);
-	sbf_hash_sort_all(fp, n);
 	(void) sbf_compactseg_bytes(g, &bytes);
 	memset(data, 0, (size_t) bytes);
-	sbf_ef_write(&s, fp, data);
-	a->free(fp, a->ctx);
-	return SBF_OK;
+	return sbf_ef_write_hashes(&s, h, data, a);
 }
 
 /* No fill model (a code, not a bit array), as the fused kind. */
