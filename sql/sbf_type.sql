@@ -140,7 +140,7 @@ SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
 
 -- malformed text: wrong version byte
 SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',
-	pg_temp.t(set_byte(pg_temp.v1_empty1(), 0, 5))));
+	pg_temp.t(set_byte(pg_temp.v1_empty1(), 0, 6))));
 
 -- malformed text: unknown flag bit
 SELECT * FROM sbf_regress.try(format('SELECT %L::scalablebloom',

@@ -33,7 +33,7 @@ sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
 {
 	if (st == SBF_E_VERSION && len > 0)
 		return errdetail("The value has format version %u, but this build reads only versions %d to %d.",
-						 (unsigned) buf[0], SBF_FORMAT_V1, SBF_FORMAT_V4);
+						 (unsigned) buf[0], SBF_FORMAT_V1, SBF_FORMAT_V5);
 	if (st == SBF_E_HASH && len > 2)
 		return errdetail("The value uses hash function %u, but this build knows only %d (XXH3_64).",
 						 (unsigned) buf[2], SBF_HASH_XXH3);

@@ -684,13 +684,14 @@ test_version_table(void)
 
 	CHECK(v1 != NULL && v2 != NULL && v3 != NULL);
 	CHECK(v1->version == 1 && v2->version == 2 && v3->version == 3);
-	CHECK(sbf_version(0) == NULL && sbf_version(5) == NULL && sbf_version(255) == NULL);
+	CHECK(sbf_version(0) == NULL && sbf_version(6) == NULL && sbf_version(255) == NULL);
 	/* version 4: plain unless flag bit 7 (WINDOWED) is set */
 	{
 		const SbfVersion *p4 = sbf_version_row(4, SBF_FLAG_HLL_DENSE);
 		const SbfVersion *w4 = sbf_version_row(4, SBF_FLAG_WINDOWED);
 		uint8_t		pb[2] = {4, SBF_FLAG_OVERLAP};
 		uint8_t		wb[2] = {4, SBF_FLAG_WINDOWED | SBF_WIN_FLAG_STARTED};
+		const SbfVersion *p5 = sbf_version(5);
 
 		CHECK(p4 != NULL && w4 != NULL && p4 != w4);
 		CHECK(p4->version == 4 && w4->version == 4);
@@ -706,6 +707,7 @@ test_version_table(void)
 		{
 			unsigned	plain = 0;
 			unsigned	win = 0;
+			unsigned	plain5 = 0;
 			unsigned	c;
 
 			for (c = 1; c < SBF_KIND_CODES; c++)
@@ -714,20 +716,31 @@ test_version_table(void)
 
 				if (ops == NULL)
 					continue;
-				/* every row is in a version-4 directory but compact, in none yet */
+				/* every row is in a version-4 directory but compact, in version 5's only */
 				CHECK(ops->kind == c &&
 					  ((ops->dirs & (p4->dir | w4->dir)) != 0) == (c != SBF_KIND_COMPACT));
 				plain |= (ops->dirs & p4->dir) ? 1u << c : 0;
 				win |= (ops->dirs & w4->dir) ? 1u << c : 0;
+				plain5 |= (ops->dirs & p5->dir) ? 1u << c : 0;
 			}
-			CHECK(p4->dir != w4->dir);
+			CHECK(p4->dir != w4->dir && p5->dir != p4->dir && p5->dir != w4->dir);
 			CHECK(plain == ((1u << SBF_KIND_BLOOM) | (1u << SBF_KIND_BLOCKED) |
 							(1u << SBF_KIND_FUSED)));
+			CHECK(plain5 == (plain | (1u << SBF_KIND_COMPACT)));
 			CHECK(win == ((1u << SBF_KIND_BLOCKED) | (1u << SBF_KIND_FUSED) |
 						  (1u << SBF_KIND_WBLOOM)));
 		}
 		CHECK(sbf_versions_unite(2, 4) && sbf_versions_unite(4, 1) &&
 			  !sbf_versions_unite(3, 4));
+		/* version 5: version 4's plain layout, holding a kind only it admits */
+		CHECK(p5 != NULL && p5->version == 5 && sbf_version_row(5, SBF_FLAG_WINDOWED) == p5);
+		CHECK(!p5->windowed && !p5->exact && p5->directory_counts && p5->written &&
+			  p5->segment_ops == NULL && p5->desc_offset == SBF_SEG4_DESC &&
+			  p5->header_bytes == p4->header_bytes && p5->entry_bytes == p4->entry_bytes &&
+			  p5->flags == p4->flags && p5->dir_before == p4->dir &&
+			  p4->dir_before == 0 && w4->dir_before == 0);
+		CHECK(sbf_versions_unite(4, 5) && sbf_versions_unite(5, 2) &&
+			  !sbf_versions_unite(5, 3));
 		CHECK(sbf_payloads_unite(pb, pb) && sbf_payloads_unite(wb, wb) &&
 			  !sbf_payloads_unite(pb, wb));
 	}
@@ -757,7 +770,7 @@ test_version_table(void)
 		CHECK(strcmp(sbf_count_source(&v), "hll") == 0);
 		f.base[1] |= SBF_FLAG_OVERLAP;
 		CHECK(sbf_validate(f.base, f.len, &v) == SBF_E_FLAGS);
-		f.base[0] = 5;
+		f.base[0] = 6;
 		CHECK(sbf_validate(f.base, f.len, &v) == SBF_E_VERSION);
 		sbf_filter_free(&f);
 	}

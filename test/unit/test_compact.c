@@ -1,7 +1,7 @@
 /*
  * test_compact.c
  *	  Unit tests of the compact form proposed for format 5 (sbf_compact.c;
- *	  docs/format5-proposal.md, section 3): the fingerprint width, sizes,
+ *	  docs/format5.md, section 3): the fingerprint width, sizes,
  *	  the layout pinned byte for byte, round trips (every member found,
  *	  non-members within the form's bound), every rule the validator
  *	  enforces, every single bit flip either refused or the one code of the

@@ -472,7 +472,9 @@ validate_rejects(void)
 	MUTATE_BAD(b[0] = 3);
 	/* version 4's entries carry a descriptor: a version-2 directory is not one */
 	MUTATE(b[0] = 4, SBF_E_SEGMENT);
-	MUTATE(b[0] = 5, SBF_E_VERSION);
+	/* version 5 is version 4's layout: the same */
+	MUTATE(b[0] = 5, SBF_E_SEGMENT);
+	MUTATE(b[0] = 6, SBF_E_VERSION);
 	MUTATE(b[0] = 0, SBF_E_VERSION);
 	MUTATE(b[1] = 0x10, SBF_E_FLAGS);
 	/* version 1 knows no OVERLAP or CHAIN flag */

@@ -20,6 +20,7 @@
 #include "unit_check.h"
 #include "unit_alloc.h"
 #include "unit_core.h"
+#include "sbf_efset.h"
 #include "sbf_dir.h"
 #include "sbf_union.h"
 #include "unit_kinds.h"
@@ -195,7 +196,7 @@ static const SbfKindOps trivial_ops = {
 	.build = trivial_build,
 	.rate_at = trivial_rate_at,
 	.rate_of = trivial_rate_of,
-	.dirs = SBF_KIND_IN_PLAIN4,
+	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_PLAIN5,
 	.complete = true,
 	.choose_rank = 9,
 	.choose_max_n = TRIVIAL_MAX_N,
@@ -332,6 +333,7 @@ suite_union(const SbfView *va, const SbfKindOps *c, const uint64_t *ha, uint64_t
 			(sbf_contains_hash(&vu, hb[i]) ? 0 : 1);
 	CHECK(missed == 0);
 	CHECK(c->merge != NULL || vu.nsegments == 2);
+	CHECK(vu.version == va->version);
 	CHECK(fabs(sbf_cardinality(&vu) - 2.0 * (double) n) < 0.1 * (double) n);
 	CHECK_ST(sbf_copy(&u2, &vu, 0, 0, &g_alloc), SBF_OK);
 	CHECK_ST(sbf_union(&u2, &vu), SBF_OK);
@@ -354,6 +356,7 @@ suite_add(const SbfView *v, const uint64_t *h, uint64_t n)
 	CHECK_ST(sbf_copy(&f, v, 0, 0, &g_alloc), SBF_OK);
 	add_keys(&f, 2, 0, n);
 	CHECK_ST(validate_filter(&f, &va), SBF_OK);
+	CHECK(va.version == v->version);
 	for (i = 0; i < n; i++)
 		missed += (sbf_contains_hash(&va, h[i]) ? 0 : 1) +
 			(sbf_contains_hash(&va, key(2, i)) ? 0 : 1);
@@ -391,6 +394,13 @@ suite_slices(const SbfView *v, const SbfKindOps *c, const uint64_t *h, uint64_t 
 	CHECK(ok && differ == 0);
 }
 
+/* The version of a plain value holding kind c: 4, or 5 for a kind only it admits. */
+static uint8_t
+version_of(const SbfKindOps *c)
+{
+	return (c->dirs & SBF_KIND_IN_PLAIN4) ? SBF_FORMAT_V4 : SBF_FORMAT_V5;
+}
+
 /* The suites over kind c. */
 static void
 suites_of(const SbfKindOps *c)
@@ -404,7 +414,7 @@ suites_of(const SbfKindOps *c)
 	CHECK_ST(build_as(&f, c, n, 0, &h), SBF_OK);
 	CHECK_ST(validate_filter(&f, &v), SBF_OK);
 	sbf_get_segment(&v, 0, &s);
-	CHECK(v.version == SBF_FORMAT_V4 && v.nsegments == 1 && s.kind == c->kind);
+	CHECK(v.version == version_of(c) && v.nsegments == 1 && s.kind == c->kind);
 	if (!case_ok)
 		fprintf(stderr, "  kind %u (%s): built as %u\n", c->kind, c->name, s.kind);
 	suite_probe(&v, h, n);
@@ -438,31 +448,64 @@ test_generic_suites(void)
 }
 
 /*
- * The compact kind, whose server row is in no directory (dirs 0), admitted
- * to a plain version-4 directory by a copy of its row standing in at its
- * code: the generic suites over it, and the same value refused once the
- * copy is gone, as the server refuses it.
+ * The compact kind, stored in a plain version-5 directory only and planned
+ * by no choice of the server (choose_max_n 0): a copy of its row that
+ * plans stands in at its code for the builds, and the generic suites run
+ * over it (the values version 5, unions and adds keeping it).  Then, with
+ * the server's row: the value still valid, a union with a version-4 value
+ * version 5, the same bytes labelled 4 refused (version 4 admits no
+ * compact segment), a version-4 value labelled 5 refused (version 5 holds
+ * a kind only it admits), and the row never chosen.
  */
 static void
-test_compact_admitted(void)
+test_compact_in_v5(void)
 {
-	SbfKindOps	admitted = sbf_kind_compact_ops;
+	SbfKindOps	chosen = sbf_kind_compact_ops;
 	SbfFilter	f;
+	SbfFilter	b;
 	SbfView		v;
+	SbfView		vb;
 	uint64_t   *h;
+	uint64_t   *hb;
+	uint64_t	i;
+	uint64_t	missed = 0;
 
-	CHECK(sbf_kind_compact_ops.dirs == 0);
-	admitted.dirs = SBF_KIND_IN_PLAIN4;
-	sbf_kind_test_row = &admitted;
-	CHECK(sbf_kind_ops(SBF_KIND_COMPACT) == &admitted);
-	suites_of(&admitted);
-	CHECK_ST(build_as(&f, &admitted, 500, 3, &h), SBF_OK);
-	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_kind_compact_ops.dirs == SBF_KIND_IN_PLAIN5 &&
+		  sbf_kind_compact_ops.choose_max_n == 0);
+	chosen.choose_max_n = SBF_EF_MAX_N;
+	sbf_kind_test_row = &chosen;
+	suites_of(&chosen);
+	CHECK_ST(build_as(&f, &chosen, 500, 3, &h), SBF_OK);
 	sbf_kind_test_row = NULL;
 	CHECK(sbf_kind_ops(SBF_KIND_COMPACT) == &sbf_kind_compact_ops);
-	CHECK_ST(validate_filter(&f, &v), SBF_E_SEGMENT);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(v.version == SBF_FORMAT_V5);
+
+	/* a union with a version-4 value: version 5, both sets found */
+	CHECK_ST(build_as(&b, &sbf_kind_bloom_ops, 300, 4, &hb), SBF_OK);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK(vb.version == SBF_FORMAT_V4);
+	CHECK_ST(sbf_union(&b, &v), SBF_OK);
+	CHECK_ST(validate_filter(&b, &vb), SBF_OK);
+	CHECK(vb.version == SBF_FORMAT_V5 && vb.nsegments == 2);
+	for (i = 0; i < 500; i++)
+		missed += sbf_contains_hash(&vb, h[i]) ? 0 : 1;
+	for (i = 0; i < 300; i++)
+		missed += sbf_contains_hash(&vb, hb[i]) ? 0 : 1;
+	CHECK(missed == 0);
+	/* relabelled either way: refused */
+	SBF_PAYLOAD(&b)[0] = SBF_FORMAT_V4;
+	CHECK_ST(validate_filter(&b, &vb), SBF_E_SEGMENT);
+	sbf_filter_free(&b);
+	free(hb);
+	CHECK_ST(build_as(&b, &sbf_kind_bloom_ops, 300, 4, &hb), SBF_OK);
+	SBF_PAYLOAD(&b)[0] = SBF_FORMAT_V5;
+	CHECK_ST(validate_filter(&b, &vb), SBF_E_VERSION);
+	sbf_filter_free(&b);
+	free(hb);
 	sbf_filter_free(&f);
 	free(h);
+
 	/* the server's row is never chosen: every other kind left out, none plans */
 	CHECK_ST(build_as(&f, &sbf_kind_compact_ops, 100, 0, &h), SBF_E_PARAM);
 	CHECK(f.base == NULL);
@@ -502,7 +545,7 @@ main(void)
 {
 	RUN(test_row_only_while_set);
 	RUN(test_generic_suites);
-	RUN(test_compact_admitted);
+	RUN(test_compact_in_v5);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

@@ -32,6 +32,7 @@
 #define SBF_FORMAT_VERSION		2	/* the version written */
 #define SBF_FORMAT_V1			1	/* 1.0's version, read forever */
 #define SBF_FORMAT_V4			4	/* 1.3: segments with a kind (docs/format4.md) */
+#define SBF_FORMAT_V5			5	/* 1.4: version 4 plain, admitting compact segments (docs/format5.md) */
 #define SBF_FLAG_WINDOWED		0x80	/* version 4: the windowed form */
 #define SBF_HASH_XXH3			1
 #define SBF_FLAG_HLL_DENSE		0x01

@@ -1,7 +1,7 @@
 /*
  * sbf_efset.h
  *	  A multiset of b-bit fingerprints in Elias-Fano form: the code of the
- *	  compact form that docs/format5-proposal.md proposes for small values.
+ *	  compact form that docs/format5.md proposes for small values.
  *	  No stored format holds it yet; this is the codec, its validator and
  *	  its readers, tested on their own (test/unit/test_efset.c), which the
  *	  compact value (sbf_compact.c) and the compact segment kind
@@ -119,7 +119,7 @@ extern void sbf_ef_decode(const SbfEfReader *r, uint64_t *out);
  * Whether x is among n >= 1 ascending fingerprints fp (sbf_ef_decode's):
  * a binary search whose step is an index computed from a comparison, not
  * a jump, so a lookup costs log2(n) steps whatever it finds.  The reader a
- * value that answers many lookups wants (docs/format5-proposal.md).
+ * value that answers many lookups wants (docs/format5.md).
  */
 static inline bool
 sbf_ef_array_has(const uint64_t *fp, uint64_t n, uint64_t x)

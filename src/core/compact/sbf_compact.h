@@ -1,13 +1,13 @@
 /*
  * sbf_compact.h
- *	  The compact form that docs/format5-proposal.md (section 3) proposes for
+ *	  The compact form that docs/format5.md (section 3) proposes for
  *	  small values: one complete set stored as its elements' fingerprints
  *	  (the low b bits of each hash), sorted, in Elias-Fano form
  *	  (sbf_efset.h), behind a header of 14 to 36 bytes, with no HyperLogLog.
  *
  *	  Not a stored format yet: no writer of the server or the package calls
  *	  sbf_compact_write, and the one validator (sbf_validate) refuses
- *	  version 5.  This is the value's layout -- its size, writer, checker,
+ *	  version 5 with flag COMPACT.  This is the value's layout -- its size, writer, checker,
  *	  reader and the HyperLogLog made from its fingerprints -- tested on its
  *	  own (test/unit/test_compact.c), for the format change that wires it.
  *

@@ -10,7 +10,10 @@
 
 /*
  * What each version byte allows: rows 0-2 are versions 1-3; version 4 is
- * row 3 (plain) and row 4 (windowed), told apart by flag bit 7.
+ * row 3 (plain) and row 4 (windowed), told apart by flag bit 7; version 5
+ * (plain only) is row 5: version 4's plain layout, whose directory also
+ * admits the compact kind, and holds at least one segment of a kind
+ * version 4's does not (docs/format5.md).
  */
 const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 	{
@@ -55,6 +58,16 @@ const SbfVersion sbf_version_table[SBF_VERSION_ROWS] = {
 		.header_bytes = SBF_WIN_HEADER_BYTES, .entry_bytes = WIN4_SEGDIR_BYTES,
 		.segment_ops = NULL,
 		.desc_offset = WIN4_DESC, .dir = SBF_KIND_IN_WINDOW4,
+	},
+	{
+		.version = SBF_FORMAT_V5,
+		.flags = SBF_FLAG_HLL_DENSE | SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN,
+		.windowed = false, .exact = false, .directory_counts = true,
+		.written = true,
+		.header_bytes = SBF_HEADER_BYTES, .entry_bytes = SBF_SEGDIR_BYTES,
+		.segment_ops = NULL,
+		.desc_offset = SBF_SEG4_DESC, .dir = SBF_KIND_IN_PLAIN5,
+		.dir_before = SBF_KIND_IN_PLAIN4,
 	},
 };
 

@@ -36,20 +36,29 @@ typedef struct SbfVersion
 	 * (docs/format4.md, sections 2 and 8)
 	 */
 	size_t		desc_offset;
-	uint8_t		dir;			/* SBF_KIND_IN_PLAIN4 or SBF_KIND_IN_WINDOW4 */
+	uint8_t		dir;			/* SBF_KIND_IN_PLAIN4, _PLAIN5 or _WINDOW4 */
+	/*
+	 * the directory of the version before it (0: none): a value of this
+	 * version holds at least one kind that directory does not admit, so
+	 * that a set of segments has one version, the least that admits it
+	 * (sbf_write_version)
+	 */
+	uint8_t		dir_before;
 } SbfVersion;
 
 /*
  * The table (sbf_dir.c): rows 0-2 are versions 1-3, row 3 version 4 plain
- * (flag bit 7 clear), row 4 version 4 windowed (flag bit 7 set).
+ * (flag bit 7 clear), row 4 version 4 windowed (flag bit 7 set), row 5
+ * version 5 plain.
  */
-#define SBF_VERSION_ROWS	5
+#define SBF_VERSION_ROWS	6
 extern const SbfVersion sbf_version_table[SBF_VERSION_ROWS];
 
 /*
  * The row of a version byte and a flag byte (byte 1 in both forms), NULL if
  * unknown (inline: every walk starts here).  Version 4 is two rows: the
- * windowed form sets flag bit 7 (SBF_FLAG_WINDOWED).
+ * windowed form sets flag bit 7 (SBF_FLAG_WINDOWED).  Version 5 is plain
+ * (its row's flags leave bit 7 out, so a value setting it is refused).
  */
 static inline const SbfVersion *
 sbf_version_row(uint8_t version, uint8_t flags)
@@ -58,7 +67,16 @@ sbf_version_row(uint8_t version, uint8_t flags)
 		return &sbf_version_table[version - 1];
 	if (version == SBF_FORMAT_V4)
 		return &sbf_version_table[(flags & SBF_FLAG_WINDOWED) ? 4 : 3];
+	if (version == SBF_FORMAT_V5)
+		return &sbf_version_table[5];
 	return NULL;
+}
+
+/* Whether a plain version byte has version 4's layout (4 and 5). */
+static inline bool
+sbf_version_v4_layout(uint8_t version)
+{
+	return version == SBF_FORMAT_V4 || version == SBF_FORMAT_V5;
 }
 
 /* The row of a payload (at least 2 bytes): its version and flag bytes. */
@@ -302,6 +320,7 @@ extern SbfStatus sbf_grow_plan(uint64_t capacity, double error, SbfKindGeom *g,
 extern SbfStatus sbf_plan_next(const SbfView *v, uint64_t *capacity, double *error);
 extern void sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity,
 							uint64_t count, double error, const SbfKindGeom *g);
+extern void sbf_write_version(uint8_t *buf);
 extern SbfStatus sbf_append4(SbfFilter *f, uint64_t capacity, double error,
 							 const SbfKindGeom *g, uint64_t bytes, size_t extra);
 extern void sbf_last_entry(const SbfView *v, SbfDirEntry *last);

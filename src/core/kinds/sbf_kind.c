@@ -9,7 +9,7 @@
 
 /* descriptor field offsets */
 #define DESC_SIZE		0
-#define DESC_KIND		8
+#define DESC_KIND		SBF_KIND_DESC_KIND
 #define DESC_WIDTH		9
 #define DESC_ARITY		10
 #define DESC_LOG2_LEN	11
@@ -215,7 +215,7 @@ sbf_kind_choose_in(uint8_t dir, uint64_t n, double share, unsigned avoid,
 SbfStatus
 sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes)
 {
-	return sbf_kind_choose_in(SBF_KIND_IN_PLAIN4, n, share, 0, g, bytes);
+	return sbf_kind_choose_in(SBF_KIND_IN_PLAIN5, n, share, 0, g, bytes);
 }
 
 /* The batched mark of g's kind; kinds without one test hash by hash. */

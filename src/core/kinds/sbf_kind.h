@@ -89,6 +89,9 @@ extern unsigned sbf_kind_complete_mask(void);
 	extern bool sbf_##p##_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h); \
 	extern void sbf_##p##_merge(const SbfKindGeom *g, uint8_t *dst, const uint8_t *src)
 
+/* The offset of the kind code in a 16-byte descriptor. */
+#define SBF_KIND_DESC_KIND	8
+
 /*
  * Decodes a 16-byte descriptor: SBF_E_SEGMENT for an unknown kind or nonzero
  * reserved bytes, else the row's check_geom.
@@ -120,7 +123,7 @@ extern uint64_t sbf_kind_area_place(const SbfKindGeom *g, uint64_t bytes,
 
 /*
  * The one choice of a segment's kind for a complete set of n distinct
- * hashes at rate share, for a directory (SBF_KIND_IN_PLAIN4 or
+ * hashes at rate share, for a directory (SBF_KIND_IN_PLAIN5 or
  * SBF_KIND_IN_WINDOW4), leaving out the kinds whose bit (1 << code) is set
  * in avoid: the rows of that directory in their choose order (see
  * SbfKindOps), the smallest area winning, ties to the earlier.  Fills *g and
@@ -130,7 +133,7 @@ extern SbfStatus sbf_kind_choose_in(uint8_t dir, uint64_t n, double share,
 									unsigned avoid, SbfKindGeom *g,
 									uint64_t *bytes);
 
-/* The plain builder's choice: sbf_kind_choose_in(SBF_KIND_IN_PLAIN4, n, share, 0). */
+/* The plain builder's choice: sbf_kind_choose_in(SBF_KIND_IN_PLAIN5, n, share, 0). */
 extern SbfStatus sbf_kind_choose(uint64_t n, double share, SbfKindGeom *g,
 								 uint64_t *bytes);
 

@@ -620,9 +620,9 @@ blocked_slice(const SbfKindGeom *g, uint64_t unit, uint64_t words,
 const SbfKindOps sbf_kind_blocked_ops = {
 	SBF_KIND_ROW(SBF_KIND_BLOCKED, "blocked", sbf_blocked),
 	.insert = sbf_blocked_insert, .merge = sbf_blocked_merge,
-	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4,
+	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_PLAIN5 | SBF_KIND_IN_WINDOW4,
 	/* the choice: after fused, and in plain directories a fallback */
-	.choose_rank = 2, .choose_fallback = SBF_KIND_IN_PLAIN4,
+	.choose_rank = 2, .choose_fallback = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_PLAIN5,
 	.choose_max_n = UINT64_MAX,
 	/* counts, sbf_info */
 	.model_rate = blocked_model_rate, .model_rates = blocked_model_rates,

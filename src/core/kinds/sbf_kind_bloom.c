@@ -405,7 +405,7 @@ bloom_slice(const SbfKindGeom *g, uint64_t unit, uint64_t words,
  */
 const SbfKindOps sbf_kind_bloom_ops = {
 	BLOOM_ROW(SBF_KIND_BLOOM, sbf_bloom),
-	.dirs = SBF_KIND_IN_PLAIN4,
+	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_PLAIN5,
 	.choose_rank = 1,
 	.choose_beside_complete = true,
 	.choose_min_size = 512,

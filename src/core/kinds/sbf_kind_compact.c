@@ -186,15 +186,17 @@ compact_describe(const SbfKindGeom *g, SbfInfoKey *out)
 
 /*
  * The compact kind's row: a complete set only; its count is exact, it
- * never merges, it is read whole.  dirs 0: no stored directory holds it
- * until a format admits it (docs/format5-proposal.md).  Were it admitted,
- * it would be chosen after fused (rank 1) when strictly smaller: about
- * log2(1/share) + 2 bits an element, under fused's 1.23 f at small n.
+ * never merges, it is read whole.  Stored in a plain version-5 directory
+ * only (docs/format5.md).  Planned by no choice yet (choose_max_n 0): the
+ * writers that put it first in a grown compact value, and the choice that
+ * would take it after fused (rank 1) when strictly smaller -- about
+ * log2(1/share) + 2 bits an element, under fused's 1.23 f at small n --
+ * come with the compact value's writers.
  */
 const SbfKindOps sbf_kind_compact_ops = {
 	SBF_KIND_ROW(SBF_KIND_COMPACT, "compact", sbf_compactseg),
-	.dirs = 0, .complete = true,
-	.choose_rank = 1, .choose_max_n = SBF_EF_MAX_N,
+	.dirs = SBF_KIND_IN_PLAIN5, .complete = true,
+	.choose_rank = 1, .choose_max_n = 0,
 	.expected_fill = compact_expected_fill, .expected_rate = sbf_compactseg_rate_at,
 	.describe = compact_describe,
 	.union_rule = SBF_UNION_APPEND,

@@ -2,13 +2,14 @@
  * sbf_kind_compact.h
  *	  The compact segment kind (sbf_kind_compact.c): a complete set stored as
  *	  its elements' sorted fingerprints in Elias-Fano form, the segment that
- *	  docs/format5-proposal.md puts first in a compact value grown past its
+ *	  docs/format5.md puts first in a compact value grown past its
  *	  capacity.  Included by sbf_kind.h.
  *
- *	  In no directory yet: its row's dirs is 0, so every stored directory
- *	  (formats 1-4) refuses kind 5 as before, and no writer chooses it.  The
- *	  unit tests admit it to a plain version-4 directory (SBF_TEST_KINDS)
- *	  and run the generic suites of every kind over it.
+ *	  Stored in version 5's plain directory only (docs/format5.md, section
+ *	  5); formats 1-4 refuse kind 5.  No choice of the server plans it yet
+ *	  (choose_max_n 0); the unit tests let a copy of its row that plans
+ *	  stand in (SBF_TEST_KINDS) and run the generic suites of every kind
+ *	  over version-5 values holding it.
  */
 #ifndef SBF_KIND_COMPACT_H
 #define SBF_KIND_COMPACT_H

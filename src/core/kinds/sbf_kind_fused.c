@@ -709,7 +709,8 @@ fused_describe(const SbfKindGeom *g, SbfInfoKey *out)
  */
 const SbfKindOps sbf_kind_fused_ops = {
 	SBF_KIND_ROW(SBF_KIND_FUSED, "fused", sbf_fused),
-	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4, .complete = true,
+	.dirs = SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_PLAIN5 | SBF_KIND_IN_WINDOW4,
+	.complete = true,
 	/* the choice: first, up to its largest build */
 	.choose_rank = 0, .choose_max_n = SBF_FUSED_MAX_BUILD,
 	/* counts (exact: no model), sbf_info */

@@ -111,7 +111,7 @@ typedef struct SbfKindOps
 
 	/* ---- what the generic code asks of a kind instead of naming it ---- */
 
-	/* the directories it may stand in: SBF_KIND_IN_PLAIN4 | SBF_KIND_IN_WINDOW4 */
+	/* the directories it may stand in: SBF_KIND_IN_PLAIN4, _PLAIN5, _WINDOW4 */
 	uint8_t		dirs;
 
 	/*
@@ -229,6 +229,7 @@ typedef struct SbfKindOps
 /* SbfKindOps.dirs */
 #define SBF_KIND_IN_PLAIN4		0x01	/* a plain version-4 directory */
 #define SBF_KIND_IN_WINDOW4		0x02	/* a windowed version-4 directory */
+#define SBF_KIND_IN_PLAIN5		0x04	/* a plain version-5 directory */
 
 /* SbfKindOps.win_lane */
 #define SBF_WIN_LANE_OWN		0	/* each segment by its contains */

@@ -46,7 +46,7 @@ SbfStatus
 sbf_build_plan(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
 			   uint64_t *bytes)
 {
-	return sbf_kind_choose_in(SBF_KIND_IN_PLAIN4, n, share,
+	return sbf_kind_choose_in(SBF_KIND_IN_PLAIN5, n, share,
 							  fused_ok ? 0 : sbf_kind_complete_mask(), g, bytes);
 }
 
@@ -67,6 +67,7 @@ write_head(uint8_t *buf, const SbfParams *p, uint8_t flags, bool dense,
 	sbf_store_double(buf + SBF_OFF_TIGHTENING, p->tightening);
 	sbf_store64(buf + SBF_OFF_CAPACITY, p->capacity);
 	sbf_write_entry(buf, 0, n, n, error, g);	/* count = capacity = n */
+	sbf_write_version(buf);
 }
 
 /* One attempt of sbf_build_sorted with a planned geometry. */

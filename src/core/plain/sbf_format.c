@@ -221,6 +221,7 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total,
 	SbfDirIter	it;
 	SbfDirEntry e;
 	SbfStatus	st;
+	bool		needs_version = false;
 
 	if (avail < SBF_HEADER_BYTES)
 		return SBF_E_TRUNCATED;
@@ -257,7 +258,11 @@ check_prefix(const uint8_t *buf, size_t avail, SbfView *v, uint64_t *total,
 		if ((full && e.ops->check_entry(&e.g, e.capacity, e.count, e.error) != SBF_OK) ||
 			e.ops->check_geom(&e.g) != SBF_OK)
 			return SBF_E_SEGMENT;
+		needs_version |= (e.ops->dirs & ver->dir_before) == 0;
 	}
+	/* version 5: the least version that admits its kinds (one code a value) */
+	if (ver->dir_before != 0 && !needs_version)
+		return SBF_E_VERSION;
 
 	st = sbf_hll_check_size(v->hll_bytes, (v->flags & SBF_FLAG_HLL_DENSE) != 0,
 							v->hll_p);

@@ -13,9 +13,10 @@
  * or 2) as version 4: byte 0 becomes 4, a version-1 value gets OVERLAP (its
  * directory counts were never the COUNTS of version 2, as 1.1 relabelled
  * it), and each entry (capacity, count, m, p, k, reserved 0) becomes
- * (capacity, count, p, descriptor m / kind 1 / k).  A version-4 value is
- * left as it is; the exact form and the windowed forms are refused with
- * SBF_E_VERSION (they have no bloom directory to relabel).
+ * (capacity, count, p, descriptor m / kind 1 / k).  A value of version 4's
+ * layout (version 4 or 5) is left as it is; the exact form and the windowed
+ * forms are refused with SBF_E_VERSION (they have no bloom directory to
+ * relabel).
  */
 SbfStatus
 sbf_relabel4(uint8_t *buf, size_t len)
@@ -25,7 +26,7 @@ sbf_relabel4(uint8_t *buf, size_t len)
 
 	if (len < SBF_HEADER_BYTES)
 		return SBF_E_TRUNCATED;
-	if (buf[SBF_OFF_VERSION] == SBF_FORMAT_V4 &&
+	if (sbf_version_v4_layout(buf[SBF_OFF_VERSION]) &&
 		(buf[SBF_OFF_FLAGS] & SBF_FLAG_WINDOWED) == 0)
 		return SBF_OK;
 	if ((buf[SBF_OFF_VERSION] != SBF_FORMAT_V1 &&

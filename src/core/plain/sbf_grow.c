@@ -139,6 +139,7 @@ write_appended(uint8_t *buf, const SbfView *v, uint64_t capacity, double error,
 	off += (size_t) bytes;
 	memcpy(buf + off, v->buf + v->hll_offset, v->hll_bytes);
 	sbf_store16(buf + SBF_OFF_NSEGMENTS, (uint16_t) (n + 1u));
+	sbf_write_version(buf);
 }
 
 /*

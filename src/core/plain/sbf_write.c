@@ -82,8 +82,9 @@ sbf_chain_spent(uint8_t flags, double error_rate, double tightening,
 }
 
 /*
- * Writes directory entry i of payload buf: version 4's, or version 2's when
- * the payload is version 2 (sbf_write_v2; bloom segments only).
+ * Writes directory entry i of payload buf: version 4's (and 5's), or
+ * version 2's when the payload is version 2 (sbf_write_v2; bloom segments
+ * only).
  */
 void
 sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity, uint64_t count,
@@ -93,7 +94,7 @@ sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity, uint64_t count,
 
 	sbf_store64(e + SBF_SEG_CAPACITY, capacity);
 	sbf_store64(e + SBF_SEG_COUNT, count);
-	if (buf[SBF_OFF_VERSION] != SBF_FORMAT_V4)
+	if (!sbf_version_v4_layout(buf[SBF_OFF_VERSION]))
 	{
 		sbf_store64(e + SBF_SEG_NBITS, g->size);
 		sbf_store_double(e + SBF_SEG_ERROR, error);
@@ -104,4 +105,30 @@ sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity, uint64_t count,
 	}
 	sbf_store_double(e + SBF_SEG4_ERROR, error);
 	sbf_kind_encode(g, e + SBF_SEG4_DESC);
+}
+
+/*
+ * Sets the version byte of a plain payload of version 4's layout whose
+ * directory is written: the least version whose directory admits every
+ * segment's kind -- 4, or 5 when one is admitted only there (the compact
+ * kind) -- as the validator requires.  Other versions are left.
+ */
+void
+sbf_write_version(uint8_t *buf)
+{
+	uint16_t	n = sbf_load16(buf + SBF_OFF_NSEGMENTS);
+	uint16_t	i;
+
+	if (!sbf_version_v4_layout(buf[SBF_OFF_VERSION]))
+		return;
+	buf[SBF_OFF_VERSION] = SBF_FORMAT_V4;
+	for (i = 0; i < n; i++)
+	{
+		const SbfKindOps *ops =
+			sbf_kind_ops(buf[SBF_SEGDIR_OFFSET(i) + SBF_SEG4_DESC +
+									 SBF_KIND_DESC_KIND]);
+
+		if (ops != NULL && !(ops->dirs & SBF_KIND_IN_PLAIN4))
+			buf[SBF_OFF_VERSION] = SBF_FORMAT_V5;
+	}
 }

@@ -562,6 +562,7 @@ sbf_union_write(const UnionPlan *pl, uint8_t *buf, const SbfAllocator *a)
 		sbf_check_interrupt(a);
 	}
 	sbf_hll_encode(pl->s.merged, pl->hll_p, pl->dense, buf + off);
+	sbf_write_version(buf);
 }
 
 /*

@@ -125,7 +125,7 @@ union_of_copies(const SbfView *in, uint32_t n, const SbfUnionSpec *spec)
 		(spec->error_rate > 0.0 && spec->error_rate != in[0].error_rate))
 		return false;
 	if (!sbf_is_exact(&in[0]) &&
-		(in[0].version != SBF_FORMAT_V4 ||
+		(!sbf_version_v4_layout(in[0].version) ||
 		 (in[0].flags & SBF_FLAG_WINDOWED) != 0))
 		return false;
 	for (i = 1; i < n; i++)
