@@ -1,8 +1,9 @@
 -- kit_cases.sql: the values of the cross-language test kit (test/kit/kit.txt),
 -- one row of kcase each, with the elements they hold.  Run by
 -- test/kit/generate.sh after it loaded the committed old-format corpora
--- (test/t/data/format1_values.tsv: 1.0's values; format23_values.tsv: 1.2's)
--- into corpus1 and corpus23; kit_emit.sql then writes the records.
+-- (test/t/data/format1_values.tsv: 1.0's values; format23_values.tsv: 1.2's;
+-- test/kit/format5_values.tsv: version 5's) into corpus1, corpus23 and
+-- corpus5; kit_emit.sql then writes the records.
 -- Every element and time is fixed, so the bytes and answers depend only on
 -- the code of the server.
 --   typ      element type of the case: text, bigint or bytea (bytea elements
@@ -146,6 +147,18 @@ FROM corpus23 JOIN (VALUES
 	n(id, n, w, b) USING (id);
 -- a value that 1.2 wrote before a later add (or expiry) is not a member any more:
 -- case 15's and 16's members include expired ones, answered as the server does
+
+-- version 5 (docs/format5.md, section 5): values holding a compact segment,
+-- which no writer of this release makes from elements yet; made by the core
+-- with the compact kind standing in (test/kit/kit_v5.c, its output committed
+-- as test/kit/format5_values.tsv and checked by make -C test/kit check)
+INSERT INTO kcase (seq, name, typ, f, members)
+SELECT 500 + id, n, kind, val::scalablebloom, pg_temp.spec_members(kind, spec)
+FROM corpus5 JOIN (VALUES
+	(1, 'v5_compact_30_text'), (2, 'v5_compact_one_bigint'),
+	(3, 'v5_compact_700_bytea_e0.001'), (4, 'v5_compact_grown_600_text'),
+	(5, 'v5_compact_union_v4_text'), (6, 'v5_compact_union_overlap_text'))
+	n(id, n) USING (id);
 
 -- ---- what today's server writes ----
 -- aggregates: the exact form (version 2), bloom (kind 1) and fused first segments

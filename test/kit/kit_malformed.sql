@@ -73,10 +73,11 @@ CREATE TEMP TABLE base AS
 				   'v3_window_live_expired_bigint_24x1h', 'v3_window_empty_30x1d',
 				   'v4_bloom_agg_300_text', 'v4_fused_agg_30_text', 'v4_grown_150_text',
 				   'v4_window_agg_400_text_1x1w_e0.1', 'v4_window_agg_800_bytea_7x1d_e0.05',
+				   'v5_compact_30_text', 'v5_compact_union_v4_text',
 				   'hs1_agg_300_bytea');
 DO $$
 BEGIN
-	IF (SELECT count(*) FROM base) <> 13 THEN
+	IF (SELECT count(*) FROM base) <> 15 THEN
 		RAISE EXCEPTION 'kit_malformed.sql: a base value is missing from kit.txt';
 	END IF;
 END $$;
@@ -103,7 +104,8 @@ SELECT name, w, true, x, hs FROM bases,
 		('version_5', pg_temp.setb(b, 0, 5)),
 		('version_255', pg_temp.setb(b, 0, 255)),
 		('flag_bit_6', pg_temp.orb(b, 1, 64)),
-		('byte_2_is_64', pg_temp.setb(b, 2, 64))) t(w, x);
+		('byte_2_is_64', pg_temp.setb(b, 2, 64))) t(w, x)
+WHERE NOT (v = 5 AND w = 'version_5');
 INSERT INTO cand SELECT 'any', 'empty', true, ''::bytea, false;
 INSERT INTO cand SELECT 'any', 'empty', true, ''::bytea, true;
 
@@ -128,6 +130,18 @@ SELECT name, w, true, x, false FROM bases,
 		('capacity_0', pg_temp.put(b, 28, '\x0000000000000000')),
 		('count_over_capacity', pg_temp.put(b, 44, '\xffffffffffffff7f'))) t(w, x)
 WHERE NOT hs AND NOT win AND NOT exact;
+-- version 5 (compact segment first): labelled 4, whose directory admits no
+-- compact segment; the first descriptor's kind unknown, its fingerprint
+-- bits 0 and 64, a byte of its reserved part set
+INSERT INTO cand
+SELECT name, w, true, x, false FROM bases,
+	LATERAL (VALUES
+		('version_4', pg_temp.setb(b, 0, 4)),
+		('kind_6', pg_temp.setb(b, 68, 6)),
+		('fingerprint_bits_0', pg_temp.setb(b, 69, 0)),
+		('fingerprint_bits_64', pg_temp.setb(b, 69, 64)),
+		('descriptor_byte_10', pg_temp.setb(b, 70, 1))) t(w, x)
+WHERE NOT hs AND v = 5;
 -- version 1 and 2 entries: m, k, reserved
 INSERT INTO cand
 SELECT name, w, true, x, false FROM bases,
