@@ -2,14 +2,16 @@ package sbf;
 
 /**
  * One segment of a value, with its kind's probe, checks and rates (docs/format.md HASH and
- * WINDOWED POSITIONS; docs/format4.md sections 3-5). Kinds: 1 bloom (double hashing),
- * 2 blocked, 3 fused, 4 windowed bloom (independent positions).
+ * WINDOWED POSITIONS; docs/format4.md sections 3-5; docs/format5.md section 5). Kinds: 1 bloom
+ * (double hashing), 2 blocked, 3 fused, 4 windowed bloom (independent positions), 5 compact
+ * (sorted fingerprints in Elias-Fano form, {@link Ef}; plain version 5 only).
  */
 final class Seg {
     static final int BLOOM = 1;
     static final int BLOCKED = 2;
     static final int FUSED = 3;
     static final int WBLOOM = 4;
+    static final int COMPACT = 5;
 
     static final long MAX_STORED_BYTES = 0x3FFFFFFFL - 4;
     static final long MAX_SEGMENT_BITS = MAX_STORED_BYTES * 8;
@@ -18,8 +20,8 @@ final class Seg {
 
     /* the descriptor (format 4) or the fields of formats 1-3 */
     int kind;
-    long size;          /* bloom: bits m; blocked: lines L; fused: segment count S */
-    int width;          /* k or f */
+    long size;          /* bloom: bits m; blocked: lines L; fused: segment count S; compact: n */
+    int width;          /* k, f or compact's b */
     int arity;
     int log2len;
     int attempt;
@@ -35,6 +37,8 @@ final class Seg {
     /* fused: the seed of its seed number, slots A */
     long seed;
     long slots;
+    /* compact: the code's shape, then (checkData) its reader */
+    Ef ef;
 
     /** Checks a kind's geometry ranges (check_geom); false when out of range. */
     boolean checkGeom() {
@@ -49,6 +53,9 @@ final class Seg {
             case FUSED:
                 return width >= 1 && width <= 32 && (arity == 3 || arity == 4) && log2len <= 18
                     && attempt < 64 && size >= 1 && fusedSlots() != 0;
+            case COMPACT:
+                return size >= 1 && size <= Ef.MAX_N && width >= 1 && width <= Ef.MAX_BITS
+                    && arity == 0 && log2len == 0 && attempt == 0;
             default:
                 return false;
         }
@@ -73,6 +80,10 @@ final class Seg {
                 break;
             case BLOCKED:
                 b = size * 64;
+                break;
+            case COMPACT:
+                ef = new Ef(size, width);
+                b = (ef.codeBytes() + 7) / 8 * 8;
                 break;
             default:
                 slots = fusedSlots();
@@ -103,8 +114,16 @@ final class Seg {
         }
     }
 
-    /** The data itself (check_data): bits past m, or past A f, must be 0. */
+    /** The data itself (check_data): bits past m, or past A f, must be 0; compact: the code, then zeros. */
     boolean checkData(byte[] b) {
+        if (kind == COMPACT) {
+            if (!ef.check(b, data))
+                return false;
+            for (long i = ef.codeBytes(); i < bytes; i++)
+                if (b[data + (int) i] != 0)
+                    return false;
+            return true;
+        }
         if (kind == BLOOM || kind == WBLOOM) {
             if (size % 64 != 0)
                 return Le.u64(b, data + (int) wordsBytes(size) - 8) >>> (size % 64) == 0;
@@ -135,6 +154,8 @@ final class Seg {
             case FUSED:
                 return count != 0 && count == capacity && Long.compareUnsigned(count, slots) <= 0
                     && error >= Math.scalb(1.0, -width) && error < 0.5;
+            case COMPACT:
+                return count == capacity && count == size && error >= rateAt(count) && error < 0.5;
             default:
                 return capacity != 0 && Long.compareUnsigned(count, capacity) <= 0 && error > 0.0 && error < 0.5
                     && bloomGeometryHonest();
@@ -210,6 +231,8 @@ final class Seg {
                 }
                 return (all & 1) != 0;
             }
+            case COMPACT:
+                return ef.has(Ef.fingerprint(h, width));
             default:
                 return fusedHas(b, h);
         }
@@ -250,6 +273,9 @@ final class Seg {
                 return Rates.blockedFpr(Le.udouble(n) / (double) size, width);
             case FUSED:
                 return Math.scalb(1.0, -width);
+            case COMPACT:
+                /* n / 2^b, however many of the n are repeats */
+                return n == 0 ? 1.0 : Math.scalb(Le.udouble(n), -width);
             default:
                 return Math.pow(1.0 - Math.exp(-(double) width * Le.udouble(n) / Le.udouble(size)), (double) width);
         }
@@ -268,6 +294,8 @@ final class Seg {
             }
             case FUSED:
                 return Math.scalb(1.0, -width);
+            case COMPACT:
+                return Math.scalb(Le.udouble(ef.distinct), -width);
             default:
                 return Math.pow((double) Le.bitCountWords(b, data, wordsBytes(size)) / (double) size, (double) width);
         }
@@ -275,7 +303,7 @@ final class Seg {
 
     /** sbf_info's expected fill from the directory count. */
     double expectedFill() {
-        if (kind == FUSED)
+        if (kind == FUSED || kind == COMPACT)
             return 0.5;
         double bits = (double) size;
         if (kind == BLOCKED)
@@ -289,6 +317,8 @@ final class Seg {
                 return "blocked";
             case FUSED:
                 return "fused";
+            case COMPACT:
+                return "compact";
             default:
                 return "bloom";
         }
