@@ -6,9 +6,10 @@ import java.util.Base64;
 
 /**
  * A scalablebloom value read from its bytes (what {@code f::bytea} gives): every form the
- * server reads (formats 1-4: segmented, the exact form, windowed), fully validated by
- * {@link #fromBytes(byte[])}. Immutable and safe to share between threads. The format is
- * docs/format.md and docs/format4.md; the answers are the server's: {@code contains} is
+ * server reads (formats 1-5: segmented, the exact form, windowed; the segment kinds bloom,
+ * blocked, fused and compact), fully validated by {@link #fromBytes(byte[])}. Immutable and safe
+ * to share between threads. The format is docs/format.md, docs/format4.md and
+ * docs/format5.md (section 5); the answers are the server's: {@code contains} is
  * {@code f @> x}, {@code matches} is {@code sbf_matches}, {@code cardinality} is {@code # f},
  * {@code info} is {@code sbf_info(f)}.
  */

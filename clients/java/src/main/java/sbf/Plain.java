@@ -1,9 +1,10 @@
 package sbf;
 
 /**
- * Plain values: formats 1, 2 (segmented or the exact form) and 4 without flag bit 7
- * (docs/format.md "Plain filters", docs/format4.md section 2): the validator, lookups,
- * the count and sbf_info.
+ * Plain values: formats 1, 2 (segmented or the exact form), 4 without flag bit 7 and 5
+ * (docs/format.md "Plain filters", docs/format4.md section 2, docs/format5.md section 5: version
+ * 4's layout whose directory also admits compact segments, and holds at least one): the
+ * validator, lookups, the count and sbf_info.
  */
 final class Plain {
     private Plain() {
@@ -33,7 +34,7 @@ final class Plain {
             allowed = F_DENSE;
         else if (version == 2)
             allowed = F_DENSE | F_EXACT | F_OVERLAP | F_CHAIN;
-        else if (version == 4)
+        else if (version == 4 || version == 5)
             allowed = F_DENSE | F_OVERLAP | F_CHAIN;
         else
             throw bad("unknown version " + version);
@@ -65,8 +66,10 @@ final class Plain {
             throw bad("short buffer");
         f.segs = new Seg[nseg];
         long off = HEADER + (long) ENTRY * nseg;
+        boolean needsVersion = false;
         for (int i = 0; i < nseg; i++) {
             Seg s = entry(b, version, HEADER + ENTRY * i);
+            needsVersion |= s.kind == Seg.COMPACT;
             long start = s.areaStart(off);
             if (start + s.bytes > b.length)
                 throw bad("truncated segment data");
@@ -74,6 +77,9 @@ final class Plain {
             off = start + s.bytes;
             f.segs[i] = s;
         }
+        /* version 5: the least version that admits its kinds (one code a value) */
+        if (version == 5 && !needsVersion)
+            throw bad("version 5 without a kind version 4 does not admit");
         if (!Hll.checkSize(hllBytes, (flags & F_DENSE) != 0, f.hllP))
             throw bad("malformed HyperLogLog size");
         long total = off + hllBytes;
@@ -93,12 +99,12 @@ final class Plain {
         return f;
     }
 
-    /** Directory entry at offset e: formats 1-2 (kind 1 fields) or 4 (a descriptor). */
+    /** Directory entry at offset e: formats 1-2 (kind 1 fields) or 4-5 (a descriptor). */
     private static Seg entry(byte[] b, int version, int e) throws MalformedFilterException {
         Seg s = new Seg();
         s.capacity = Le.u64(b, e);
         s.count = Le.u64(b, e + 8);
-        if (version != 4) {
+        if (version < 4) {
             s.kind = Seg.BLOOM;
             s.size = Le.u64(b, e + 16);
             s.error = Le.f64(b, e + 24);
@@ -109,8 +115,9 @@ final class Plain {
         } else {
             s.error = Le.f64(b, e + 16);
             descriptor(b, e + 24, s);
-            if (s.kind != Seg.BLOOM && s.kind != Seg.BLOCKED && s.kind != Seg.FUSED)
-                throw bad("kind not allowed in a plain value");
+            if (s.kind != Seg.BLOOM && s.kind != Seg.BLOCKED && s.kind != Seg.FUSED
+                && !(s.kind == Seg.COMPACT && version == 5))
+                throw bad("kind not allowed in a plain version-" + version + " value");
         }
         if (!s.checkGeom())
             throw bad("segment geometry out of range");
@@ -123,7 +130,7 @@ final class Plain {
         return s;
     }
 
-    /** A 16-byte kind descriptor (docs/format4.md, section 2). */
+    /** A 16-byte kind descriptor (docs/format4.md, section 2; kinds 1-5, each allowed where its caller says). */
     static void descriptor(byte[] b, int d, Seg s) throws MalformedFilterException {
         s.size = Le.u64(b, d);
         s.kind = b[d + 8] & 0xFF;
@@ -133,7 +140,7 @@ final class Plain {
         s.attempt = b[d + 12] & 0xFF;
         if (b[d + 13] != 0 || b[d + 14] != 0 || b[d + 15] != 0)
             throw bad("nonzero reserved descriptor bytes");
-        if (s.kind < 1 || s.kind > 4)
+        if (s.kind < Seg.BLOOM || s.kind > Seg.COMPACT)
             throw bad("unknown segment kind");
     }
 
@@ -241,8 +248,8 @@ final class Plain {
         double c = Le.udouble(s.count);
         if (s.count == 0)
             return 0.0;
-        if (s.kind == Seg.FUSED)
-            return c;
+        if (s.kind == Seg.FUSED || s.kind == Seg.COMPACT)
+            return c;   /* complete kinds count their set exactly */
         double h = c / steps;
         double sum = 0.0;
         for (int i = 0; i <= steps; i++) {
@@ -310,6 +317,9 @@ final class Plain {
                 else if (s.kind == Seg.BLOCKED)
                     j.append(", \"bits\": ").append(s.bytes * 8).append(", \"lines\": ").append(s.size)
                         .append(", \"hashes\": ").append(s.width);
+                else if (s.kind == Seg.COMPACT)
+                    j.append(", \"bits\": ").append(s.bytes * 8).append(", \"fingerprint_bits\": ").append(s.width)
+                        .append(", \"low_bits\": ").append(s.ef.low).append(", \"fingerprints\": ").append(s.size);
                 else
                     j.append(", \"bits\": ").append(s.bytes * 8).append(", \"fingerprint_bits\": ").append(s.width)
                         .append(", \"arity\": ").append(s.arity).append(", \"segment_length\": ")

@@ -115,8 +115,8 @@ final class Window {
             if (Le.u16(b, e + 2) != 0)
                 throw bad("nonzero reserved field");
             Plain.descriptor(b, e + 8, s);
-            if (s.kind == Seg.BLOOM)
-                throw bad("kind 1 in a windowed entry");
+            if (s.kind == Seg.BLOOM || s.kind == Seg.COMPACT)
+                throw bad("kind " + s.kind + " in a windowed entry");
         }
         if (!s.checkGeom())
             throw bad("segment geometry out of range");

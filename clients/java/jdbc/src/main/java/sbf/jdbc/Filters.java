@@ -49,7 +49,7 @@ public final class Filters {
 
     /**
      * The driver gives a column's raw bytes: the text form's characters in text transfer, the
-     * value's bytes in binary transfer or for a bytea. A value's byte 0 is its version (1 to 4),
+     * value's bytes in binary transfer or for a bytea. A value's byte 0 is its version (1 to 5),
      * never the 's' that starts the text form.
      */
     static Filter parse(byte[] raw) throws SQLException {
