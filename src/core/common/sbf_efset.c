@@ -2,7 +2,7 @@
  * sbf_efset.c
  *	  Fingerprints in Elias-Fano form (Elias 1974, Fano 1971): the codec of
  *	  docs/format5.md's compact form, its validator and its reader
- *	  (layout in sbf_efset.h).  No format holds it yet.
+ *	  (layout in sbf_efset.h): the data of version 5's compact segments.
  */
 #include <math.h>
 #include <string.h>

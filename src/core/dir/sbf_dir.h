@@ -321,6 +321,9 @@ extern SbfStatus sbf_plan_next(const SbfView *v, uint64_t *capacity, double *err
 extern void sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity,
 							uint64_t count, double error, const SbfKindGeom *g);
 extern void sbf_write_version(uint8_t *buf);
+extern void sbf_build_write_head(uint8_t *buf, const SbfParams *p, uint8_t flags,
+								 bool dense, size_t hll_bytes, const SbfKindGeom *g,
+								 uint64_t n, double error);
 extern SbfStatus sbf_append4(SbfFilter *f, uint64_t capacity, double error,
 							 const SbfKindGeom *g, uint64_t bytes, size_t extra);
 extern void sbf_last_entry(const SbfView *v, SbfDirEntry *last);

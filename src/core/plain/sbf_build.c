@@ -51,9 +51,10 @@ sbf_build_plan(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
 }
 
 /* Writes the header and the one directory entry of a built value. */
-static void
-write_head(uint8_t *buf, const SbfParams *p, uint8_t flags, bool dense,
-		   size_t hll_bytes, const SbfKindGeom *g, uint64_t n, double error)
+void
+sbf_build_write_head(uint8_t *buf, const SbfParams *p, uint8_t flags, bool dense,
+					 size_t hll_bytes, const SbfKindGeom *g, uint64_t n,
+					 double error)
 {
 	buf[SBF_OFF_VERSION] = SBF_FORMAT_V4;
 	buf[SBF_OFF_FLAGS] = (uint8_t) ((flags & (SBF_FLAG_OVERLAP | SBF_FLAG_CHAIN)) |
@@ -106,7 +107,7 @@ build_with(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 	}
 	/* the stored bound: the share sized for, or the kind's exact rate below it */
 	error = ops->insert == NULL ? ops->rate_at(g, n) : share;
-	write_head(buf, p, flags, dense, hll_bytes, g, n, error);
+	sbf_build_write_head(buf, p, flags, dense, hll_bytes, g, n, error);
 	sbf_hll_encode(regs, p->hll_p, dense, buf + start + bytes);
 	f->len = (size_t) size;
 	f->cap = (size_t) size;

@@ -212,6 +212,16 @@ extern SbfStatus sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix,
 
 extern void sbf_filter_free(SbfFilter *f);
 
+/*
+ * The segmented value of version 5 that answers as the checked compact value
+ * cv (sbf_compact_expand.c): one compact segment of its code, the
+ * HyperLogLog of its fingerprints.  SBF_E_PARAM, SBF_E_NOMEM,
+ * SBF_E_TOO_LARGE.
+ */
+struct SbfCompactView;
+extern SbfStatus sbf_compact_expand(const struct SbfCompactView *cv, SbfFilter *f,
+									size_t prefix, const SbfAllocator *a);
+
 /* Builds a view over a mutable filter's current payload (no validation). */
 extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
 
