@@ -3,7 +3,10 @@
  *	  Writes the small seed corpus of the fuzz targets: valid filters of
  *	  various shapes (raw payloads for fuzz_validate, their text form for
  *	  fuzz_text) and a few operation scripts for fuzz_ops.  Run by
- *	  "make corpus"; deterministic.
+ *	  "make corpus"; deterministic.  Three more seeds of fuzz_validate,
+ *	  v5-*, are version-5 values copied from the test kit
+ *	  (test/kit/format5_values.tsv, cases 1, 4 and 5: a compact segment
+ *	  alone, grown, united with version 4), which kit_v5.c writes.
  */
 #include <errno.h>
 #include <math.h>

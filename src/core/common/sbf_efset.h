@@ -2,10 +2,10 @@
  * sbf_efset.h
  *	  A multiset of b-bit fingerprints in Elias-Fano form: the code of the
  *	  compact form that docs/format5.md proposes for small values.
- *	  No stored format holds it yet; this is the codec, its validator and
- *	  its readers, tested on their own (test/unit/test_efset.c), which the
- *	  compact value (sbf_compact.c) and the compact segment kind
- *	  (sbf_kind_compact.c) share.
+ *	  The codec, its validator and its readers, tested on their own
+ *	  (test/unit/test_efset.c), which the compact value (sbf_compact.c, not
+ *	  stored yet) and the compact segment kind (sbf_kind_compact.c, stored
+ *	  in version 5) share.
  *
  *	  Layout of n ascending fingerprints f_0 <= ... <= f_{n-1} < 2^b, with L
  *	  low bits (sbf_ef_low_bits: the fewest bytes, ties to the larger L):
