@@ -54,7 +54,8 @@
  * session cache entry: the header and directory must be in range and
  * describe exactly the value's length, so every probe lies inside the value.
  * The plan of a value read in place is kept in the memo keyed by the value's
- * length and header and directory bytes (a plan depends on nothing else), so
+ * length and header and directory bytes (and any data area the plan decoded:
+ * a plan depends on nothing else), so
  * the rows of a query that pass the same filter plan it once.
  */
 #include "postgres.h"

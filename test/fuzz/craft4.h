@@ -1,7 +1,8 @@
 /*
  * craft4.h
  *	  Crafted version-4 plain values for the unit tests and the seed corpus:
- *	  any mix of bloom (kind 1), blocked and fused segments, each built from
+ *	  any mix of bloom (kind 1), blocked and fused segments (and compact
+ *	  ones, which make the value version 5), each built from
  *	  its own n hashes at its own share with the kinds' rows, in the layout
  *	  of docs/format4.md section 2 (padding before large blocked areas), and
  *	  an empty sparse HyperLogLog.  Static inline; include after sbf_core.h.
@@ -14,6 +15,7 @@
 
 #include "sbf_core.h"
 #include "sbf_internal.h"
+#include "sbf_dir.h"
 #include "sbf_kind.h"
 
 typedef struct Craft4Seg
@@ -147,6 +149,7 @@ craft4(const Craft4Seg *segs, uint32_t nseg, uint8_t flags, size_t *len)
 		sbf_store_double(e + 16, p);
 		sbf_kind_encode(&g[i], e + 24);
 	}
+	sbf_write_version(buf);		/* 5 when a segment is compact */
 done:
 	free(g);
 	free(start);

@@ -12,6 +12,7 @@
 #include "unit_core.h"
 #include "unit_window.h"
 #include "sbf_plan.h"
+#include "sbf_efset.h"
 #include "../fuzz/craft4.h"
 
 #define DAY		((int64_t) 86400 * 1000000)
@@ -128,11 +129,18 @@ test_plan_plain_kinds(void)
 		{SBF_KIND_BLOOM, 500, 0.001, 3}},
 		{{SBF_KIND_BLOCKED, 300000, 1e-3, 4}, {SBF_KIND_FUSED, 200000, 1e-4, 5},
 		{SBF_KIND_BLOOM, 200000, 0.001, 6}},
+		/* version 5: a compact segment decoded, or read from its bytes */
+		{{SBF_KIND_COMPACT, 500, 0.0083, 7}},
+		{{SBF_KIND_COMPACT, 5000, 0.0083, 8}},
+		{{SBF_KIND_BLOOM, 3000, 0.001, 3}, {SBF_KIND_COMPACT, 300, 0.0083, 9}},
+		{{SBF_KIND_BLOOM, 20000, 0.001, 4}, {SBF_KIND_COMPACT, 300, 0.0083, 9}},
 	};
-	static const uint32_t nseg[] = {1, 1, 1, 3, 3};
+	static const uint32_t nseg[] = {1, 1, 1, 3, 3, 1, 1, 2, 2};
+	/* which mixes' last segment a plan decodes (within the key's data limit) */
+	static const bool decoded[] = {0, 0, 0, 0, 0, 1, 0, 1, 0};
 	size_t		m;
 
-	for (m = 0; m < 5; m++)
+	for (m = 0; m < 9; m++)
 	{
 		size_t		len;
 		uint8_t    *buf = craft4(mixes[m], nseg[m], 0, &len);
@@ -145,7 +153,9 @@ test_plan_plain_kinds(void)
 		check_plain(buf, len, members, mixes[m][nseg[m] - 1].n);
 		CHECK_ST(sbf_plan_build(buf, len, &g_alloc, &p), SBF_OK);
 		if (p != NULL)
-			CHECK(p->prefetch == (m == 4));
+			CHECK(p->prefetch == (m == 4) &&
+				  (p->seg[nseg[m] - 1].keys != NULL) == decoded[m] &&
+				  (buf[0] == SBF_FORMAT_V5) == (m >= 5));
 		sbf_plan_free(p, &g_alloc);
 		/* a length the directory does not describe, a truncated directory */
 		CHECK(sbf_plan_build(buf, len - 8, &g_alloc, &p) != SBF_OK && p == NULL);
@@ -153,6 +163,54 @@ test_plan_plain_kinds(void)
 		free(members);
 		free(buf);
 	}
+}
+
+/*
+ * Two version-5 values whose header and directory are the same byte for
+ * byte but whose compact segments hold other fingerprints: the plan of one
+ * (which decoded its segment) is not the other's; and a code that is not
+ * one (its closing zero set) is refused when a plan would decode it.
+ */
+static void
+test_plan_decoded_key(void)
+{
+	Craft4Seg	a[1] = {{SBF_KIND_COMPACT, 400, 0.0083, 11}};
+	Craft4Seg	b[1] = {{SBF_KIND_COMPACT, 400, 0.0083, 12}};
+	size_t		la;
+	size_t		lb;
+	uint8_t    *va = craft4(a, 1, 0, &la);
+	uint8_t    *vb = craft4(b, 1, 0, &lb);
+	size_t		dirlen = SBF_HEADER_BYTES + SBF_SEGDIR_BYTES;
+	SbfPlan    *p = NULL;
+	SbfView		v;
+	SbfSegment	s;
+
+	CHECK(va != NULL && vb != NULL && la == lb);
+	if (va == NULL || vb == NULL || la != lb)
+		goto done;
+	CHECK(memcmp(va, vb, dirlen) == 0 && memcmp(va, vb, la) != 0);
+	CHECK_ST(sbf_plan_build(va, la, &g_alloc, &p), SBF_OK);
+	CHECK(p != NULL && p->keylen == la && p->seg[0].keys != NULL);
+	CHECK(sbf_plan_matches(p, va, la) && !sbf_plan_matches(p, vb, lb));
+	sbf_plan_free(p, &g_alloc);
+	p = NULL;
+	/* the last bit of the high area, which closes the last bucket */
+	CHECK_ST(sbf_validate(va, la, &v), SBF_OK);
+	sbf_get_segment(&v, 0, &s);
+	{
+		SbfEfShape	sh;
+		uint64_t	last;
+
+		CHECK_ST(sbf_ef_shape(s.capacity, (int) s.k, &sh), SBF_OK);
+		last = sh.hibits - 1;
+		va[s.words_offset + last / 8] |= (uint8_t) (1u << (last % 8));
+		CHECK_ST(sbf_validate(va, la, &v), SBF_E_BITS);
+		CHECK_ST(sbf_plan_build(va, la, &g_alloc, &p), SBF_E_BITS);
+		CHECK(p == NULL);
+	}
+done:
+	free(va);
+	free(vb);
 }
 
 /* The plain definition of a windowed lookup: any pair or segment of age <= max_age. */
@@ -273,6 +331,7 @@ main(void)
 {
 	RUN(test_plan_plain_adds);
 	RUN(test_plan_plain_kinds);
+	RUN(test_plan_decoded_key);
 	RUN(test_plan_window);
 	RUN(test_plan_counter);
 	printf("%d passed, %d failed\n", n_passed, n_failed);

@@ -258,7 +258,7 @@ sbf_ef_has_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t x)
 	 * p: just past zero j - 1.  Bits past the area load as zeros and read
 	 * as ones here, but all nbuckets zeros come before them.
 	 */
-	for (w = 0; j > 0; w += 8)
+	for (w = 0; j > 0 && w < hb; w += 8)
 	{
 		uint64_t	z = ~sbf_load_le(buf + w, hb - w < 8 ? (size_t) (hb - w) : 8);
 		int			c = sbf_popcount64(z);
@@ -270,8 +270,10 @@ sbf_ef_has_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t x)
 		}
 		zeros += (uint64_t) c;
 	}
+	if (j > 0 && p == 0)
+		return false;			/* fewer zeros than a valid code has */
 	/* bucket j's elements, low bits ascending, up to its closing zero */
-	for (; buf[p >> 3] >> (p & 7) & 1; p++)
+	for (; p < s->hibits && (buf[p >> 3] >> (p & 7) & 1); p++)
 	{
 		uint64_t	v = get_bits(buf + hb, (s->lobits + 7) / 8, (p - j) * (uint64_t) s->L, s->L);
 

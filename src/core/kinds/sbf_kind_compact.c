@@ -172,6 +172,43 @@ compact_expected_fill(const SbfSegment *seg)
 	return 0.5;
 }
 
+/*
+ * A plan decodes the code once: its n fingerprints, ascending; SBF_E_BITS
+ * when the code is not one (a stored value's data changed since it was
+ * checked), SBF_E_NOMEM.
+ */
+static uint64_t
+compact_decode_count(const SbfKindGeom *g)
+{
+	return g->size;
+}
+
+static SbfStatus
+compact_decode(const SbfKindGeom *g, const uint8_t *data, uint64_t *keys,
+			   const SbfAllocator *a)
+{
+	SbfEfShape	s = shape_of(g);
+	SbfEfReader r;
+	SbfStatus	st;
+
+	/* a plan trusts only ranges: the code is checked before it is decoded */
+	if (sbf_ef_check(&s, data, (size_t) sbf_ef_bytes(&s)) != SBF_OK)
+		return SBF_E_BITS;
+	st = sbf_ef_reader_init(&r, &s, data, a);
+	if (st != SBF_OK)
+		return st;
+	sbf_ef_decode(&r, keys);
+	sbf_ef_reader_free(&r, a);
+	return SBF_OK;
+}
+
+/* contains over the decoded fingerprints: a branch-free binary search. */
+static bool
+compact_decoded_has(const SbfKindGeom *g, const uint64_t *keys, uint64_t h)
+{
+	return sbf_ef_array_has(keys, g->size, sbf_ef_fingerprint(h, g->width));
+}
+
 /* sbf_info's keys after "bits": fingerprint width, low bits, fingerprints. */
 static int
 compact_describe(const SbfKindGeom *g, SbfInfoKey *out)
@@ -199,6 +236,8 @@ const SbfKindOps sbf_kind_compact_ops = {
 	.choose_rank = 1, .choose_max_n = 0,
 	.expected_fill = compact_expected_fill, .expected_rate = sbf_compactseg_rate_at,
 	.describe = compact_describe,
+	.decode_count = compact_decode_count, .decode = compact_decode,
+	.decoded_has = compact_decoded_has,
 	.union_rule = SBF_UNION_APPEND,
 	.win_lane = SBF_WIN_LANE_OWN,
 };

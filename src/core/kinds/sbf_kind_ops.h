@@ -224,6 +224,18 @@ typedef struct SbfKindOps
 	 */
 	void		(*mark) (const SbfKindGeom *g, const uint8_t *data,
 						 const uint64_t *h, size_t n, bool *hit);
+
+	/*
+	 * Optional: a data area a lookup plan decodes once into decode_count(g)
+	 * 64-bit keys (decode: SBF_OK, SBF_E_BITS when the data is not valid,
+	 * SBF_E_NOMEM) and probes through
+	 * decoded_has instead of contains, answering the same (the compact
+	 * kind: its fingerprints, ascending).  NULL: probed from its bytes.
+	 */
+	uint64_t	(*decode_count) (const SbfKindGeom *g);
+	SbfStatus	(*decode) (const SbfKindGeom *g, const uint8_t *data, uint64_t *keys,
+						   const SbfAllocator *a);
+	bool		(*decoded_has) (const SbfKindGeom *g, const uint64_t *keys, uint64_t h);
 } SbfKindOps;
 
 /* SbfKindOps.dirs */

@@ -26,20 +26,23 @@ align16(size_t n)
 	return (n + 15) & ~(size_t) 15;
 }
 
-/* One block: the plan, then nparts parts of part bytes, then the key. */
+/*
+ * One block: the plan, then nparts parts of part bytes, then extra bytes
+ * (decoded data areas, 16-aligned), then the key.
+ */
 static SbfPlan *
 plan_alloc(const uint8_t *buf, size_t len, size_t keylen, size_t nparts,
-		   size_t part, const SbfAllocator *a)
+		   size_t part, size_t extra, const SbfAllocator *a)
 {
 	size_t		head = align16(sizeof(SbfPlan));
-	size_t		bytes = head + nparts * part + keylen;
+	size_t		bytes = head + align16(nparts * part) + extra + keylen;
 	SbfPlan    *p = a->alloc(bytes, a->ctx);
 	uint8_t    *key;
 
 	if (p == NULL)
 		return NULL;
 	memset(p, 0, sizeof(SbfPlan));
-	key = (uint8_t *) p + head + nparts * part;
+	key = (uint8_t *) p + head + align16(nparts * part) + extra;
 	memcpy(key, buf, keylen);
 	p->base = buf;
 	p->len = len;
@@ -66,7 +69,7 @@ build_exact(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **out
 		return SBF_E_EXACT;
 	if ((uint64_t) len != SBF_EXACT_HEADER_BYTES + (uint64_t) n * 8)
 		return SBF_E_LENGTH;
-	p = plan_alloc(buf, len, SBF_EXACT_HEADER_BYTES, 0, 0, a);
+	p = plan_alloc(buf, len, SBF_EXACT_HEADER_BYTES, 0, 0, 0, a);
 	if (p == NULL)
 		return SBF_E_NOMEM;
 	p->form = SBF_PLAN_EXACT;
@@ -77,56 +80,118 @@ build_exact(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **out
 }
 
 /*
- * The segmented form of versions 1, 2 and 4: every entry's kind and geometry
- * in range, every data area inside the value, and the areas and the
- * HyperLogLog exactly len bytes.
+ * Whether a plan decodes entry e (its kind decodes, SBF_PLAN_DECODE_MAX
+ * keys at most in all, its data within SBF_PLAN_KEY_DATA_MAX bytes of the
+ * directory's end), adding its keys to *nkeys and extending *keylen over
+ * its data: a decoded area is part of the plan, so its bytes are part of
+ * the key, and a value with other data never takes the plan.
+ */
+static bool
+decodes(const SbfDirEntry *e, size_t dirlen, uint64_t *nkeys, size_t *keylen)
+{
+	uint64_t	n;
+
+	if (e->ops == NULL || e->ops->decode == NULL ||
+		e->data + e->bytes - dirlen > SBF_PLAN_KEY_DATA_MAX)
+		return false;
+	n = e->ops->decode_count(&e->g);
+	if (n > SBF_PLAN_DECODE_MAX - *nkeys)
+		return false;
+	*nkeys += n;
+	*keylen = (size_t) (e->data + e->bytes);
+	return true;
+}
+
+/*
+ * The first walk: every entry's kind and geometry in range and every data
+ * area inside the value, the areas and the HyperLogLog exactly len bytes;
+ * the keys the plan decodes and the key's length.
+ */
+static SbfStatus
+plain_walk(const uint8_t *buf, size_t len, uint32_t nseg, size_t dirlen,
+		   uint64_t *nkeys, size_t *keylen, size_t *end)
+{
+	SbfDirIter	it;
+	SbfDirEntry e;
+
+	*nkeys = 0;
+	*keylen = dirlen;
+	sbf_dir_start(&it, buf, nseg, dirlen);
+	while (sbf_dir_next(&it, &e))
+	{
+		if (e.st != SBF_OK || e.ops->check_geom(&e.g) != SBF_OK ||
+			e.data > len || e.bytes > len - e.data)
+			return SBF_E_SEGMENT;
+		(void) decodes(&e, dirlen, nkeys, keylen);
+	}
+	if (it.off > len || sbf_load32(buf + SBF_OFF_HLL_BYTES) != len - it.off)
+		return SBF_E_LENGTH;
+	*end = it.off;
+	return SBF_OK;
+}
+
+/*
+ * The segmented form of versions 1, 2, 4 and 5 (plain_walk's checks), its
+ * segments into the plan, the decodable ones decoded into its block.
  */
 static SbfStatus
 build_plain(const uint8_t *buf, size_t len, const SbfVersion *ver,
 			const SbfAllocator *a, SbfPlan **out)
 {
 	uint32_t	nseg = sbf_load16(buf + SBF_OFF_NSEGMENTS);
-	uint32_t	hll_bytes = sbf_load32(buf + SBF_OFF_HLL_BYTES);
-	size_t		keylen = ver->header_bytes + (size_t) nseg * ver->entry_bytes;
+	size_t		dirlen = ver->header_bytes + (size_t) nseg * ver->entry_bytes;
+	size_t		keylen;
+	size_t		end;
+	uint64_t	nkeys;
+	uint64_t	used = 0;
+	size_t		unused;
+	uint64_t   *keys;
 	SbfDirIter	it;
 	SbfDirEntry e;
 	SbfPlan    *p;
+	SbfStatus	st;
 
 	if (nseg < 1 || nseg > SBF_MAX_SEGMENTS)
 		return SBF_E_SEGMENT;
-	if (len < keylen)
+	if (len < dirlen)
 		return SBF_E_TRUNCATED;
-	p = plan_alloc(buf, len, keylen, nseg, sizeof(SbfPlanSeg), a);
+	st = plain_walk(buf, len, nseg, dirlen, &nkeys, &keylen, &end);
+	if (st != SBF_OK)
+		return st;
+	p = plan_alloc(buf, len, keylen, nseg, sizeof(SbfPlanSeg),
+				   (size_t) nkeys * sizeof(uint64_t), a);
 	if (p == NULL)
 		return SBF_E_NOMEM;
 	p->form = SBF_PLAN_PLAIN;
 	p->nseg = nseg;
 	p->seg = (SbfPlanSeg *) ((uint8_t *) p + align16(sizeof(SbfPlan)));
-	sbf_dir_start(&it, buf, nseg, keylen);
+	keys = (uint64_t *) ((uint8_t *) p->seg + align16((size_t) nseg * sizeof(SbfPlanSeg)));
+	unused = dirlen;
+	sbf_dir_start(&it, buf, nseg, dirlen);
 	while (sbf_dir_next(&it, &e))
 	{
 		SbfPlanSeg *s = &p->seg[e.index];
 
-		if (e.st != SBF_OK || e.ops->check_geom(&e.g) != SBF_OK ||
-			e.data > len || e.bytes > len - e.data)
-		{
-			sbf_plan_free(p, a);
-			return SBF_E_SEGMENT;
-		}
 		s->off = e.data;
 		s->data = buf + e.data;
 		s->bytes = e.bytes;
 		s->g = e.g;
 		s->ops = e.ops;
+		s->keys = NULL;
 		if (sbf_kind_is_flat(&e.g))
 			sbf_divisor_init(&s->div, e.g.size);
+		if (decodes(&e, dirlen, &used, &unused))
+		{
+			s->keys = keys + (used - e.ops->decode_count(&e.g));
+			st = e.ops->decode(&e.g, s->data, (uint64_t *) s->keys, a);
+			if (st != SBF_OK)
+			{
+				sbf_plan_free(p, a);
+				return st;
+			}
+		}
 	}
-	if (it.off > len || hll_bytes != len - it.off)
-	{
-		sbf_plan_free(p, a);
-		return SBF_E_LENGTH;
-	}
-	p->prefetch = it.off - keylen > SBF_CACHED_BITS;
+	p->prefetch = end - dirlen > SBF_CACHED_BITS;
 	*out = p;
 	return SBF_OK;
 }
@@ -149,7 +214,7 @@ build_window(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **ou
 	if (st != SBF_OK)
 		return st;
 	nchunks = (wv.nsegments + SBF_WIN_CHUNK - 1) / SBF_WIN_CHUNK;
-	p = plan_alloc(buf, len, wv.bits_offset, nchunks, align16(sizeof(SbfWinChunk)), a);
+	p = plan_alloc(buf, len, wv.bits_offset, nchunks, align16(sizeof(SbfWinChunk)), 0, a);
 	if (p == NULL)
 		return SBF_E_NOMEM;
 	p->form = SBF_PLAN_WINDOW;
@@ -275,6 +340,7 @@ plain_has(const SbfPlan *p, uint64_t h)
 
 		if (sbf_kind_is_flat(&s->g) ?
 			sbf_bloom_has_div(s->data, &s->div, s->g.width, h) :
+			s->keys != NULL ? s->ops->decoded_has(&s->g, s->keys, h) :
 			s->ops->contains(&s->g, s->data, h))
 			return true;
 	}

@@ -15,9 +15,10 @@
  *	  or the geometry formulas, which only the validator computes.
  *
  *	  A plan depends on nothing but the value's length and its header and
- *	  directory bytes (its key, copied into the plan): a value with the same
- *	  length and key has the same plan.  Its data pointers point into the
- *	  value it was bound to (sbf_plan_bind moves them to another copy).
+ *	  directory bytes, and the data areas it decoded (its key, copied into
+ *	  the plan): a value with the same length and key has the same plan.
+ *	  Its data pointers point into the value it was bound to (sbf_plan_bind
+ *	  moves them to another copy); decoded keys are in the plan.
  */
 #ifndef SBF_PLAN_H
 #define SBF_PLAN_H
@@ -42,7 +43,18 @@ typedef struct SbfPlanSeg
 	SbfKindGeom g;
 	const SbfKindOps *ops;
 	SbfDivisor	div;			/* a flat (bloom) segment's m (plain_has) */
+	const uint64_t *keys;		/* its decoded keys in the plan's block, or NULL */
 } SbfPlanSeg;
+
+/*
+ * A plan decodes the data of a kind that decodes (the compact kind's
+ * fingerprints) when its keys stay within SBF_PLAN_DECODE_MAX in all (8
+ * bytes each) and its data within SBF_PLAN_KEY_DATA_MAX bytes of the
+ * directory's end: the key then extends over that data, which every call
+ * compares (sbf_plan_matches).  Above, the kind reads its bytes.
+ */
+#define SBF_PLAN_DECODE_MAX		4096
+#define SBF_PLAN_KEY_DATA_MAX	8192
 
 struct SbfWinChunk;
 
@@ -50,7 +62,7 @@ typedef struct SbfPlan
 {
 	const uint8_t *base;		/* the payload the pointers are bound to */
 	size_t		len;			/* payload length */
-	size_t		keylen;			/* header and directory bytes */
+	size_t		keylen;			/* header, directory and decoded data bytes */
 	const uint8_t *key;			/* a copy of them (in the plan's block) */
 	size_t		bytes;			/* the plan's own size */
 	uint8_t		form;			/* SBF_PLAN_* */
@@ -81,7 +93,7 @@ extern uint64_t sbf_plan_builds(void);
 
 /*
  * Whether p is the plan of the payload buf[0..len): the same length and the
- * same header and directory bytes.
+ * same header and directory bytes (and the data it decoded).
  */
 static inline bool
 sbf_plan_matches(const SbfPlan *p, const uint8_t *buf, size_t len)
