@@ -21,6 +21,7 @@
 
 #include "sbf_core.h"
 #include "sbf_efset.h"
+#include "sbf_hash_sort.h"
 #include "sbf_kind.h"
 #include "sbf_plain.h"
 #include "sbf_union.h"
@@ -52,15 +53,6 @@ die(const char *what, SbfStatus st)
 {
 	fprintf(stderr, "kit_v5: %s: %s\n", what, sbf_status_message(st));
 	exit(1);
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -96,7 +88,7 @@ build(SbfFilter *f, const SbfParams *p, uint64_t *h, size_t n, bool compact)
 	unsigned	code;
 	SbfStatus	st;
 
-	qsort(h, n, sizeof(uint64_t), cmp_u64);
+	sbf_hash_sort_all(h, n);
 	chosen.choose_max_n = SBF_EF_MAX_N;
 	for (code = 1; code < SBF_KIND_CODES; code++)
 		if (compact ? code != SBF_KIND_COMPACT : code == SBF_KIND_COMPACT)
