@@ -31,6 +31,8 @@ sbf_fmt_float(double d)
 int
 sbf_status_errdetail(SbfStatus st, const uint8 *buf, size_t len)
 {
+	if (st == SBF_E_VERSION && len > 0 && buf[0] == SBF_FORMAT_V5)
+		return errdetail("The value has format version 5, but no segment of a kind only version 5 admits (compact): a value of version 4's kinds is version 4.");
 	if (st == SBF_E_VERSION && len > 0)
 		return errdetail("The value has format version %u, but this build reads only versions %d to %d.",
 						 (unsigned) buf[0], SBF_FORMAT_V1, SBF_FORMAT_V5);

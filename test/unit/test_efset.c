@@ -74,6 +74,50 @@ encode(const uint64_t *fp, uint64_t n, int b, SbfEfShape *s, size_t *len)
 	return buf;
 }
 
+/* The low bits by trying every l, ties to the larger: the format's rule. */
+static int
+low_bits_by_search(uint64_t n, int b)
+{
+	uint64_t	best = UINT64_MAX;
+	int			best_l = 0;
+	int			l;
+
+	for (l = 0; l < b; l++)
+	{
+		uint64_t	bits = n * (uint64_t) l + n + (UINT64_C(1) << (b - l));
+
+		if (bits <= best)
+		{
+			best = bits;
+			best_l = l;
+		}
+	}
+	return best_l;
+}
+
+/*
+ * sbf_ef_low_bits' closed form equals the search at every width, for every
+ * n up to 70,000 and every power of two up to 2^32 and its neighbours.
+ */
+static void
+ef_low_bits_closed_form(void)
+{
+	uint64_t	differ = 0;
+	uint64_t	n;
+	int			b;
+	int			e;
+
+	for (b = 1; b <= SBF_EF_MAX_BITS; b++)
+	{
+		for (n = 1; n <= 70000; n++)
+			differ += sbf_ef_low_bits(n, b) != low_bits_by_search(n, b);
+		for (e = 1; e <= 32; e++)
+			for (n = (UINT64_C(1) << e) - 1; n <= (UINT64_C(1) << e) + 1 && n <= SBF_EF_MAX_N; n++)
+				differ += sbf_ef_low_bits(n, b) != low_bits_by_search(n, b);
+	}
+	CHECK(differ == 0);
+}
+
 /* The low bits are the size's minimum; shapes out of range are refused. */
 static void
 ef_shapes(void)
@@ -374,6 +418,7 @@ int
 main(void)
 {
 	RUN(ef_shapes);
+	RUN(ef_low_bits_closed_form);
 	RUN(ef_round_trip);
 	RUN(ef_duplicates_and_edges);
 	RUN(ef_check_rejects);

@@ -11,25 +11,23 @@
 #include "sbf_hash_sort.h"
 #include "sbf_internal.h"
 
+/*
+ * The l in 0..b-1 with the fewest n l + n + 2^(b-l) bits, ties to the larger
+ * (the format's rule).  Closed form: one more low bit costs n and saves
+ * 2^(b-l-1), so the cost falls (or ties) while n <= 2^(b-l-1), that is
+ * while l <= b - 1 - ceil(log2 n): the least is at l = b - ceil(log2 n),
+ * clamped to 0..b-1.  Equal to the minimum found by trying every l (unit
+ * test ef_low_bits_closed_form).
+ */
 int
 sbf_ef_low_bits(uint64_t n, int b)
 {
-	uint64_t	best = UINT64_MAX;
-	int			best_l = 0;
-	int			l;
+	int			c = n <= 1 ? 0 : sbf_log2_64(n - 1) + 1;	/* ceil(log2 n) */
+	int			l = b - c;
 
-	/* n <= 2^32 and b <= 63: n * l + n + 2^(b - l) < 2^64 */
-	for (l = 0; l < b; l++)
-	{
-		uint64_t	bits = n * (uint64_t) l + n + (UINT64_C(1) << (b - l));
-
-		if (bits <= best)
-		{
-			best = bits;
-			best_l = l;
-		}
-	}
-	return best_l;
+	if (l > b - 1)
+		l = b - 1;
+	return l < 0 ? 0 : l;
 }
 
 SbfStatus
