@@ -595,6 +595,32 @@ info_geometry(StringInfo buf, const SbfSegmentDesc *d)
 }
 
 /*
+ * sbf_info's "form" and the keys of the forms without segments: the exact
+ * form's hashes and first segment, the compact form's fingerprints, their
+ * bits and low bits (docs/format5.md, 3).
+ */
+static void
+info_form(StringInfo buf, const SbfView *v)
+{
+	appendStringInfo(buf, ", \"form\": \"%s\"",
+					 sbf_is_exact(v) ? "exact" :
+					 sbf_is_compact(v) ? "compact" : "segments");
+	if (sbf_is_exact(v))
+	{
+		appendStringInfo(buf, ", \"hashes\": %u, \"first_segment\": {\"capacity\": "
+						 UINT64_FORMAT ", \"error_rate\": ",
+						 (unsigned) v->nhashes, (uint64) v->first_capacity);
+		sbf_append_json_float(buf, v->first_error);
+		appendStringInfoChar(buf, '}');
+	}
+	if (sbf_is_compact(v))
+		appendStringInfo(buf, ", \"fingerprints\": " UINT64_FORMAT
+						 ", \"fingerprint_bits\": %u, \"low_bits\": %u",
+						 (uint64) v->nfp, (unsigned) v->fp_bits,
+						 (unsigned) v->fp_low);
+}
+
+/*
  * sbf_info(scalablebloom) -> jsonb: format version, parameters, HyperLogLog,
  * form (exact: hashes and first segment), count source, estimates and one
  * object per segment, with its kind.  Reads header, directory and the
@@ -622,7 +648,7 @@ sbf_info(PG_FUNCTION_ARGS)
 	}
 	v = r.view;
 	/* read once: the HyperLogLog's own estimate is shown for every value */
-	hll = sbf_is_exact(&v) ? NULL : sbf_prefix_hll(&r);
+	hll = sbf_is_exact(&v) || sbf_is_compact(&v) ? NULL : sbf_prefix_hll(&r);
 	initStringInfo(&buf);
 
 	appendStringInfo(&buf, "{\"version\": %u, \"hash\": \"%s\", \"error_rate\": ",
@@ -635,24 +661,15 @@ sbf_info(PG_FUNCTION_ARGS)
 	appendStringInfo(&buf,
 					 ", \"hll\": {\"precision\": %u, \"form\": \"%s\", \"bytes\": %u",
 					 (unsigned) v.hll_p,
-					 sbf_is_exact(&v) ? "none" :
+					 hll == NULL ? "none" :
 					 (v.flags & SBF_FLAG_HLL_DENSE) ? "dense" : "sparse",
 					 (unsigned) v.hll_bytes);
 	/* the HyperLogLog's own estimate, also when the count comes from elsewhere */
-	if (!sbf_is_exact(&v))
+	if (hll != NULL)
 		appendStringInfo(&buf, ", \"estimate\": %.0f",
 						 sbf_hll_cardinality_parts(&v, hll));
 	appendStringInfoChar(&buf, '}');
-	appendStringInfo(&buf, ", \"form\": \"%s\"",
-					 sbf_is_exact(&v) ? "exact" : "segments");
-	if (sbf_is_exact(&v))
-	{
-		appendStringInfo(&buf, ", \"hashes\": %u, \"first_segment\": {\"capacity\": "
-						 UINT64_FORMAT ", \"error_rate\": ",
-						 (unsigned) v.nhashes, (uint64) v.first_capacity);
-		sbf_append_json_float(&buf, v.first_error);
-		appendStringInfoChar(&buf, '}');
-	}
+	info_form(&buf, &v);
 	if (v.flags & SBF_FLAG_CHAIN)
 		appendStringInfoString(&buf, ", \"continues_chain\": true");
 	appendStringInfo(&buf, ", \"count_source\": \"%s\"", sbf_count_source(&v));

@@ -97,8 +97,9 @@ fetch_prefix(struct varlena *raw, Size len, SbfView *v)
 	Size		avail = Min(len, (Size) TOAST_MAX_CHUNK_SIZE);
 	struct varlena *prefix = fetch_slice(raw, 0, avail);
 
-	/* a windowed value is read whole (sbf_view_of_prefix) */
-	if (sbf_is_window((const uint8 *) VARDATA(prefix), avail) && avail < len)
+	/* a windowed or compact value is read whole (sbf_view_of_prefix) */
+	if ((sbf_is_window((const uint8 *) VARDATA(prefix), avail) ||
+		 sbf_bytes_compact((const uint8 *) VARDATA(prefix), avail)) && avail < len)
 	{
 		pfree(prefix);
 		avail = len;
@@ -130,9 +131,10 @@ sbf_sliced_open(struct varlena *raw, Size len, uint32 nelems)
 
 	prefix = fetch_prefix(raw, len, &s->view);
 
-	/* the exact form is a sorted list: read it whole (it is small); a
+	/* the exact and compact forms are read whole (they are small); a
 	 * windowed value is looked up by sbf_window.c from a whole copy */
-	if (sbf_is_exact(&s->view) || sbf_view_windowed(&s->view))
+	if (sbf_is_exact(&s->view) || sbf_is_compact(&s->view) ||
+		sbf_view_windowed(&s->view))
 	{
 		pfree(prefix);
 		pfree(s);
@@ -443,7 +445,12 @@ sbf_view_of_prefix(const uint8 *buf, size_t avail, size_t len, SbfView *v)
 		}
 	}
 	else
+	{
+		/* a compact value too (its header's length varies) */
+		if (sbf_bytes_compact(buf, avail) && avail < len)
+			elog(ERROR, "a compact scalablebloom value read by its prefix");
 		st = sbf_parse_prefix(buf, avail, len, v);
+	}
 	if (st == SBF_OK)
 		return true;
 	/* a short prefix of a longer value: the header says how much is needed */

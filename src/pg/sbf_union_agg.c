@@ -210,11 +210,12 @@ union_agg_rw(Datum d)
 
 static ScalableBloom *union_agg_segments_of(const SbfView *v);
 
-/* Pushes a checked input f (view v): an exact one as its segments. */
+/* Pushes a checked input f (view v): an exact or compact one as its segments. */
 static void
 union_agg_take(UnionAggState *st, const ScalableBloom *f, const SbfView *v)
 {
-	union_agg_push(st, sbf_is_exact(v) ? union_agg_segments_of(v) : f);
+	union_agg_push(st, sbf_is_exact(v) || sbf_is_compact(v) ?
+				   union_agg_segments_of(v) : f);
 }
 
 /*
@@ -288,7 +289,7 @@ union_agg_window(FunctionCallInfo fcinfo, double error_rate)
 }
 
 /*
- * An exact input in segment form, converted on its own.  The collection
+ * An exact or compact input in segment form, converted on its own.  The collection
  * holds segments only, so that it is a function of the set of input rows:
  * exact hashes added to whatever segments a partial state happened to hold
  * would make the bytes depend on how the rows were split and ordered.  (A

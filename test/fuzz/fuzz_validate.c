@@ -134,7 +134,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check_window(data, size);
 		return 0;
 	}
-	if (size >= SBF_HEADER_BYTES)
+	if (size >= SBF_HEADER_BYTES || sbf_bytes_compact(data, size))
 	{
 		/* prefix parsing must not crash either, and agree when valid */
 		SbfStatus	pst = sbf_parse_prefix(data, size, size, &pv);
@@ -145,7 +145,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st != SBF_OK)
 		return 0;
 
+	/* the compact form is read whole */
 	FUZZ_ASSERT(sbf_parse_prefix(data, sbf_is_exact(&v) ? SBF_EXACT_HEADER_BYTES :
+								 sbf_is_compact(&v) ? size :
 								 sbf_prefix_size(v.nsegments), size, &pv) == SBF_OK);
 	FUZZ_ASSERT(pv.bits_offset == v.bits_offset && pv.hll_offset == v.hll_offset);
 	check_queries(&v);
@@ -249,6 +251,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			FUZZ_ASSERT(st == SBF_E_TOO_LARGE || st == SBF_E_TOO_MANY_SEGMENTS ||
 						st == SBF_E_NOMEM);
+		sbf_filter_free(&f);
+	}
+	/* a compact value's segmented form answers every probe as it does */
+	if (sbf_is_compact(&v) && sbf_copy(&f, &v, 4, 0, &fuzz_allocator) == SBF_OK)
+	{
+		st = sbf_convert(&f);
+		if (st == SBF_OK)
+		{
+			check_filter(&f, &fv);
+			FUZZ_ASSERT(!sbf_is_compact(&fv) && fv.version == SBF_FORMAT_V5);
+			for (i = 0; i < NPROBES; i++)
+				FUZZ_ASSERT(sbf_contains_hash(&fv, probes[i]) == present[i]);
+		}
+		else
+			FUZZ_ASSERT(st == SBF_E_TOO_LARGE || st == SBF_E_NOMEM);
 		sbf_filter_free(&f);
 	}
 	FUZZ_ASSERT(fuzz_live == 0);

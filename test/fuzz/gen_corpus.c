@@ -6,7 +6,8 @@
  *	  "make corpus"; deterministic.  Three more seeds of fuzz_validate,
  *	  v5-*, are version-5 values copied from the test kit
  *	  (test/kit/format5_values.tsv, cases 1, 4 and 5: a compact segment
- *	  alone, grown, united with version 4), which kit_v5.c writes.
+ *	  alone, grown, united with version 4; cases 7 and 9, v5-value-*: the
+ *	  compact form, with and without PARAMS), which kit_v5.c writes.
  */
 #include <errno.h>
 #include <math.h>

@@ -148,8 +148,10 @@ FROM corpus23 JOIN (VALUES
 -- a value that 1.2 wrote before a later add (or expiry) is not a member any more:
 -- case 15's and 16's members include expired ones, answered as the server does
 
--- version 5 (docs/format5.md, section 5): values holding a compact segment,
--- which no writer of this release makes from elements yet; made by the core
+-- version 5 (docs/format5.md, sections 3 and 5): values holding a compact
+-- segment (1-6) and values in the compact form (7-11: 6,000 elements is more
+-- than a lookup plan decodes), which no writer of this release makes from
+-- elements yet; made by the core
 -- with the compact kind standing in (test/kit/kit_v5.c, its output committed
 -- as test/kit/format5_values.tsv and checked by make -C test/kit check)
 INSERT INTO kcase (seq, name, typ, f, members)
@@ -157,7 +159,10 @@ SELECT 500 + id, n, kind, val::scalablebloom, pg_temp.spec_members(kind, spec)
 FROM corpus5 JOIN (VALUES
 	(1, 'v5_compact_30_text'), (2, 'v5_compact_one_bigint'),
 	(3, 'v5_compact_700_bytea_e0.001'), (4, 'v5_compact_grown_600_text'),
-	(5, 'v5_compact_union_v4_text'), (6, 'v5_compact_union_overlap_text'))
+	(5, 'v5_compact_union_v4_text'), (6, 'v5_compact_union_overlap_text'),
+	(7, 'v5_value_30_text'), (8, 'v5_value_one_bigint'),
+	(9, 'v5_value_700_bytea_e0.001_params'), (10, 'v5_value_3000_text'),
+	(11, 'v5_value_6000_text'))
 	n(id, n) USING (id);
 
 -- ---- what today's server writes ----

@@ -74,10 +74,11 @@ CREATE TEMP TABLE base AS
 				   'v4_bloom_agg_300_text', 'v4_fused_agg_30_text', 'v4_grown_150_text',
 				   'v4_window_agg_400_text_1x1w_e0.1', 'v4_window_agg_800_bytea_7x1d_e0.05',
 				   'v5_compact_30_text', 'v5_compact_union_v4_text',
+				   'v5_value_30_text', 'v5_value_700_bytea_e0.001_params',
 				   'hs1_agg_300_bytea');
 DO $$
 BEGIN
-	IF (SELECT count(*) FROM base) <> 15 THEN
+	IF (SELECT count(*) FROM base) <> 17 THEN
 		RAISE EXCEPTION 'kit_malformed.sql: a base value is missing from kit.txt';
 	END IF;
 END $$;
@@ -85,7 +86,8 @@ END $$;
 CREATE TEMP VIEW bases AS
 	SELECT name, b, hs, length(b) AS n, get_byte(b, 0) AS v, get_byte(b, 1) AS fl,
 		   NOT hs AND get_byte(b, 0) IN (3, 4) AND (get_byte(b, 0) = 3 OR get_byte(b, 1) & 128 <> 0) AS win,
-		   NOT hs AND get_byte(b, 0) = 2 AND get_byte(b, 1) & 2 <> 0 AS exact
+		   NOT hs AND get_byte(b, 0) = 2 AND get_byte(b, 1) & 2 <> 0 AS exact,
+		   NOT hs AND get_byte(b, 0) = 5 AND get_byte(b, 1) & 64 <> 0 AS compact
 	FROM base;
 
 CREATE TEMP TABLE cand (name text, what text, must boolean, b bytea, hs boolean);
@@ -105,7 +107,7 @@ SELECT name, w, true, x, hs FROM bases,
 		('version_255', pg_temp.setb(b, 0, 255)),
 		('flag_bit_6', pg_temp.orb(b, 1, 64)),
 		('byte_2_is_64', pg_temp.setb(b, 2, 64))) t(w, x)
-WHERE NOT (v = 5 AND w = 'version_5');
+WHERE NOT (v = 5 AND w = 'version_5') AND NOT (compact AND w = 'flag_bit_6');
 INSERT INTO cand SELECT 'any', 'empty', true, ''::bytea, false;
 INSERT INTO cand SELECT 'any', 'empty', true, ''::bytea, true;
 
@@ -129,7 +131,7 @@ SELECT name, w, true, x, false FROM bases,
 		('tightening_1.5', pg_temp.put(b, 20, '\x000000000000f83f')),
 		('capacity_0', pg_temp.put(b, 28, '\x0000000000000000')),
 		('count_over_capacity', pg_temp.put(b, 44, '\xffffffffffffff7f'))) t(w, x)
-WHERE NOT hs AND NOT win AND NOT exact;
+WHERE NOT hs AND NOT win AND NOT exact AND NOT compact;
 -- version 5 (compact segment first): labelled 4, whose directory admits no
 -- compact segment; the first descriptor's kind unknown, its fingerprint
 -- bits 0 and 64, a byte of its reserved part set
@@ -141,7 +143,35 @@ SELECT name, w, true, x, false FROM bases,
 		('fingerprint_bits_0', pg_temp.setb(b, 69, 0)),
 		('fingerprint_bits_64', pg_temp.setb(b, 69, 64)),
 		('descriptor_byte_10', pg_temp.setb(b, 70, 1))) t(w, x)
-WHERE NOT hs AND v = 5;
+WHERE NOT hs AND v = 5 AND NOT compact;
+-- the compact form (version 5, flag bit 6): flags, b, L, e, the LEB128
+-- numbers, defaults written as PARAMS, its code's high area
+INSERT INTO cand
+SELECT name, w, true, x, false FROM bases,
+	LATERAL (VALUES
+		('version_4', pg_temp.setb(b, 0, 4)),
+		('flag_bit_0', pg_temp.orb(b, 1, 1)),
+		('flag_bit_3', pg_temp.orb(b, 1, 8)),
+		('fingerprint_bits_0', pg_temp.setb(b, 2, 0)),
+		('fingerprint_bits_9', pg_temp.setb(b, 2, 9)),
+		('fingerprint_bits_64', pg_temp.setb(b, 2, 64)),
+		('low_bits_plus_1', pg_temp.setb(b, 3, get_byte(b, 3) + 1)),
+		('error_rate_0.5', pg_temp.put(b, 4, '\x000000000000e03f')),
+		('error_rate_nan', pg_temp.put(b, 4, '\x000000000000f87f')),
+		('error_rate_0', pg_temp.put(b, 4, '\x0000000000000000')),
+		('n_0', pg_temp.setb(b, 12, 0))) t(w, x)
+WHERE compact;
+INSERT INTO cand
+SELECT name, w, true, x, false FROM bases,
+	LATERAL (VALUES
+		('capacity_below_n', pg_temp.setb(b, 13, get_byte(b, 12) - 1)),
+		('n_not_shortest', substring(b FROM 1 FOR 12) || set_byte('\x8000'::bytea, 0, get_byte(b, 12) | 128) || substring(b FROM 14)),
+		('high_area_bit', pg_temp.setb(b, 14, get_byte(b, 14) # 128))) t(w, x)
+WHERE compact AND get_byte(b, 12) < 128 AND get_byte(b, 13) < 128 AND fl & 32 = 0;
+INSERT INTO cand
+SELECT name, 'params_the_defaults', true,
+	   pg_temp.put(pg_temp.put(b, 16, '\x0200'), 18, '\xcdccccccccccec3f'::bytea), false
+FROM bases WHERE compact AND fl & 32 <> 0 AND get_byte(b, 12) >= 128 AND get_byte(b, 14) >= 128;
 -- version 1 and 2 entries: m, k, reserved
 INSERT INTO cand
 SELECT name, w, true, x, false FROM bases,
@@ -168,7 +198,7 @@ WHERE NOT hs AND NOT win AND v = 4;
 -- the HyperLogLog's last bytes: an index past 2^p (sparse) or registers of 63 (dense)
 INSERT INTO cand
 SELECT name, 'hll_last_bytes', true, pg_temp.put(b, n - 4, '\xffffffff'), false FROM bases
-WHERE NOT hs AND NOT win AND NOT exact AND pg_temp.getle(b, 8, 4) >= 4;
+WHERE NOT hs AND NOT win AND NOT exact AND NOT compact AND pg_temp.getle(b, 8, 4) >= 4;
 -- set bits past m in the first bloom segment's last word (versions 1 and 2)
 INSERT INTO cand
 SELECT name, 'bit_past_m', true,

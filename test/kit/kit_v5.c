@@ -20,13 +20,14 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_compact.h"
 #include "sbf_efset.h"
 #include "sbf_hash_sort.h"
 #include "sbf_kind.h"
 #include "sbf_plain.h"
 #include "sbf_union.h"
 
-#define MAXN	1000
+#define MAXN	6000
 
 static void *
 v_alloc(size_t size, void *ctx __attribute__((unused)))
@@ -103,22 +104,61 @@ build(SbfFilter *f, const SbfParams *p, uint64_t *h, size_t n, bool compact)
 		die("build", st);
 }
 
-/* Checks f with the server's rows and prints its line. */
+/* Checks buf[0..len) with the server's rows and prints its line. */
 static void
-emit(int id, const char *what, const char *typ, const char *spec, const SbfFilter *f)
+emit_bytes(int id, const char *what, const char *typ, const char *spec,
+		   const uint8_t *buf, size_t len)
 {
 	SbfView		v;
-	SbfStatus	st = sbf_validate(SBF_PAYLOAD(f), f->len, &v);
+	SbfStatus	st = sbf_validate(buf, len, &v);
 	char	   *text;
 
 	if (st != SBF_OK)
 		die(what, st);
 	if (v.version != SBF_FORMAT_V5)
 		die(what, SBF_E_VERSION);
-	text = malloc(sbf_text_size(f->len) + 1);
-	sbf_text_encode(SBF_PAYLOAD(f), f->len, text);
+	text = malloc(sbf_text_size(len) + 1);
+	sbf_text_encode(buf, len, text);
 	printf("%d\t%s\t%s\t%s\t%s\n", id, what, typ, spec, text);
 	free(text);
+}
+
+static void
+emit(int id, const char *what, const char *typ, const char *spec, const SbfFilter *f)
+{
+	emit_bytes(id, what, typ, spec, SBF_PAYLOAD(f), f->len);
+}
+
+/*
+ * A compact value (docs/format5.md, section 3) of n elements of one prefix
+ * at e, capacity n, written by the form's writer (sbf_compact_write): b the
+ * least with n / 2^b <= e, at least 10; growth and tightening as given.
+ */
+static void
+compact_value(int id, const char *what, const char *typ, const char *prefix, int n,
+			  double e, uint16_t growth, double r)
+{
+	SbfCompactParams p = {e, (uint64_t) n, growth, r, false};
+	static uint64_t h[MAXN];
+	uint8_t    *buf;
+	size_t		len;
+	char		spec[128];
+	int			b;
+	SbfStatus	st;
+
+	hashes(typ, prefix, 0, n, h);
+	st = sbf_compact_bits((uint64_t) n, e, SBF_HLL_P_DEFAULT, &b);
+	if (st == SBF_OK)
+		st = sbf_compact_size((uint64_t) n, b, &p, &len);
+	if (st != SBF_OK)
+		die(what, st);
+	buf = malloc(len);
+	st = sbf_compact_write(h, (uint64_t) n, b, &p, buf, len, &alloc);
+	if (st != SBF_OK)
+		die(what, st);
+	snprintf(spec, sizeof(spec), "[[\"%s\", %d]]", prefix, n);
+	emit_bytes(id, what, typ, spec, buf, len);
+	free(buf);
 }
 
 /* A compact segment of n elements of one prefix: cases 1-3. */
@@ -127,7 +167,7 @@ one(int id, const char *what, const char *typ, const char *prefix, int n, double
 {
 	SbfParams	p = {.capacity = 1000, .error_rate = e, .tightening = 0.9,
 	.growth = 2, .hll_p = 9};
-	uint64_t	h[MAXN];
+	static uint64_t h[MAXN];
 	SbfFilter	f;
 	char		spec[128];
 
@@ -143,7 +183,7 @@ main(void)
 {
 	SbfParams	p = {.capacity = 1000, .error_rate = 0.01, .tightening = 0.9,
 	.growth = 2, .hll_p = 9};
-	uint64_t	h[MAXN];
+	static uint64_t h[MAXN];
 	SbfFilter	f;
 	SbfFilter	g;
 	SbfView		v;
@@ -187,5 +227,13 @@ main(void)
 		 "[[\"c5o:\", 300]]", &f);
 	sbf_filter_free(&f);
 	sbf_filter_free(&g);
+
+	/* 7-11: the compact form */
+	compact_value(7, "compact value of 30 text elements", "text", "c5v:", 30, 0.01, 2, 0.9);
+	compact_value(8, "compact value of one bigint", "bigint", "5151", 1, 0.01, 2, 0.9);
+	compact_value(9, "compact value of 700 bytea elements at 0.001, growth 3, tightening 0.8",
+				  "bytea", "c5w:", 700, 0.001, 3, 0.8);
+	compact_value(10, "compact value of 3000 text elements", "text", "c5x:", 3000, 0.01, 2, 0.9);
+	compact_value(11, "compact value of 6000 text elements", "text", "c5y:", 6000, 0.01, 2, 0.9);
 	return 0;
 }

@@ -169,17 +169,18 @@ plain_segment(const SbfView *v, uint32_t i)
 static PyObject *
 plain_hll(const SbfView *v)
 {
-	const uint8_t *hll = sbf_is_exact(v) ? NULL : v->buf + v->hll_offset;
+	bool		none = sbf_is_exact(v) || sbf_is_compact(v);
+	const uint8_t *hll = none ? NULL : v->buf + v->hll_offset;
 	PyObject   *d = PyDict_New();
 
 	if (d == NULL)
 		return NULL;
 	if (put(d, "precision", u64(v->hll_p)) < 0 ||
-		put(d, "form", PyUnicode_FromString(sbf_is_exact(v) ? "none" :
+		put(d, "form", PyUnicode_FromString(none ? "none" :
 											(v->flags & SBF_FLAG_HLL_DENSE) ?
 											"dense" : "sparse")) < 0 ||
 		put(d, "bytes", u64(v->hll_bytes)) < 0 ||
-		(!sbf_is_exact(v) &&
+		(!none &&
 		 put(d, "estimate", json_rounded(sbf_hll_cardinality_parts(v, hll))) < 0))
 	{
 		Py_DECREF(d);
@@ -207,11 +208,29 @@ plain_exact(PyObject *d, const SbfView *v)
 	return put(d, "hashes", u64(v->nhashes));
 }
 
+/* The fields of a compact filter: its fingerprints, their bits and low bits. */
+static int
+plain_compact(PyObject *d, const SbfView *v)
+{
+	if (put(d, "fingerprints", u64(v->nfp)) < 0 ||
+		put(d, "fingerprint_bits", u64(v->fp_bits)) < 0)
+		return -1;
+	return put(d, "low_bits", u64(v->fp_low));
+}
+
+/* sbf_info's "form" of a plain filter. */
+static const char *
+plain_form(const SbfView *v)
+{
+	return sbf_is_exact(v) ? "exact" : sbf_is_compact(v) ? "compact" : "segments";
+}
+
 static PyObject *
 plain_info(FilterObject *f)
 {
 	const SbfView *v = &f->v;
-	const uint8_t *hll = sbf_is_exact(v) ? NULL : v->buf + v->hll_offset;
+	const uint8_t *hll = sbf_is_exact(v) || sbf_is_compact(v) ? NULL :
+		v->buf + v->hll_offset;
 	PyObject   *d = PyDict_New();
 	PyObject   *segs;
 	uint32_t	i;
@@ -226,8 +245,9 @@ plain_info(FilterObject *f)
 		put(d, "tightening", json_float(v->tightening)) < 0 ||
 		put(d, "capacity", u64(v->capacity)) < 0 ||
 		put(d, "hll", plain_hll(v)) < 0 ||
-		put(d, "form", PyUnicode_FromString(sbf_is_exact(v) ? "exact" : "segments")) < 0 ||
+		put(d, "form", PyUnicode_FromString(plain_form(v))) < 0 ||
 		(sbf_is_exact(v) && plain_exact(d, v) < 0) ||
+		(sbf_is_compact(v) && plain_compact(d, v) < 0) ||
 		((v->flags & SBF_FLAG_CHAIN) &&
 		 put(d, "continues_chain", Py_NewRef(Py_True)) < 0) ||
 		put(d, "count_source", PyUnicode_FromString(sbf_count_source(v))) < 0 ||

@@ -39,6 +39,7 @@
 #define SBF_FLAG_EXACT			0x02	/* version 2: exact form */
 #define SBF_FLAG_OVERLAP		0x04	/* version 2: a union may have overlapped segments */
 #define SBF_FLAG_CHAIN			0x08	/* version 2: continues another filter's chain */
+#define SBF_FLAG_COMPACT		0x40	/* version 5: the compact form (docs/format5.md, 3) */
 
 #define SBF_EXACT_HEADER_BYTES	52
 /* bound on the exact form: keeps an add O(16 kB) whatever the capacity */
@@ -191,6 +192,14 @@ typedef struct SbfView
 	uint32_t	nhashes;		/* hashes at bits_offset, ascending */
 	uint64_t	first_capacity;
 	double		first_error;
+	/*
+	 * compact form only (sbf_is_compact; nsegments and hll_bytes 0, hash_id
+	 * XXH3, hll_p the default): nfp fingerprints of fp_bits bits, fp_low of
+	 * them plain, coded from bits_offset to len (sbf_compact_value.c)
+	 */
+	uint64_t	nfp;
+	uint8_t		fp_bits;
+	uint8_t		fp_low;
 } SbfView;
 
 /* True when a view is in the exact form. */
@@ -198,6 +207,13 @@ static inline bool
 sbf_is_exact(const SbfView *v)
 {
 	return (v->flags & SBF_FLAG_EXACT) != 0;
+}
+
+/* True when a view is in the compact form (version 5, flag COMPACT). */
+static inline bool
+sbf_is_compact(const SbfView *v)
+{
+	return v->version == SBF_FORMAT_V5 && (v->flags & SBF_FLAG_COMPACT) != 0;
 }
 
 /* ---- hashing ---- */

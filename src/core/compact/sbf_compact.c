@@ -223,6 +223,25 @@ sbf_compact_check(const uint8_t *buf, size_t len, SbfCompactView *v)
 }
 
 SbfStatus
+sbf_compact_parse(const uint8_t *buf, size_t len, SbfCompactView *v)
+{
+	size_t		off;
+	SbfStatus	st;
+
+	memset(v, 0, sizeof(*v));
+	st = read_header(buf, len, v, &off);
+	if (st != SBF_OK)
+		return st;
+	v->code = buf + off;
+	v->code_len = len - off;
+	if (v->code_len < sbf_ef_bytes(&v->shape))
+		return SBF_E_TRUNCATED;
+	if (v->code_len > sbf_ef_bytes(&v->shape))
+		return SBF_E_LENGTH;
+	return SBF_OK;
+}
+
+SbfStatus
 sbf_compact_decode(const SbfCompactView *v, uint64_t *fp, const SbfAllocator *a)
 {
 	SbfEfReader r;

@@ -5,11 +5,11 @@
  *	  (the low b bits of each hash), sorted, in Elias-Fano form
  *	  (sbf_efset.h), behind a header of 14 to 36 bytes, with no HyperLogLog.
  *
- *	  Not a stored format yet: no writer of the server or the package calls
- *	  sbf_compact_write, and the one validator (sbf_validate) refuses
- *	  version 5 with flag COMPACT.  This is the value's layout -- its size, writer, checker,
- *	  reader and the HyperLogLog made from its fingerprints -- tested on its
- *	  own (test/unit/test_compact.c), for the format change that wires it.
+ *	  Read as a stored value since 1.4 (sbf_compact_value.c: the one
+ *	  validator's branch, which also requires b > 9, and every reader); no
+ *	  writer of the server makes it from elements yet.  This is the value's
+ *	  layout -- its size, writer, checker, reader and the HyperLogLog made
+ *	  from its fingerprints (test/unit/test_compact.c).
  *
  *	  Layout (all fields little-endian; "LEB128" is unsigned, shortest form):
  *	    0   1   version = 5
@@ -33,7 +33,7 @@
 #include "sbf_efset.h"
 
 #define SBF_COMPACT_VERSION			5
-#define SBF_COMPACT_FLAG_COMPACT	0x40
+#define SBF_COMPACT_FLAG_COMPACT	SBF_FLAG_COMPACT
 #define SBF_COMPACT_FLAG_PARAMS		0x20
 #define SBF_COMPACT_FLAG_OVERLAP	0x04
 /* the fixed fields; n and capacity take 1 to 10 bytes each */
@@ -92,6 +92,14 @@ extern SbfStatus sbf_compact_write(const uint64_t *h, uint64_t n, int b,
  * SBF_E_BITS.
  */
 extern SbfStatus sbf_compact_check(const uint8_t *buf, size_t len, SbfCompactView *v);
+
+/*
+ * The header of a stored value, checked when it entered: every rule but the
+ * code's own (its length is checked, its bits are not).  What a reader of
+ * stored bytes needs to stay inside them; sbf_ef_has_bytes and a plan's
+ * decode (which checks the code first) read the code safely.
+ */
+extern SbfStatus sbf_compact_parse(const uint8_t *buf, size_t len, SbfCompactView *v);
 
 /* The n fingerprints of a checked value, ascending, into fp. */
 extern SbfStatus sbf_compact_decode(const SbfCompactView *v, uint64_t *fp,

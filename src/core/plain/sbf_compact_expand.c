@@ -3,9 +3,8 @@
  *	  A compact value (sbf_compact.h) as the segmented value of version 5
  *	  that answers the same (docs/format5.md, sections 3 and 5): one compact
  *	  segment holding the value's code, its HyperLogLog made from the
- *	  fingerprints.  What an add at capacity, a union with a segmented value
- *	  or a delta will start from once the compact form is stored; not called
- *	  by a writer yet.
+ *	  fingerprints: what every writer on a compact value starts from
+ *	  (sbf_view_expand, sbf_compact_value.c).
  */
 #include <math.h>
 

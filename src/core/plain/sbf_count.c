@@ -142,6 +142,8 @@ sbf_directory_count(const SbfView *v)
 	CountMemos	ms;
 	SbfDirEntry e;
 
+	if (sbf_is_compact(v))
+		return (double) v->nfp;
 	memset(&ms, 0, sizeof(ms));
 	SBF_DIR_FOREACH(e, v)
 	{
@@ -170,6 +172,8 @@ sbf_count_source(const SbfView *v)
 {
 	if (sbf_is_exact(v))
 		return "exact";
+	if (sbf_is_compact(v))
+		return "fingerprints";
 	if (!sbf_version(v->version)->directory_counts ||
 		(v->flags & SBF_FLAG_OVERLAP))
 		return "hll";

@@ -220,6 +220,32 @@ hll_size_after(const SbfView *v, uint64_t h)
 								  v->hll_p, h);
 }
 
+static void replace_filter(SbfFilter *f, SbfFilter *g);
+
+/*
+ * Adds n hashes to the compact value v of f: to its segmented form, built
+ * in a new buffer that replaces f's on success (a failure leaves f as it
+ * was).
+ */
+static SbfStatus
+compact_add(SbfFilter *f, const SbfView *v, const uint64_t *h, size_t n,
+			bool *inserted)
+{
+	SbfFilter	g;
+	SbfStatus	st = sbf_view_expand(v, &g, f->prefix, f->a);
+
+	if (st == SBF_OK)
+		st = n == 1 ? sbf_add_hash(&g, *h, inserted) : sbf_add_hashes(&g, h, n);
+	if (st != SBF_OK)
+	{
+		sbf_filter_free(&g);
+		return st;
+	}
+	memcpy(g.base, f->base, f->prefix);
+	replace_filter(f, &g);
+	return SBF_OK;
+}
+
 /* Updates only the HyperLogLog. */
 SbfStatus
 sbf_hll_add_hash(SbfFilter *f, uint64_t h)
@@ -228,7 +254,8 @@ sbf_hll_add_hash(SbfFilter *f, uint64_t h)
 	SbfStatus	st;
 
 	sbf_filter_view(f, &v);
-	if (sbf_is_exact(&v))
+	/* the exact and compact forms count without a HyperLogLog */
+	if (sbf_is_exact(&v) || sbf_is_compact(&v))
 		return SBF_OK;
 	st = sbf_filter_reserve(f, f->len + (hll_size_after(&v, h) - v.hll_bytes));
 	if (st != SBF_OK)
@@ -256,6 +283,10 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	sbf_filter_view(f, &v);
 	if (sbf_is_exact(&v))
 		return sbf_exact_add(f, h, inserted);
+	/* the compact form: nothing to add when h matches, else its segments */
+	if (sbf_is_compact(&v))
+		return sbf_compact_view_has(&v, h) ? SBF_OK :
+			compact_add(f, &v, &h, 1, inserted);
 	if (sbf_contains_hash(&v, h))
 		return sbf_hll_add_hash(f, h);
 	st = sbf_grow_add(f, h, hll_size_after(&v, h) - v.hll_bytes);
@@ -494,6 +525,19 @@ add_cost(const SbfFilter *f)
 SbfStatus
 sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 {
+	SbfView		v;
+
+	/* the compact form: kept while the hashes match, else its segments */
+	sbf_filter_view(f, &v);
+	if (sbf_is_compact(&v))
+	{
+		while (n > 0 && sbf_compact_view_has(&v, *h))
+		{
+			h++;
+			n--;
+		}
+		return n > 0 ? compact_add(f, &v, h, n, NULL) : SBF_OK;
+	}
 	while (n > 0)
 	{
 		uint64_t	per = add_cost(f);
@@ -527,6 +571,20 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 	double		error;
 	SbfStatus	st;
 
+	if (sbf_is_compact(v))
+	{
+		/* the delta of its segmented form, which continues the same chain */
+		SbfFilter	x;
+		SbfView		xv;
+
+		st = sbf_view_expand(v, &x, 0, a);
+		if (st != SBF_OK)
+			return st;
+		sbf_filter_view(&x, &xv);
+		st = sbf_delta(f, &xv, prefix, a);
+		sbf_filter_free(&x);
+		return st;
+	}
 	sbf_view_params(v, &p);
 	sbf_filter_start(f, prefix, a);
 	if (sbf_is_exact(v))
@@ -590,6 +648,14 @@ sbf_convert(SbfFilter *f)
 	uint64_t   *h;
 	SbfStatus	st;
 
+	sbf_filter_view(f, &v);
+	if (sbf_is_compact(&v))
+	{
+		st = sbf_view_expand(&v, &g, f->prefix, a);
+		if (st == SBF_OK)
+			replace_filter(f, &g);
+		return st;
+	}
 	sbf_upgrade_v4(f);
 	sbf_filter_view(f, &v);
 	if (!sbf_is_exact(&v))

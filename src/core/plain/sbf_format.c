@@ -308,6 +308,8 @@ sbf_validate(const uint8_t *buf, size_t len, SbfView *v)
 		return SBF_E_TOO_LARGE;
 	if (sbf_is_window(buf, len))
 		return validate_window(buf, len, v);
+	if (sbf_bytes_compact(buf, len))
+		return sbf_compact_validate(buf, len, v);
 	st = check_prefix(buf, len, v, &total, true);
 	if (st != SBF_OK)
 		return st;
@@ -367,6 +369,8 @@ sbf_parse_prefix(const uint8_t *buf, size_t avail, size_t total_len, SbfView *v)
 		return SBF_E_LENGTH;
 	if (avail > total_len)
 		avail = total_len;
+	if (sbf_bytes_compact(buf, avail))
+		return sbf_compact_parse_view(buf, avail, total_len, v);
 	st = check_prefix(buf, avail, v, &total, false);
 	if (st != SBF_OK)
 		return st;
@@ -438,6 +442,8 @@ sbf_contains_hash(const SbfView *v, uint64_t h)
 		(void) sbf_exact_search(v, h, &found);
 		return found;
 	}
+	if (sbf_is_compact(v))
+		return sbf_compact_view_has(v, h);
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 		if (sbf_dir_has(v->buf, &e, h))
@@ -473,7 +479,8 @@ sbf_count_contained(const SbfView *v, const uint64_t *h, size_t n)
 	 * the exact form is a sorted array: each lookup a binary search; bit
 	 * arrays that fit the caches gain nothing from prefetching
 	 */
-	if (sbf_is_exact(v) || v->hll_offset - v->bits_offset <= SBF_CACHED_BITS)
+	if (sbf_is_exact(v) || sbf_is_compact(v) ||
+		v->hll_offset - v->bits_offset <= SBF_CACHED_BITS)
 	{
 		for (i = 0; i < n; i++)
 			found += sbf_contains_hash(v, h[i]) ? 1 : 0;
@@ -517,6 +524,8 @@ sbf_cardinality_parts(const SbfView *v, const uint8_t *hll)
 {
 	if (sbf_is_exact(v))
 		return (double) v->nhashes;
+	if (sbf_is_compact(v))
+		return (double) v->nfp;
 	if (!sbf_cardinality_needs_hll(v))
 		return sbf_directory_count(v);
 	return sbf_hll_cardinality_parts(v, hll);
@@ -563,6 +572,9 @@ fpr_of_fills(const SbfView *v, bool expected)
 	SbfDirEntry e;
 
 	/* the exact form has no false positives; nsegments is 0 */
+	if (sbf_is_compact(v))
+		return sbf_compact_view_rate(v, expected ? SBF_COMPACT_RATE_EXPECTED :
+									 SBF_COMPACT_RATE_CURRENT);
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 	{
@@ -590,7 +602,7 @@ sbf_expected_fpr(const SbfView *v)
 double
 sbf_hll_cardinality(const SbfView *v)
 {
-	return sbf_hll_cardinality_parts(v, sbf_is_exact(v) ? NULL :
+	return sbf_hll_cardinality_parts(v, sbf_is_exact(v) || sbf_is_compact(v) ? NULL :
 									 v->buf + v->hll_offset);
 }
 
@@ -600,6 +612,8 @@ sbf_hll_cardinality_parts(const SbfView *v, const uint8_t *hll)
 {
 	if (sbf_is_exact(v))
 		return (double) v->nhashes;
+	if (sbf_is_compact(v))
+		return (double) v->nfp;
 	return sbf_hll_estimate(hll, v->hll_bytes,
 							(v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p);
 }
@@ -636,6 +650,8 @@ sbf_fpr_bound(const SbfView *v)
 	SbfDirIter	it;
 	SbfDirEntry e;
 
+	if (sbf_is_compact(v))
+		return sbf_compact_view_rate(v, SBF_COMPACT_RATE_BOUND);
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 		sum += e.error;
@@ -646,6 +662,10 @@ sbf_fpr_bound(const SbfView *v)
 void
 sbf_filter_view(const SbfFilter *f, SbfView *v)
 {
+	/* a compact value a writer made: its header is checked by its writer */
+	if (sbf_bytes_compact(SBF_PAYLOAD(f), f->len) &&
+		sbf_compact_parse_view(SBF_PAYLOAD(f), f->len, f->len, v) == SBF_OK)
+		return;
 	read_header(SBF_PAYLOAD(f), v);
 	v->len = f->len;
 	v->hll_offset = f->len - v->hll_bytes;

@@ -225,4 +225,37 @@ extern SbfStatus sbf_compact_expand(const struct SbfCompactView *cv, SbfFilter *
 /* Builds a view over a mutable filter's current payload (no validation). */
 extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
 
+/*
+ * The compact form as a view (sbf_compact_value.c; docs/format5.md, 3).
+ * sbf_bytes_compact: whether bytes are labelled so (version 5, flag
+ * COMPACT).  sbf_compact_validate: the validator's branch (sbf_compact_check,
+ * and b above the default HyperLogLog precision, so that every such value
+ * has a segmented form).  sbf_compact_parse_view: the stored reader's
+ * (sbf_compact_parse), needing the whole value (SBF_E_TRUNCATED when avail
+ * is short).  Its lookups read the code's bytes; the rates are n / 2^b
+ * (expected), distinct fingerprints / 2^b (current) and capacity / 2^b
+ * (bound).  sbf_view_expand: its segmented form (sbf_compact_expand), what
+ * every writer starts from; sbf_views_expand: a union's inputs so, each
+ * compact one built into tmp[i] (freed with sbf_expanded_free).
+ */
+typedef enum SbfCompactRate
+{
+	SBF_COMPACT_RATE_EXPECTED,
+	SBF_COMPACT_RATE_CURRENT,
+	SBF_COMPACT_RATE_BOUND
+} SbfCompactRate;
+
+extern bool sbf_bytes_compact(const uint8_t *buf, size_t len);
+extern SbfStatus sbf_compact_validate(const uint8_t *buf, size_t len, SbfView *v);
+extern SbfStatus sbf_compact_parse_view(const uint8_t *buf, size_t avail,
+										size_t total_len, SbfView *v);
+extern void sbf_view_compact(const SbfView *v, struct SbfCompactView *cv);
+extern bool sbf_compact_view_has(const SbfView *v, uint64_t h);
+extern double sbf_compact_view_rate(const SbfView *v, SbfCompactRate which);
+extern SbfStatus sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
+								 const SbfAllocator *a);
+extern SbfStatus sbf_views_expand(const SbfView *in, uint32_t n, SbfView *out,
+								  SbfFilter *tmp, const SbfAllocator *a);
+extern void sbf_expanded_free(SbfFilter *tmp, uint32_t n);
+
 #endif							/* SBF_PLAIN_H */

@@ -4,7 +4,9 @@
  *	  then every lookup probes from the plan.  Formats: docs/format.md (1-3)
  *	  and docs/format4.md (4).
  */
+#include "sbf_compact.h"
 #include "sbf_dir.h"
+#include "sbf_plain.h"
 #include "sbf_plan.h"
 #include "sbf_window_int.h"
 
@@ -197,6 +199,56 @@ build_plain(const uint8_t *buf, size_t len, const SbfVersion *ver,
 }
 
 /*
+ * The compact form (docs/format5.md, 3): its header (sbf_compact_parse:
+ * fields in range, the code exactly the rest), then one segment of the
+ * compact kind over its code, decoded as a plain value's compact segment
+ * is (the whole value then its key), else read from its bytes (the key its
+ * header).
+ */
+static SbfStatus
+build_compact(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **out)
+{
+	SbfCompactView cv;
+	SbfPlanSeg *s;
+	SbfPlan    *p;
+	size_t		head;
+	bool		decode;
+	SbfStatus	st = sbf_compact_parse(buf, len, &cv);
+
+	if (st != SBF_OK)
+		return st;
+	head = (size_t) (cv.code - buf);
+	decode = cv.shape.n <= SBF_PLAN_DECODE_MAX && cv.code_len <= SBF_PLAN_KEY_DATA_MAX;
+	p = plan_alloc(buf, len, decode ? len : head, 1, sizeof(SbfPlanSeg),
+				   decode ? (size_t) cv.shape.n * sizeof(uint64_t) : 0, a);
+	if (p == NULL)
+		return SBF_E_NOMEM;
+	p->form = SBF_PLAN_PLAIN;
+	p->nseg = 1;
+	p->seg = s = (SbfPlanSeg *) ((uint8_t *) p + align16(sizeof(SbfPlan)));
+	memset(s, 0, sizeof(*s));
+	s->off = head;
+	s->data = cv.code;
+	s->bytes = cv.code_len;
+	s->g.kind = SBF_KIND_COMPACT;
+	s->g.size = cv.shape.n;
+	s->g.width = (uint8_t) cv.shape.b;
+	s->ops = sbf_kind_ops(SBF_KIND_COMPACT);
+	if (decode)
+	{
+		s->keys = (const uint64_t *) ((uint8_t *) s + align16(sizeof(SbfPlanSeg)));
+		st = s->ops->decode(&s->g, s->data, (uint64_t *) s->keys, a);
+		if (st != SBF_OK)
+		{
+			sbf_plan_free(p, a);
+			return st;
+		}
+	}
+	*out = p;
+	return SBF_OK;
+}
+
+/*
  * The windowed form: sbf_win_parse (header and directory in range, ages
  * below B and ascending, exact length), then the segments into chunks.
  */
@@ -249,6 +301,8 @@ sbf_plan_build(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **
 		return SBF_E_LENGTH;
 	if (sbf_is_window(buf, len))
 		st = build_window(buf, len, a, out);
+	else if (sbf_bytes_compact(buf, len))
+		st = build_compact(buf, len, a, out);
 	else
 	{
 		if (len < SBF_HEADER_BYTES)

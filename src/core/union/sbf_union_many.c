@@ -124,7 +124,7 @@ union_of_copies(const SbfView *in, uint32_t n, const SbfUnionSpec *spec)
 	if (n < 2 || !spec->merge ||
 		(spec->error_rate > 0.0 && spec->error_rate != in[0].error_rate))
 		return false;
-	if (!sbf_is_exact(&in[0]) &&
+	if (!sbf_is_exact(&in[0]) && !sbf_is_compact(&in[0]) &&
 		(!sbf_version_v4_layout(in[0].version) ||
 		 (in[0].flags & SBF_FLAG_WINDOWED) != 0))
 		return false;
@@ -133,6 +133,32 @@ union_of_copies(const SbfView *in, uint32_t n, const SbfUnionSpec *spec)
 			memcmp(in[i].buf, in[0].buf, in[0].len) != 0)
 			return false;
 	return true;
+}
+
+/*
+ * The union of n views some of which are compact: of their segmented forms
+ * (sbf_views_expand), the compact segments appended as every union appends
+ * them.
+ */
+static SbfStatus
+union_expanded(SbfFilter *out, const SbfView *in, uint32_t n,
+			   const SbfUnionSpec *spec, double *bound, size_t prefix,
+			   const SbfAllocator *a)
+{
+	SbfView    *v = a->alloc((size_t) n * sizeof(SbfView), a->ctx);
+	SbfFilter  *tmp = a->alloc((size_t) n * sizeof(SbfFilter), a->ctx);
+	SbfStatus	st = SBF_E_NOMEM;
+
+	if (v != NULL && tmp != NULL)
+	{
+		st = sbf_views_expand(in, n, v, tmp, a);
+		if (st == SBF_OK)
+			st = sbf_union_many(out, v, n, spec, bound, prefix, a);
+		sbf_expanded_free(tmp, n);
+	}
+	sbf_free(a, v);
+	sbf_free(a, tmp);
+	return st;
 }
 
 /*
@@ -164,6 +190,9 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 		st = sbf_copy(&u, &in[0], prefix, 0, a);
 		return st != SBF_OK ? st : union_finish(out, &u, &in[0], spec, bound);
 	}
+	for (i = 0; i < n; i++)
+		if (sbf_is_compact(&in[i]))
+			return union_expanded(out, in, n, spec, bound, prefix, a);
 	for (i = 0; i < n; i++)
 		if (sbf_is_exact(&in[i]))
 			nexact++;

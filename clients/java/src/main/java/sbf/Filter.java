@@ -6,12 +6,12 @@ import java.util.Base64;
 
 /**
  * A scalablebloom value read from its bytes (what {@code f::bytea} gives): every form the
- * server reads (formats 1-5: segmented, the exact form, windowed; the segment kinds bloom,
- * blocked, fused and compact), fully validated by {@link #fromBytes(byte[])}. Immutable and safe
- * to share between threads. The format is docs/format.md, docs/format4.md and
- * docs/format5.md (section 5); the answers are the server's: {@code contains} is
- * {@code f @> x}, {@code matches} is {@code sbf_matches}, {@code cardinality} is {@code # f},
- * {@code info} is {@code sbf_info(f)}.
+ * server reads (formats 1-5: segmented, the exact form, windowed, version 5's compact form;
+ * the segment kinds bloom, blocked, fused and compact), fully validated by
+ * {@link #fromBytes(byte[])}. Immutable and safe to share between threads. The format is
+ * docs/format.md, docs/format4.md and docs/format5.md (sections 3 and 5); the answers are
+ * the server's: {@code contains} is {@code f @> x}, {@code matches} is {@code sbf_matches},
+ * {@code cardinality} is {@code # f}, {@code info} is {@code sbf_info(f)}.
  */
 public final class Filter {
     /** The longest value that comes in (SBF_MAX_BYTES: its text form fits a 1 GB string). */
@@ -33,6 +33,8 @@ public final class Filter {
     int hllBytes;
     /* the exact form */
     long[] hashes;
+    /* the compact form (version 5, flag bit 6): its fingerprints; null for every other form */
+    Ef ef;
     long firstCapacity;
     double firstError;
     /* segments (plain, or windowed in directory order) */
@@ -69,6 +71,8 @@ public final class Filter {
         byte[] b = bytes.clone();
         if (b.length >= 1 && (b[0] == 3 || (b[0] == 4 && b.length >= 2 && (b[1] & 0x80) != 0)))
             return Window.parse(b);
+        if (Compact.is(b))
+            return Compact.parse(b);
         return Plain.parse(b);
     }
 

@@ -4,7 +4,9 @@ package sbf;
  * Plain values: formats 1, 2 (segmented or the exact form), 4 without flag bit 7 and 5
  * (docs/format.md "Plain filters", docs/format4.md section 2, docs/format5.md section 5: version
  * 4's layout whose directory also admits compact segments, and holds at least one): the
- * validator, lookups, the count and sbf_info.
+ * validator, lookups, the count and sbf_info. Version 5's compact form (flag bit 6) is
+ * validated by {@link Compact}; its lookups, count and sbf_info are answered here too, as the
+ * core's view answers them.
  */
 final class Plain {
     private Plain() {
@@ -177,6 +179,8 @@ final class Plain {
     }
 
     static boolean contains(Filter f, long h) {
+        if (f.ef != null)
+            return Compact.contains(f, h);
         if (f.exact)
             return search(f.hashes, h) >= 0;
         byte[] b = f.buf;
@@ -206,6 +210,8 @@ final class Plain {
     static String countSource(Filter f) {
         if (f.exact)
             return "exact";
+        if (f.ef != null)
+            return "fingerprints";
         if (f.version == 1 || (f.flags & F_OVERLAP) != 0)
             return "hll";
         return "directory";
@@ -219,6 +225,8 @@ final class Plain {
         switch (countSource(f)) {
             case "exact":
                 return f.hashes.length;
+            case "fingerprints":
+                return (double) f.ef.n;
             case "hll":
                 return hllEstimate(f);
             default:
@@ -261,6 +269,8 @@ final class Plain {
     }
 
     static double fprBound(Filter f) {
+        if (f.ef != null)
+            return Compact.fprBound(f);
         double sum = 0.0;
         if (f.segs != null)
             for (Seg s : f.segs)
@@ -269,6 +279,8 @@ final class Plain {
     }
 
     static double expectedFpr(Filter f) {
+        if (f.ef != null)
+            return Compact.expectedFpr(f);
         double pass = 1.0;
         if (f.segs != null)
             for (Seg s : f.segs) {
@@ -285,18 +297,23 @@ final class Plain {
         j.append(", \"growth\": ").append(f.growth).append(", \"tightening\": ");
         Json.num(j, f.tightening);
         j.append(", \"capacity\": ").append(Long.toUnsignedString(f.capacity));
+        /* the exact and compact forms hold no HyperLogLog */
+        boolean noHll = f.exact || f.ef != null;
         j.append(", \"hll\": {\"precision\": ").append(f.hllP).append(", \"form\": \"")
-            .append(f.exact ? "none" : (f.flags & F_DENSE) != 0 ? "dense" : "sparse")
-            .append("\", \"bytes\": ").append(f.exact ? 0 : f.hllBytes);
-        if (!f.exact)
+            .append(noHll ? "none" : (f.flags & F_DENSE) != 0 ? "dense" : "sparse")
+            .append("\", \"bytes\": ").append(noHll ? 0 : f.hllBytes);
+        if (!noHll)
             j.append(", \"estimate\": ").append(Json.rounded(hllEstimate(f)));
-        j.append("}, \"form\": \"").append(f.exact ? "exact" : "segments").append('"');
+        j.append("}, \"form\": \"").append(f.exact ? "exact" : f.ef != null ? "compact" : "segments").append('"');
         if (f.exact) {
             j.append(", \"hashes\": ").append(f.hashes.length).append(", \"first_segment\": {\"capacity\": ")
                 .append(Long.toUnsignedString(f.firstCapacity)).append(", \"error_rate\": ");
             Json.num(j, f.firstError);
             j.append('}');
         }
+        if (f.ef != null)
+            j.append(", \"fingerprints\": ").append(f.ef.n).append(", \"fingerprint_bits\": ").append(f.ef.b)
+                .append(", \"low_bits\": ").append(f.ef.low);
         if ((f.flags & F_CHAIN) != 0)
             j.append(", \"continues_chain\": true");
         j.append(", \"count_source\": \"").append(countSource(f)).append('"');

@@ -1,0 +1,161 @@
+package sbf;
+
+/**
+ * The compact form (docs/format5.md, section 3): version 5 with flag bit 6 (COMPACT), one
+ * complete set stored as its elements' b-bit fingerprints (the low b bits of each hash), sorted,
+ * in Elias-Fano form ({@link Ef}), behind a header of 14 to 36 bytes; no segments and no
+ * HyperLogLog. Layout (little-endian; LEB128 unsigned, in its shortest form):
+ *
+ * <pre>
+ *   0   1   version = 5
+ *   1   1   flags: 0x40 COMPACT (set), 0x20 PARAMS, 0x04 OVERLAP; every other bit 0
+ *   2   1   b, fingerprint bits, 1..63 (and, the server's rule, above 9)
+ *   3   1   L, low bits: Ef.lowBits(n, b)
+ *   4   8   error_rate e, 0 &lt; e &lt; 0.5
+ *   12  ..  n (LEB128), 1..2^32
+ *   ..  ..  capacity (LEB128), n &lt;= capacity, capacity / 2^b &lt;= e
+ *   ..  10  if PARAMS: growth (2 bytes, 1..16) and tightening (8, 0 &lt; r &lt;= 1), not both
+ *           the defaults 2 and 0.9
+ *   ..  ..  the Elias-Fano code of the n ascending fingerprints, and nothing after it
+ * </pre>
+ *
+ * The validator is the core's sbf_compact_check (src/core/compact/sbf_compact.c) with the
+ * stored value's rule b &gt; 9 (sbf_compact_value.c: every stored compact value has a segmented
+ * form, whose HyperLogLog takes precision 9 from the fingerprints). A hash matches when its
+ * fingerprint is in the set; {@code # f} is n (exact unless OVERLAP); the rate bound is
+ * capacity / 2^b, the expected rate n / 2^b, the current rate the distinct fingerprints / 2^b.
+ */
+final class Compact {
+    private Compact() {
+    }
+
+    static final int VERSION = 5;
+    static final int F_OVERLAP = 0x04;
+    static final int F_PARAMS = 0x20;
+    static final int F_COMPACT = 0x40;
+    /** The fixed fields before n; n and the capacity take 1 to 10 bytes each. */
+    static final int FIXED = 12;
+    static final int PARAMS_BYTES = 10;
+    static final int LEB_MAX_BYTES = 10;
+    /** The HyperLogLog precision of a compact value (its segmented form's): b must be above it. */
+    static final int HLL_P = 9;
+    static final int DEFAULT_GROWTH = 2;
+    static final double DEFAULT_TIGHTENING = 0.9;
+    static final int MAX_GROWTH = 16;
+
+    private static MalformedFilterException bad(String why) {
+        return new MalformedFilterException(why);
+    }
+
+    /** Whether the bytes are in the compact form (then only {@link #parse} reads them). */
+    static boolean is(byte[] b) {
+        return b.length >= 2 && b[0] == VERSION && (b[1] & F_COMPACT) != 0;
+    }
+
+    /**
+     * A LEB128 number at b[at[0]..] in its shortest form (leb_get): at most 10 bytes, none past
+     * 2^64 - 1, no final zero byte after the first; at[0] moves past it.
+     */
+    static long leb(byte[] b, int[] at) throws MalformedFilterException {
+        long v = 0;
+        int off = at[0];
+        for (int i = 0; i < LEB_MAX_BYTES && off + i < b.length; i++) {
+            int c = b[off + i] & 0xFF;
+            if (i == LEB_MAX_BYTES - 1 && c > 1)
+                throw bad("LEB128 number past 64 bits");
+            v |= (long) (c & 0x7F) << (7 * i);
+            if ((c & 0x80) == 0) {
+                if (c == 0 && i > 0)
+                    throw bad("LEB128 number not in its shortest form");
+                at[0] = off + i + 1;
+                return v;
+            }
+        }
+        throw bad("truncated LEB128 number");
+    }
+
+    /** The rules on the header's numbers (check_numbers). */
+    private static boolean numbersOk(long n, int bits, double e, long capacity, int growth, double tightening) {
+        if (n < 1 || n > Ef.MAX_N || bits < 1 || bits > Ef.MAX_BITS)
+            return false;
+        if (!(e > 0.0 && e < 0.5) || Long.compareUnsigned(capacity, n) < 0)
+            return false;
+        /* the rate bound: capacity / 2^b <= e, in doubles (scalb is exact here) */
+        if (!(Le.udouble(capacity) <= Math.scalb(e, bits)))
+            return false;
+        return growth >= 1 && growth <= MAX_GROWTH && tightening > 0.0 && tightening <= 1.0;
+    }
+
+    /** Reads a compact value, checking every rule of the layout and its code. */
+    static Filter parse(byte[] b) throws MalformedFilterException {
+        if (b.length < FIXED + 2)
+            throw bad("short buffer");
+        if (b[0] != VERSION)
+            throw bad("unknown version " + (b[0] & 0xFF));
+        int flags = b[1] & 0xFF;
+        if ((flags & F_COMPACT) == 0 || (flags & ~(F_COMPACT | F_PARAMS | F_OVERLAP)) != 0)
+            throw bad("unknown flag bits");
+        int bits = b[2] & 0xFF;
+        double e = Le.f64(b, 4);
+        int[] at = {FIXED};
+        long n = leb(b, at);
+        long capacity = leb(b, at);
+        int growth = DEFAULT_GROWTH;
+        double tightening = DEFAULT_TIGHTENING;
+        if ((flags & F_PARAMS) != 0) {
+            if (b.length - at[0] < PARAMS_BYTES)
+                throw bad("truncated parameters");
+            growth = Le.u16(b, at[0]);
+            tightening = Le.f64(b, at[0] + 2);
+            at[0] += PARAMS_BYTES;
+            /* the defaults are written without PARAMS: one code a value */
+            if (growth == DEFAULT_GROWTH && tightening == DEFAULT_TIGHTENING)
+                throw bad("PARAMS holding the defaults");
+        }
+        if (!numbersOk(n, bits, e, capacity, growth, tightening))
+            throw bad("parameter out of range");
+        if (bits <= HLL_P)
+            throw bad("fingerprint bits not above the HyperLogLog's precision");
+        Ef ef = new Ef(n, bits);
+        if ((b[3] & 0xFF) != ef.low)
+            throw bad("low bits not those of n and b");
+        int off = at[0];
+        if (b.length - off != ef.codeBytes())
+            throw bad(b.length - off < ef.codeBytes() ? "truncated" : "length mismatch");
+        if (!ef.check(b, off))
+            throw bad("malformed fingerprint code");
+        Filter f = new Filter(b, false, false);
+        f.version = VERSION;
+        f.flags = flags;
+        f.hashId = 1;
+        f.hllP = HLL_P;
+        f.growth = growth;
+        f.tightening = tightening;
+        f.errorRate = e;
+        f.capacity = capacity;
+        f.hllOff = b.length;
+        f.hllBytes = 0;
+        f.ef = ef;
+        return f;
+    }
+
+    /** Whether hash h's fingerprint is in the value's set. */
+    static boolean contains(Filter f, long h) {
+        return f.ef.has(Ef.fingerprint(h, f.ef.b));
+    }
+
+    /** The form's rate bound (fpr_bound): capacity / 2^b. */
+    static double fprBound(Filter f) {
+        return Math.scalb(Le.udouble(f.capacity), -f.ef.b);
+    }
+
+    /** The expected rate (fpr_estimate): n / 2^b. */
+    static double expectedFpr(Filter f) {
+        return Math.scalb((double) f.ef.n, -f.ef.b);
+    }
+
+    /** The current rate (sbf_current_fpr): the distinct fingerprints / 2^b. */
+    static double currentFpr(Filter f) {
+        return Math.scalb((double) f.ef.distinct, -f.ef.b);
+    }
+}

@@ -1,0 +1,70 @@
+-- sbf_compact: the compact form (docs/format5.md, section 3): version 5
+-- with flag bit 6, one complete set as its elements' sorted fingerprints,
+-- no HyperLogLog.  No writer of this release makes it from elements, so the
+-- values come in as text: test/kit/format5_values.tsv's cases 7 (the 30
+-- texts 'c5v:1' .. 'c5v:30') and 8 (the bigint 5152), written by
+-- test/kit/kit_v5.c with the form's writer.  They read, answer and are
+-- described; an add of a member keeps the bytes, any other write works on
+-- the segmented form of version 5 that answers the same; malformed ones are
+-- refused.
+
+SELECT 'sbf1:BUAMB3sUrkfheoQ/Hh42NE/AtGS7FZyTLj4+sk+uYb0L8Xah3sF92QT/Wd0wp7m/Ag=='::scalablebloom AS c \gset
+SELECT 'sbf1:BUAKCXsUrkfheoQ/AQECQAA='::scalablebloom AS one \gset
+
+-- what they are: 53 and 21 bytes, # exact, the bound capacity / 2^b
+SELECT sbf_info(:'c') AS info;
+SELECT pg_column_size(:'c'::scalablebloom) AS bytes_30,
+	   pg_column_size(:'one'::scalablebloom) AS bytes_1,
+	   # :'c'::scalablebloom AS count_30, # :'one'::scalablebloom AS count_1,
+	   (sbf_info(:'c')->>'fpr_bound')::float8 = 30.0 / 2 ^ 12 AS bound_is_n_over_2_to_the_b;
+
+-- every member found, one by one and in a batch; absent ones within the bound
+SELECT bool_and(:'c'::scalablebloom @> ('c5v:' || i)) AS members_found,
+	   sbf_matches(:'c', ARRAY(SELECT 'c5v:' || i FROM generate_series(1, 30) i)) AS matched
+FROM generate_series(1, 30) i;
+SELECT :'one'::scalablebloom @> 5152::bigint AS bigint_found,
+	   :'one'::scalablebloom @> 5153::bigint AS other_bigint;
+SELECT count(*) FILTER (WHERE :'c'::scalablebloom @> ('absent:' || i)) <= 250 AS absent_within_bound
+FROM generate_series(1, 20000) i;
+
+-- stored in a table and read back, through bytea and text, byte for byte
+CREATE TEMP TABLE compact_t (id int, f scalablebloom);
+INSERT INTO compact_t VALUES (1, :'c'), (2, :'one');
+SELECT id, f::text = CASE id WHEN 1 THEN :'c' ELSE :'one' END AS same_text,
+	   f::bytea::scalablebloom = f AS bytea_round_trip,
+	   f @> CASE id WHEN 1 THEN 'c5v:7' ELSE NULL END AS member
+FROM compact_t ORDER BY id;
+
+-- an add of a member keeps the bytes; a new element makes the segmented
+-- form of version 5 (the compact segment first), every element found
+SELECT sbf_add(:'c'::scalablebloom, 'c5v:7')::text = :'c' AS member_add_keeps_bytes;
+SELECT sbf_info(f)->>'version' AS version, sbf_info(f)->>'form' AS form,
+	   (SELECT string_agg(s->>'kind', ',') FROM jsonb_array_elements(sbf_info(f)->'segments') s) AS kinds,
+	   sbf_matches(f, ARRAY(SELECT 'c5v:' || i FROM generate_series(1, 30) i)) AS old_members,
+	   sbf_matches(f, ARRAY(SELECT 'new:' || i FROM generate_series(1, 500) i)) AS new_members,
+	   # f AS count
+FROM (SELECT sbf_add(:'c'::scalablebloom, ARRAY(SELECT 'new:' || i FROM generate_series(1, 500) i)) AS f) s;
+
+-- unions: of copies, the value itself; with a version-4 value, version 5
+-- with both sets; in an aggregate, the same answers
+SELECT (:'c'::scalablebloom || :'c'::scalablebloom)::text = :'c' AS union_of_copies;
+SELECT sbf_info(u)->>'version' AS version,
+	   sbf_matches(u, ARRAY(SELECT 'c5v:' || i FROM generate_series(1, 30) i)) AS compact_members,
+	   sbf_matches(u, ARRAY(SELECT 'v4:' || i FROM generate_series(1, 500) i)) AS v4_members
+FROM (SELECT sbf_union(:'c'::scalablebloom, (SELECT sbf_agg('v4:' || i) FROM generate_series(1, 500) i), 0.05) AS u) s;
+SELECT sbf_info(u)->>'version' AS version,
+	   sbf_matches(u, ARRAY(SELECT 'c5v:' || i FROM generate_series(1, 30) i)) AS compact_members,
+	   u @> 5152::bigint AS bigint_member
+FROM (SELECT sbf_union_agg(f, 0.05) AS u FROM compact_t) s;
+
+-- a delta continues the chain of its segmented form: empty, CHAIN set
+SELECT # d AS count, sbf_info(d)->>'continues_chain' AS continues_chain
+FROM (SELECT sbf_delta(:'c'::scalablebloom) AS d) s;
+
+-- refused: a flag the form does not have, 9 fingerprint bits, one byte short
+SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
+	set_byte(:'c'::scalablebloom::bytea, 1, 65)));
+SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
+	set_byte(:'c'::scalablebloom::bytea, 2, 9)));
+SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
+	substring(:'c'::scalablebloom::bytea FROM 1 FOR 48)));

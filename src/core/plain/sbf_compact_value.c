@@ -1,0 +1,162 @@
+/*
+ * sbf_compact_value.c
+ *	  The compact form (docs/format5.md, section 3: version 5 with flag
+ *	  COMPACT, one complete set as its sorted fingerprints) read as an
+ *	  SbfView: the validator's branch for it and the stored reader's, its
+ *	  lookups and rates, and the segmented value of version 5 that answers
+ *	  the same, where every writer starts from (sbf_compact_expand).
+ *
+ *	  A view of the compact form has no segments and no HyperLogLog
+ *	  (nsegments and hll_bytes 0), hash XXH3, HyperLogLog precision the
+ *	  default (the one its segmented form takes), and its code from
+ *	  bits_offset to len; nfp, fp_bits and fp_low are its shape.
+ */
+#include <math.h>
+
+#include "sbf_compact.h"
+#include "sbf_internal.h"
+#include "sbf_plain.h"
+
+bool
+sbf_bytes_compact(const uint8_t *buf, size_t len)
+{
+	return len >= 2 && buf[0] == SBF_FORMAT_V5 && (buf[1] & SBF_FLAG_COMPACT) != 0;
+}
+
+/* The view of a parsed compact value over buf[0..len). */
+static SbfStatus
+fill_view(const SbfCompactView *cv, const uint8_t *buf, size_t len, SbfView *v)
+{
+	/* every stored compact value has a segmented form (its HyperLogLog) */
+	if (cv->shape.b <= SBF_HLL_P_DEFAULT)
+		return SBF_E_PARAM;
+	memset(v, 0, sizeof(*v));
+	v->buf = buf;
+	v->len = len;
+	v->version = SBF_FORMAT_V5;
+	v->flags = cv->flags;
+	v->hash_id = SBF_HASH_XXH3;
+	v->hll_p = SBF_HLL_P_DEFAULT;
+	v->growth = cv->growth;
+	v->error_rate = cv->error_rate;
+	v->tightening = cv->tightening;
+	v->capacity = cv->capacity;
+	v->bits_offset = (size_t) (cv->code - buf);
+	v->hll_offset = len;
+	v->nfp = cv->shape.n;
+	v->fp_bits = (uint8_t) cv->shape.b;
+	v->fp_low = (uint8_t) cv->shape.L;
+	return SBF_OK;
+}
+
+SbfStatus
+sbf_compact_validate(const uint8_t *buf, size_t len, SbfView *v)
+{
+	SbfCompactView cv;
+	SbfStatus	st = sbf_compact_check(buf, len, &cv);
+
+	return st != SBF_OK ? st : fill_view(&cv, buf, len, v);
+}
+
+SbfStatus
+sbf_compact_parse_view(const uint8_t *buf, size_t avail, size_t total_len,
+					   SbfView *v)
+{
+	SbfCompactView cv;
+	SbfStatus	st;
+
+	/* read whole: its header's length is not fixed and its code is small */
+	if (avail < total_len)
+		return SBF_E_TRUNCATED;
+	st = sbf_compact_parse(buf, total_len, &cv);
+	return st != SBF_OK ? st : fill_view(&cv, buf, total_len, v);
+}
+
+void
+sbf_view_compact(const SbfView *v, SbfCompactView *cv)
+{
+	memset(cv, 0, sizeof(*cv));
+	cv->flags = v->flags;
+	cv->error_rate = v->error_rate;
+	cv->capacity = v->capacity;
+	cv->growth = v->growth;
+	cv->tightening = v->tightening;
+	(void) sbf_ef_shape(v->nfp, v->fp_bits, &cv->shape);
+	cv->code = v->buf + v->bits_offset;
+	cv->code_len = v->len - v->bits_offset;
+}
+
+bool
+sbf_compact_view_has(const SbfView *v, uint64_t h)
+{
+	SbfEfShape	s;
+
+	(void) sbf_ef_shape(v->nfp, v->fp_bits, &s);
+	return sbf_ef_has_bytes(&s, v->buf + v->bits_offset,
+							sbf_ef_fingerprint(h, v->fp_bits));
+}
+
+double
+sbf_compact_view_rate(const SbfView *v, SbfCompactRate which)
+{
+	SbfEfShape	s;
+
+	switch (which)
+	{
+		case SBF_COMPACT_RATE_EXPECTED:
+			return ldexp((double) v->nfp, -(int) v->fp_bits);
+		case SBF_COMPACT_RATE_CURRENT:
+			(void) sbf_ef_shape(v->nfp, v->fp_bits, &s);
+			return ldexp((double) sbf_ef_distinct(&s, v->buf + v->bits_offset),
+						 -(int) v->fp_bits);
+		case SBF_COMPACT_RATE_BOUND:
+			break;
+	}
+	return ldexp((double) v->capacity, -(int) v->fp_bits);
+}
+
+SbfStatus
+sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
+				const SbfAllocator *a)
+{
+	SbfCompactView cv;
+
+	sbf_view_compact(v, &cv);
+	return sbf_compact_expand(&cv, f, prefix, a);
+}
+
+/*
+ * The views in[0..n) with every compact one replaced by its segmented form
+ * (built into tmp[i], which the caller frees with sbf_expanded_free):
+ * what a union reads.
+ */
+SbfStatus
+sbf_views_expand(const SbfView *in, uint32_t n, SbfView *out, SbfFilter *tmp,
+				 const SbfAllocator *a)
+{
+	uint32_t	i;
+	SbfStatus	st;
+
+	for (i = 0; i < n; i++)
+		sbf_filter_start(&tmp[i], 0, a);
+	for (i = 0; i < n; i++)
+	{
+		out[i] = in[i];
+		if (!sbf_is_compact(&in[i]))
+			continue;
+		st = sbf_view_expand(&in[i], &tmp[i], 0, a);
+		if (st != SBF_OK)
+			return st;
+		sbf_filter_view(&tmp[i], &out[i]);
+	}
+	return SBF_OK;
+}
+
+void
+sbf_expanded_free(SbfFilter *tmp, uint32_t n)
+{
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+		sbf_filter_free(&tmp[i]);
+}
