@@ -168,6 +168,12 @@ SELECT name, w, true, x, false FROM bases,
 		('n_not_shortest', substring(b FROM 1 FOR 12) || set_byte('\x8000'::bytea, 0, get_byte(b, 12) | 128) || substring(b FROM 14)),
 		('high_area_bit', pg_temp.setb(b, 14, get_byte(b, 14) # 128))) t(w, x)
 WHERE compact AND get_byte(b, 12) < 128 AND get_byte(b, 13) < 128 AND fl & 32 = 0;
+-- the layout kept in every rule, b = 9 (two texts at 1%): refused by the
+-- server's own rule b > 9 alone (every stored compact value has a
+-- segmented form)
+INSERT INTO cand
+SELECT 'v5_value_30_text', 'fingerprint_bits_9_layout_valid', true,
+	   '\x054009087b14ae47e17a843f020206c7d7'::bytea, false;
 INSERT INTO cand
 SELECT name, 'params_the_defaults', true,
 	   pg_temp.put(pg_temp.put(b, 16, '\x0200'), 18, '\xcdccccccccccec3f'::bytea), false

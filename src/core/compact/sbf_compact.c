@@ -208,21 +208,6 @@ read_header(const uint8_t *buf, size_t len, SbfCompactView *v, size_t *off)
 }
 
 SbfStatus
-sbf_compact_check(const uint8_t *buf, size_t len, SbfCompactView *v)
-{
-	size_t		off;
-	SbfStatus	st;
-
-	memset(v, 0, sizeof(*v));
-	st = read_header(buf, len, v, &off);
-	if (st != SBF_OK)
-		return st;
-	v->code = buf + off;
-	v->code_len = len - off;
-	return sbf_ef_check(&v->shape, v->code, v->code_len);
-}
-
-SbfStatus
 sbf_compact_parse(const uint8_t *buf, size_t len, SbfCompactView *v)
 {
 	size_t		off;
@@ -234,11 +219,16 @@ sbf_compact_parse(const uint8_t *buf, size_t len, SbfCompactView *v)
 		return st;
 	v->code = buf + off;
 	v->code_len = len - off;
-	if (v->code_len < sbf_ef_bytes(&v->shape))
-		return SBF_E_TRUNCATED;
-	if (v->code_len > sbf_ef_bytes(&v->shape))
-		return SBF_E_LENGTH;
-	return SBF_OK;
+	/* the code's own length check (sbf_ef_check's first) */
+	return v->code_len == sbf_ef_bytes(&v->shape) ? SBF_OK : SBF_E_LENGTH;
+}
+
+SbfStatus
+sbf_compact_check(const uint8_t *buf, size_t len, SbfCompactView *v)
+{
+	SbfStatus	st = sbf_compact_parse(buf, len, v);
+
+	return st != SBF_OK ? st : sbf_ef_check(&v->shape, v->code, v->code_len);
 }
 
 SbfStatus

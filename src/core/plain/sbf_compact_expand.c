@@ -91,3 +91,14 @@ sbf_compact_expand(const SbfCompactView *cv, SbfFilter *f, size_t prefix,
 	f->cap = (size_t) size;
 	return SBF_OK;
 }
+
+/* The segmented form of a compact view (sbf_view_compact, then the above). */
+SbfStatus
+sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
+				const SbfAllocator *a)
+{
+	SbfCompactView cv;
+
+	sbf_view_compact(v, &cv);
+	return sbf_compact_expand(&cv, f, prefix, a);
+}

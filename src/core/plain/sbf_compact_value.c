@@ -3,8 +3,8 @@
  *	  The compact form (docs/format5.md, section 3: version 5 with flag
  *	  COMPACT, one complete set as its sorted fingerprints) read as an
  *	  SbfView: the validator's branch for it and the stored reader's, its
- *	  lookups and rates, and the segmented value of version 5 that answers
- *	  the same, where every writer starts from (sbf_compact_expand).
+ *	  lookups and rates.  Writers start from its segmented form
+ *	  (sbf_view_expand, sbf_compact_expand.c).
  *
  *	  A view of the compact form has no segments and no HyperLogLog
  *	  (nsegments and hll_bytes 0), hash XXH3, HyperLogLog precision the
@@ -113,50 +113,4 @@ sbf_compact_view_rate(const SbfView *v, SbfCompactRate which)
 			break;
 	}
 	return ldexp((double) v->capacity, -(int) v->fp_bits);
-}
-
-SbfStatus
-sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
-				const SbfAllocator *a)
-{
-	SbfCompactView cv;
-
-	sbf_view_compact(v, &cv);
-	return sbf_compact_expand(&cv, f, prefix, a);
-}
-
-/*
- * The views in[0..n) with every compact one replaced by its segmented form
- * (built into tmp[i], which the caller frees with sbf_expanded_free):
- * what a union reads.
- */
-SbfStatus
-sbf_views_expand(const SbfView *in, uint32_t n, SbfView *out, SbfFilter *tmp,
-				 const SbfAllocator *a)
-{
-	uint32_t	i;
-	SbfStatus	st;
-
-	for (i = 0; i < n; i++)
-		sbf_filter_start(&tmp[i], 0, a);
-	for (i = 0; i < n; i++)
-	{
-		out[i] = in[i];
-		if (!sbf_is_compact(&in[i]))
-			continue;
-		st = sbf_view_expand(&in[i], &tmp[i], 0, a);
-		if (st != SBF_OK)
-			return st;
-		sbf_filter_view(&tmp[i], &out[i]);
-	}
-	return SBF_OK;
-}
-
-void
-sbf_expanded_free(SbfFilter *tmp, uint32_t n)
-{
-	uint32_t	i;
-
-	for (i = 0; i < n; i++)
-		sbf_filter_free(&tmp[i]);
 }

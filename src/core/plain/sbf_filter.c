@@ -598,16 +598,6 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 	return create_filter(f, &p, capacity, error, true, SBF_FLAG_CHAIN, prefix, a);
 }
 
-/* Releases a filter's memory. */
-void
-sbf_filter_free(SbfFilter *f)
-{
-	sbf_free(f->a, f->base);
-	f->base = NULL;
-	f->len = 0;
-	f->cap = 0;
-}
-
 /*
  * Builds into g the segmented value of an exact view's header holding the
  * ascending hashes h[0..n): its first segment, then one add per hash.

@@ -234,9 +234,8 @@ extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
  * (sbf_compact_parse), needing the whole value (SBF_E_TRUNCATED when avail
  * is short).  Its lookups read the code's bytes; the rates are n / 2^b
  * (expected), distinct fingerprints / 2^b (current) and capacity / 2^b
- * (bound).  sbf_view_expand: its segmented form (sbf_compact_expand), what
- * every writer starts from; sbf_views_expand: a union's inputs so, each
- * compact one built into tmp[i] (freed with sbf_expanded_free).
+ * (bound).  sbf_view_expand (sbf_compact_expand.c): its segmented form
+ * (sbf_compact_expand), what every writer starts from.
  */
 typedef enum SbfCompactRate
 {
@@ -254,8 +253,5 @@ extern bool sbf_compact_view_has(const SbfView *v, uint64_t h);
 extern double sbf_compact_view_rate(const SbfView *v, SbfCompactRate which);
 extern SbfStatus sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
 								 const SbfAllocator *a);
-extern SbfStatus sbf_views_expand(const SbfView *in, uint32_t n, SbfView *out,
-								  SbfFilter *tmp, const SbfAllocator *a);
-extern void sbf_expanded_free(SbfFilter *tmp, uint32_t n);
 
 #endif							/* SBF_PLAIN_H */

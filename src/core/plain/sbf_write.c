@@ -132,3 +132,13 @@ sbf_write_version(uint8_t *buf)
 			buf[SBF_OFF_VERSION] = SBF_FORMAT_V5;
 	}
 }
+
+/* Releases a filter's memory. */
+void
+sbf_filter_free(SbfFilter *f)
+{
+	sbf_free(f->a, f->base);
+	f->base = NULL;
+	f->len = 0;
+	f->cap = 0;
+}

@@ -136,8 +136,44 @@ union_of_copies(const SbfView *in, uint32_t n, const SbfUnionSpec *spec)
 }
 
 /*
+ * The views in[0..n) with every compact one replaced by its segmented form
+ * (built into tmp[i], which the caller frees with expanded_free):
+ * what a union reads.
+ */
+static SbfStatus
+views_expand(const SbfView *in, uint32_t n, SbfView *out, SbfFilter *tmp,
+				 const SbfAllocator *a)
+{
+	uint32_t	i;
+	SbfStatus	st;
+
+	for (i = 0; i < n; i++)
+		sbf_filter_start(&tmp[i], 0, a);
+	for (i = 0; i < n; i++)
+	{
+		out[i] = in[i];
+		if (!sbf_is_compact(&in[i]))
+			continue;
+		st = sbf_view_expand(&in[i], &tmp[i], 0, a);
+		if (st != SBF_OK)
+			return st;
+		sbf_filter_view(&tmp[i], &out[i]);
+	}
+	return SBF_OK;
+}
+
+static void
+expanded_free(SbfFilter *tmp, uint32_t n)
+{
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+		sbf_filter_free(&tmp[i]);
+}
+
+/*
  * The union of n views some of which are compact: of their segmented forms
- * (sbf_views_expand), the compact segments appended as every union appends
+ * (views_expand), the compact segments appended as every union appends
  * them.
  */
 static SbfStatus
@@ -151,10 +187,10 @@ union_expanded(SbfFilter *out, const SbfView *in, uint32_t n,
 
 	if (v != NULL && tmp != NULL)
 	{
-		st = sbf_views_expand(in, n, v, tmp, a);
+		st = views_expand(in, n, v, tmp, a);
 		if (st == SBF_OK)
 			st = sbf_union_many(out, v, n, spec, bound, prefix, a);
-		sbf_expanded_free(tmp, n);
+		expanded_free(tmp, n);
 	}
 	sbf_free(a, v);
 	sbf_free(a, tmp);
