@@ -163,11 +163,29 @@ SELECT name, w, true, x, false FROM bases,
 WHERE compact;
 INSERT INTO cand
 SELECT name, w, true, x, false FROM bases,
+	LATERAL (SELECT CASE WHEN fl & 16 <> 0 THEN 15 + 2 * get_byte(b, 14) ELSE 14 END AS hi) c,
 	LATERAL (VALUES
 		('capacity_below_n', pg_temp.setb(b, 13, get_byte(b, 12) - 1)),
 		('n_not_shortest', substring(b FROM 1 FOR 12) || set_byte('\x8000'::bytea, 0, get_byte(b, 12) | 128) || substring(b FROM 14)),
-		('high_area_bit', pg_temp.setb(b, 14, get_byte(b, 14) # 128))) t(w, x)
+		('high_area_bit', pg_temp.setb(b, hi, get_byte(b, hi) # 128))) t(w, x)
 WHERE compact AND get_byte(b, 12) < 128 AND get_byte(b, 13) < 128 AND fl & 32 = 0;
+-- the RANKS list (flag 16; its count k at byte 14 where n and capacity take
+-- a byte each and PARAMS is clear, entries of 2 bytes after it): the flag
+-- alone, k 0 and past the entries, entry 0's top bit, rank at the cap
+-- b - 8 and 57, entry 1's register equal to entry 0's
+INSERT INTO cand
+SELECT name, w, true, x, false FROM bases,
+	LATERAL (VALUES
+		('ranks_flag_clear', pg_temp.setb(b, 1, fl & ~16)),
+		('ranks_count_0', pg_temp.setb(b, 14, 0)),
+		('ranks_count_past_entries', pg_temp.setb(b, 14, 127)),
+		('ranks_top_bit', pg_temp.setb(b, 16, get_byte(b, 16) | 128)),
+		('ranks_rank_at_cap', pg_temp.setb(b, 16, (get_byte(b, 16) & 1) | (get_byte(b, 2) - 8) << 1)),
+		('ranks_rank_57', pg_temp.setb(b, 16, (get_byte(b, 16) & 1) | 57 << 1)),
+		('ranks_not_ascending', pg_temp.setb(pg_temp.setb(b, 17, get_byte(b, 15)), 18,
+											 (get_byte(b, 18) & 254) | (get_byte(b, 16) & 1)))) t(w, x)
+WHERE compact AND fl & 16 <> 0 AND fl & 32 = 0 AND get_byte(b, 12) < 128 AND
+	get_byte(b, 13) < 128 AND get_byte(b, 14) >= 2;
 -- the layout kept in every rule, b = 9 (two texts at 1%): refused by the
 -- server's own rule b > 9 alone (every stored compact value has a
 -- segmented form)

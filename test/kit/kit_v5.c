@@ -132,13 +132,15 @@ emit(int id, const char *what, const char *typ, const char *spec, const SbfFilte
 /*
  * A compact value (docs/format5.md, section 3) of n elements of one prefix
  * at e, capacity n, written by the form's writer (sbf_compact_write): b the
- * least with n / 2^b <= e, at least 10; growth and tightening as given.
+ * least with n / 2^b <= e, at least 10; growth and tightening as given;
+ * the hashes' ranks above the cap listed (RANKS, sbf_compact_ranks).
  */
 static void
 compact_value(int id, const char *what, const char *typ, const char *prefix, int n,
 			  double e, uint16_t growth, double r)
 {
-	SbfCompactParams p = {e, (uint64_t) n, growth, r, false};
+	SbfCompactParams p = {e, (uint64_t) n, growth, r, false, NULL};
+	SbfCompactRanks rk;
 	static uint64_t h[MAXN];
 	uint8_t    *buf;
 	size_t		len;
@@ -148,6 +150,8 @@ compact_value(int id, const char *what, const char *typ, const char *prefix, int
 
 	hashes(typ, prefix, 0, n, h);
 	st = sbf_compact_bits((uint64_t) n, e, SBF_HLL_P_DEFAULT, &b);
+	sbf_compact_ranks(h, (uint64_t) n, b, &rk);
+	p.ranks = &rk;
 	if (st == SBF_OK)
 		st = sbf_compact_size((uint64_t) n, b, &p, &len);
 	if (st != SBF_OK)

@@ -29,6 +29,7 @@
 static uint8_t *
 make_value(uint64_t n, int space, SbfCompactParams p, size_t *len)
 {
+	SbfCompactRanks rk;
 	uint64_t   *h = malloc(n * sizeof(uint64_t));
 	uint8_t    *buf;
 	uint64_t	i;
@@ -39,6 +40,8 @@ make_value(uint64_t n, int space, SbfCompactParams p, size_t *len)
 	for (i = 0; i < n; i++)
 		h[i] = key(space, i);
 	CHECK_ST(sbf_compact_bits(p.capacity, p.error_rate, SBF_HLL_P_DEFAULT, &b), SBF_OK);
+	sbf_compact_ranks(h, n, b, &rk);
+	p.ranks = &rk;
 	CHECK_ST(sbf_compact_size(n, b, &p, len), SBF_OK);
 	buf = malloc(*len);
 	CHECK_ST(sbf_compact_write(h, n, b, &p, buf, *len, &g_alloc), SBF_OK);
@@ -77,7 +80,7 @@ expand_answers(void)
 		for (t = 0; t < 3; t++)
 		{
 			SbfCompactParams p = {t == 1 ? 0.001 : 0.01, t == 2 ? 4 * ns[i] : 0,
-			SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false};
+			SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false, NULL};
 			size_t		len;
 			uint8_t    *buf = make_value(ns[i], 0, p, &len);
 			SbfCompactView cv;
@@ -115,7 +118,7 @@ expand_answers(void)
 static void
 expand_params_overlap(void)
 {
-	SbfCompactParams p = {0.05, 0, 3, 0.7, true};
+	SbfCompactParams p = {0.05, 0, 3, 0.7, true, NULL};
 	size_t		len;
 	uint8_t    *buf = make_value(2000, 2, p, &len);
 	SbfCompactView cv;
@@ -140,7 +143,7 @@ expand_params_overlap(void)
 static void
 expand_then_write(void)
 {
-	SbfCompactParams p = {0.01, 0, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false};
+	SbfCompactParams p = {0.01, 0, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false, NULL};
 	size_t		len;
 	uint8_t    *buf = make_value(300, 3, p, &len);
 	SbfCompactView cv;
@@ -194,7 +197,7 @@ expand_then_write(void)
 static void
 expand_refusals(void)
 {
-	SbfCompactParams p = {0.4, 0, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false};
+	SbfCompactParams p = {0.4, 0, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false, NULL};
 	uint64_t	h[2] = {key(0, 0), key(0, 1)};
 	uint8_t		buf[64];
 	size_t		len;

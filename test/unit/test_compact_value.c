@@ -31,7 +31,8 @@
 static uint8_t *
 make_value(uint64_t n, int space, double e, int hll_p, size_t *len)
 {
-	SbfCompactParams p = {e, n, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false};
+	SbfCompactParams p = {e, n, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false, NULL};
+	SbfCompactRanks rk;
 	uint64_t   *h = malloc(n * sizeof(uint64_t));
 	uint8_t    *buf;
 	uint64_t	i;
@@ -40,6 +41,8 @@ make_value(uint64_t n, int space, double e, int hll_p, size_t *len)
 	for (i = 0; i < n; i++)
 		h[i] = key(space, i);
 	CHECK_ST(sbf_compact_bits(n, e, hll_p, &b), SBF_OK);
+	sbf_compact_ranks(h, n, b, &rk);
+	p.ranks = &rk;
 	CHECK_ST(sbf_compact_size(n, b, &p, len), SBF_OK);
 	buf = malloc(*len);
 	CHECK_ST(sbf_compact_write(h, n, b, &p, buf, *len, &g_alloc), SBF_OK);

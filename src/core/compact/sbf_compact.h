@@ -13,7 +13,8 @@
  *
  *	  Layout (all fields little-endian; "LEB128" is unsigned, shortest form):
  *	    0   1   version = 5
- *	    1   1   flags: 0x40 COMPACT (set), 0x20 PARAMS, 0x04 OVERLAP; others 0
+ *	    1   1   flags: 0x40 COMPACT (set), 0x20 PARAMS, 0x10 RANKS,
+ *	            0x04 OVERLAP; others 0
  *	    2   1   b, fingerprint bits, 1..63
  *	    3   1   L, low bits: sbf_ef_low_bits(n, b)
  *	    4   8   error_rate e, 0 < e < 0.5
@@ -21,6 +22,12 @@
  *	    ..  ..  capacity (LEB128), n <= capacity, capacity <= e 2^b
  *	    ..  10  if PARAMS: growth (2 bytes, 1..SBF_MAX_GROWTH) and tightening
  *	            (8, 0 < r <= 1), not both the defaults (then PARAMS is clear)
+ *	    ..  ..  if RANKS (only where b > 9): k (LEB128, 1..512) and k entries
+ *	            of 2 bytes, register index j (bits 0-8) and rank r (bits
+ *	            9-14, bit 15 zero), j ascending, b - 8 < r <= 56, and the
+ *	            fingerprint j among the value's: the registers of the
+ *	            HyperLogLog at precision 9 whose rank the fingerprints cap
+ *	            (sbf_compact_hll); RANKS is clear when there are none
  *	    ..  ..  the Elias-Fano code of the n ascending fingerprints
  *	  and nothing after it.  A non-member matches with probability about
  *	  n / 2^b, at most capacity / 2^b <= e (the form's fpr_bound).  # is n,
@@ -36,9 +43,23 @@
 #define SBF_COMPACT_FLAG_COMPACT	SBF_FLAG_COMPACT
 #define SBF_COMPACT_FLAG_PARAMS		0x20
 #define SBF_COMPACT_FLAG_OVERLAP	0x04
+#define SBF_COMPACT_FLAG_RANKS		0x10
+/* the precision of the HyperLogLog a compact value's ranks complete */
+#define SBF_COMPACT_HLL_P			SBF_HLL_P_DEFAULT
+#define SBF_COMPACT_REGISTERS		(1 << SBF_COMPACT_HLL_P)
 /* the fixed fields; n and capacity take 1 to 10 bytes each */
 #define SBF_COMPACT_FIXED_BYTES		12
 #define SBF_COMPACT_PARAMS_BYTES	10
+
+/*
+ * The registers at precision SBF_COMPACT_HLL_P whose rank in the hashes is
+ * above the cap of their fingerprints' (b - 8): rank[j] that rank, else 0.
+ */
+typedef struct SbfCompactRanks
+{
+	uint32_t	count;			/* registers with rank[j] > 0 */
+	uint8_t		rank[SBF_COMPACT_REGISTERS];
+} SbfCompactRanks;
 
 /* What a writer is asked for beside the hashes. */
 typedef struct SbfCompactParams
@@ -48,6 +69,7 @@ typedef struct SbfCompactParams
 	uint16_t	growth;			/* for the segments that follow at capacity */
 	double		tightening;
 	bool		overlap;		/* n counts an estimate (after a union) */
+	const SbfCompactRanks *ranks;	/* NULL or none: RANKS clear */
 } SbfCompactParams;
 
 /* A checked compact value. */
@@ -59,6 +81,8 @@ typedef struct SbfCompactView
 	uint16_t	growth;
 	double		tightening;
 	SbfEfShape	shape;			/* n, b, L */
+	uint32_t	nranks;			/* entries of the RANKS list */
+	const uint8_t *ranks;		/* its first entry */
 	const uint8_t *code;		/* the Elias-Fano code */
 	size_t		code_len;
 } SbfCompactView;
@@ -71,6 +95,17 @@ typedef struct SbfCompactView
  */
 extern SbfStatus sbf_compact_bits(uint64_t capacity, double e, int hll_p, int *b);
 
+/*
+ * The ranks of the n hashes h above the cap of b-bit fingerprints, into *r
+ * (none where b <= SBF_COMPACT_HLL_P): what a writer given the hashes
+ * passes, so that the value's HyperLogLog is theirs exactly.
+ */
+extern void sbf_compact_ranks(const uint64_t *h, uint64_t n, int b,
+							  SbfCompactRanks *r);
+
+/* The ranks list of a checked value as sbf_compact_ranks gives it. */
+extern void sbf_compact_view_ranks(const SbfCompactView *v, SbfCompactRanks *r);
+
 /* Bytes of a value of n fingerprints of b bits with these parameters. */
 extern SbfStatus sbf_compact_size(uint64_t n, int b, const SbfCompactParams *p,
 								  size_t *len);
@@ -79,7 +114,8 @@ extern SbfStatus sbf_compact_size(uint64_t n, int b, const SbfCompactParams *p,
  * Writes the value of the n >= 1 hashes h (any order; a hash given twice
  * is two fingerprints) into out[0..len), len = sbf_compact_size's.  The
  * result passes sbf_compact_check.  SBF_E_PARAM when the parameters do not
- * make a valid value, SBF_E_NOMEM.
+ * make a valid value (ranks too: each above the cap, at most 56, its
+ * fingerprint among h's), SBF_E_NOMEM.
  */
 extern SbfStatus sbf_compact_write(const uint64_t *h, uint64_t n, int b,
 								   const SbfCompactParams *p, uint8_t *out,
@@ -121,7 +157,9 @@ extern double sbf_compact_fpr_bound(const SbfCompactView *v);
  * hash's register and the run of zeros above them its rank, capped at
  * b - p + 1 where all b - p bits are zero; so each register is the hashes'
  * own register capped at b - p + 1 (exactly equal while that cap is above
- * every rank).  SBF_E_PARAM, SBF_E_NOMEM.
+ * every rank).  At p = SBF_COMPACT_HLL_P the RANKS list then raises the
+ * registers it names: the hashes' own registers exactly, when the writer
+ * was given sbf_compact_ranks.  SBF_E_PARAM, SBF_E_NOMEM.
  */
 extern SbfStatus sbf_compact_hll(const SbfCompactView *v, int p, uint8_t *regs,
 								 const SbfAllocator *a);

@@ -75,15 +75,8 @@ sbf_compact_parse_view(const uint8_t *buf, size_t avail, size_t total_len,
 void
 sbf_view_compact(const SbfView *v, SbfCompactView *cv)
 {
-	memset(cv, 0, sizeof(*cv));
-	cv->flags = v->flags;
-	cv->error_rate = v->error_rate;
-	cv->capacity = v->capacity;
-	cv->growth = v->growth;
-	cv->tightening = v->tightening;
-	(void) sbf_ef_shape(v->nfp, v->fp_bits, &cv->shape);
-	cv->code = v->buf + v->bits_offset;
-	cv->code_len = v->len - v->bits_offset;
+	/* its header was checked as it entered: the same view again */
+	(void) sbf_compact_parse(v->buf, v->len, cv);
 }
 
 bool
@@ -94,6 +87,28 @@ sbf_compact_view_has(const SbfView *v, uint64_t h)
 	(void) sbf_ef_shape(v->nfp, v->fp_bits, &s);
 	return sbf_ef_has_bytes(&s, v->buf + v->bits_offset,
 							sbf_ef_fingerprint(h, v->fp_bits));
+}
+
+bool
+sbf_compact_view_keeps(const SbfView *v, uint64_t h)
+{
+	uint64_t	w = h >> SBF_COMPACT_HLL_P;
+	int			cap = v->fp_bits - SBF_COMPACT_HLL_P + 1;
+	int			rho;
+	SbfCompactView cv;
+	SbfCompactRanks r;
+
+	if (!sbf_compact_view_has(v, h))
+		return false;
+	/* a fingerprint with a bit above its register has its rank */
+	if ((w & ((UINT64_C(1) << (v->fp_bits - SBF_COMPACT_HLL_P)) - 1)) != 0)
+		return true;
+	rho = w == 0 ? SBF_HLL_MAX_RHO(SBF_COMPACT_HLL_P) : sbf_ctz64(w) + 1;
+	if (rho <= cap)
+		return true;
+	sbf_view_compact(v, &cv);
+	sbf_compact_view_ranks(&cv, &r);
+	return rho <= r.rank[h & (SBF_COMPACT_REGISTERS - 1)];
 }
 
 double

@@ -285,7 +285,7 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 		return sbf_exact_add(f, h, inserted);
 	/* the compact form: nothing to add when h matches, else its segments */
 	if (sbf_is_compact(&v))
-		return sbf_compact_view_has(&v, h) ? SBF_OK :
+		return sbf_compact_view_keeps(&v, h) ? SBF_OK :
 			compact_add(f, &v, &h, 1, inserted);
 	if (sbf_contains_hash(&v, h))
 		return sbf_hll_add_hash(f, h);
@@ -531,7 +531,7 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 	sbf_filter_view(f, &v);
 	if (sbf_is_compact(&v))
 	{
-		while (n > 0 && sbf_compact_view_has(&v, *h))
+		while (n > 0 && sbf_compact_view_keeps(&v, *h))
 		{
 			h++;
 			n--;

@@ -234,7 +234,10 @@ extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
  * (sbf_compact_parse), needing the whole value (SBF_E_TRUNCATED when avail
  * is short).  Its lookups read the code's bytes; the rates are n / 2^b
  * (expected), distinct fingerprints / 2^b (current) and capacity / 2^b
- * (bound).  sbf_view_expand (sbf_compact_expand.c): its segmented form
+ * (bound).  sbf_compact_view_keeps: whether an add of h leaves the value
+ * as it is (h matches, and its rank is within the value's HyperLogLog:
+ * below the cap, or not above its RANKS entry).  sbf_view_expand
+ * (sbf_compact_expand.c): its segmented form
  * (sbf_compact_expand), what every writer starts from.
  */
 typedef enum SbfCompactRate
@@ -250,6 +253,7 @@ extern SbfStatus sbf_compact_parse_view(const uint8_t *buf, size_t avail,
 										size_t total_len, SbfView *v);
 extern void sbf_view_compact(const SbfView *v, struct SbfCompactView *cv);
 extern bool sbf_compact_view_has(const SbfView *v, uint64_t h);
+extern bool sbf_compact_view_keeps(const SbfView *v, uint64_t h);
 extern double sbf_compact_view_rate(const SbfView *v, SbfCompactRate which);
 extern SbfStatus sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
 								 const SbfAllocator *a);
