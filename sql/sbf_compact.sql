@@ -2,8 +2,9 @@
 -- with flag bit 6, one complete set as its elements' sorted fingerprints,
 -- no HyperLogLog.  No writer of this release makes it from elements, so the
 -- values come in as text: test/kit/format5_values.tsv's cases 7 (the 30
--- texts 'c5v:1' .. 'c5v:30') and 8 (the bigint 5152), written by
--- test/kit/kit_v5.c with the form's writer.  They read, answer and are
+-- texts 'c5v:1' .. 'c5v:30'; first as written before the ranks list, then
+-- with it) and 8 (the bigint 5152), written by test/kit/kit_v5.c with the
+-- form's writer.  They read, answer and are
 -- described; an add of a member keeps the bytes, any other write works on
 -- the segmented form of version 5 that answers the same; malformed ones are
 -- refused.
@@ -68,3 +69,24 @@ SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
 	set_byte(:'c'::scalablebloom::bytea, 2, 9)));
 SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
 	substring(:'c'::scalablebloom::bytea FROM 1 FOR 48)));
+
+-- the same 30 with its ranks list (flag bit 4, the kit's case 7 since the
+-- list): the registers whose rank the fingerprints cap, so that a union
+-- counts as one of the value sbf_agg builds; without the list, capped
+SELECT 'sbf1:BVAMB3sUrkfheoQ/Hh4DnAqnDHETNjRPwLRkuxWcky4+PrJPrmG9C/F2od7BfdkE/1ndMKe5vwI='::scalablebloom AS r \gset
+SELECT sbf_agg('c5v:' || i) AS a FROM generate_series(1, 30) i \gset
+SELECT sbf_agg('y:' || i) AS y FROM generate_series(1, 20000) i \gset
+SELECT pg_column_size(:'r'::scalablebloom) AS bytes, # :'r'::scalablebloom AS count,
+	   bool_and(:'r'::scalablebloom @> ('c5v:' || i)) AS members_found
+FROM generate_series(1, 30) i;
+SELECT # sbf_union(:'r', :'y', 0.05) = # sbf_union(:'a', :'y', 0.05) AS counts_as_built,
+	   # sbf_union(:'c', :'y', 0.05) < # sbf_union(:'a', :'y', 0.05) AS capped_counts_less,
+	   # sbf_union(:'r', :'y', 0.05) = (SELECT # sbf_union_agg(f, 0.05)
+	   FROM (VALUES (:'r'::scalablebloom), (:'y')) t(f)) AS union_agg_the_same;
+-- refused: a rank at the cap b - 8, the list's count 0, the flag cleared
+SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
+	set_byte(:'r'::scalablebloom::bytea, 16, 8)));
+SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
+	set_byte(:'r'::scalablebloom::bytea, 14, 0)));
+SELECT * FROM sbf_regress.try(format('SELECT %L::bytea::scalablebloom',
+	set_byte(:'r'::scalablebloom::bytea, 1, 64)));

@@ -3,11 +3,12 @@
  *	  Writes the small seed corpus of the fuzz targets: valid filters of
  *	  various shapes (raw payloads for fuzz_validate, their text form for
  *	  fuzz_text) and a few operation scripts for fuzz_ops.  Run by
- *	  "make corpus"; deterministic.  Three more seeds of fuzz_validate,
+ *	  "make corpus"; deterministic.  Six more seeds of fuzz_validate,
  *	  v5-*, are version-5 values copied from the test kit
  *	  (test/kit/format5_values.tsv, cases 1, 4 and 5: a compact segment
  *	  alone, grown, united with version 4; cases 7 and 9, v5-value-*: the
- *	  compact form, with and without PARAMS), which kit_v5.c writes.
+ *	  compact form, with and without PARAMS, and case 7 with its ranks
+ *	  list, v5-value-30-ranks), which kit_v5.c writes.
  */
 #include <errno.h>
 #include <math.h>

@@ -3,12 +3,13 @@ package sbf;
 /**
  * The compact form (docs/format5.md, section 3): version 5 with flag bit 6 (COMPACT), one
  * complete set stored as its elements' b-bit fingerprints (the low b bits of each hash), sorted,
- * in Elias-Fano form ({@link Ef}), behind a header of 14 to 36 bytes; no segments and no
- * HyperLogLog. Layout (little-endian; LEB128 unsigned, in its shortest form):
+ * in Elias-Fano form ({@link Ef}), behind a header of 14 to 36 bytes and an optional RANKS list;
+ * no segments and no HyperLogLog. Layout (little-endian; LEB128 unsigned, in its shortest form):
  *
  * <pre>
  *   0   1   version = 5
- *   1   1   flags: 0x40 COMPACT (set), 0x20 PARAMS, 0x04 OVERLAP; every other bit 0
+ *   1   1   flags: 0x40 COMPACT (set), 0x20 PARAMS, 0x10 RANKS, 0x04 OVERLAP; every other
+ *           bit 0
  *   2   1   b, fingerprint bits, 1..63 (and, the server's rule, above 9)
  *   3   1   L, low bits: Ef.lowBits(n, b)
  *   4   8   error_rate e, 0 &lt; e &lt; 0.5
@@ -16,6 +17,10 @@ package sbf;
  *   ..  ..  capacity (LEB128), n &lt;= capacity, capacity / 2^b &lt;= e
  *   ..  10  if PARAMS: growth (2 bytes, 1..16) and tightening (8, 0 &lt; r &lt;= 1), not both
  *           the defaults 2 and 0.9
+ *   ..  ..  if RANKS (only where b &gt; 9): k (LEB128, 1..512), then k entries of 2 bytes, e =
+ *           j | r &lt;&lt; 9: register j (bits 0-8) strictly ascending, rank r (bits 9-14, bit 15
+ *           0) with b - 8 &lt; r &lt;= 56, and the fingerprint j among the value's; RANKS is
+ *           clear when there is no entry
  *   ..  ..  the Elias-Fano code of the n ascending fingerprints, and nothing after it
  * </pre>
  *
@@ -24,6 +29,12 @@ package sbf;
  * form, whose HyperLogLog takes precision 9 from the fingerprints). A hash matches when its
  * fingerprint is in the set; {@code # f} is n (exact unless OVERLAP); the rate bound is
  * capacity / 2^b, the expected rate n / 2^b, the current rate the distinct fingerprints / 2^b.
+ *
+ * <p>The RANKS list: the HyperLogLog at precision 9 made from the fingerprints (the core's
+ * sbf_compact_hll) caps each register's rank at b - 8, where a fingerprint has no bit above its
+ * register; the list restores the hashes' true rank of the registers it names (register j's
+ * value becomes r). This reader builds no HyperLogLog from a compact value (its count is n), so
+ * it only checks the list; sbf_info does not report it (nor does the server's).
  */
 final class Compact {
     private Compact() {
@@ -32,6 +43,7 @@ final class Compact {
     static final int VERSION = 5;
     static final int F_OVERLAP = 0x04;
     static final int F_PARAMS = 0x20;
+    static final int F_RANKS = 0x10;
     static final int F_COMPACT = 0x40;
     /** The fixed fields before n; n and the capacity take 1 to 10 bytes each. */
     static final int FIXED = 12;
@@ -42,6 +54,11 @@ final class Compact {
     static final int DEFAULT_GROWTH = 2;
     static final double DEFAULT_TIGHTENING = 0.9;
     static final int MAX_GROWTH = 16;
+    /** The RANKS list: at most one entry a register at precision {@link #HLL_P}, 2 bytes each. */
+    static final int REGISTERS = 1 << HLL_P;
+    static final int RANK_ENTRY_BYTES = 2;
+    /** The largest rank at precision 9 (64 - 9 + 1 = 56): bit 15 of an entry set is above it. */
+    static final int RANK_MAX = 64 - HLL_P + 1;
 
     private static MalformedFilterException bad(String why) {
         return new MalformedFilterException(why);
@@ -86,6 +103,35 @@ final class Compact {
         return growth >= 1 && growth <= MAX_GROWTH && tightening > 0.0 && tightening <= 1.0;
     }
 
+    /**
+     * Checks the RANKS list at b[at[0]..] of a value of b-bit fingerprints (read_ranks): only where
+     * bits &gt; 9; k 1..512 in LEB128's shortest form; 2 k bytes there; registers strictly
+     * ascending; ranks above the fingerprints' cap b - 8 and at most 56 (so bit 15 clear). Returns
+     * k; at[0] moves past the list.
+     */
+    private static int ranks(byte[] b, int[] at, int bits) throws MalformedFilterException {
+        if (bits <= HLL_P)
+            throw bad("RANKS where the fingerprint bits are not above the HyperLogLog's precision");
+        long k = leb(b, at);
+        if (k < 1 || k > REGISTERS)
+            throw bad("RANKS entries out of range: " + Long.toUnsignedString(k));
+        if ((b.length - at[0]) / RANK_ENTRY_BYTES < k)
+            throw bad("truncated RANKS list");
+        int prev = -1;
+        for (int i = 0; i < k; i++) {
+            int e = Le.u16(b, at[0] + RANK_ENTRY_BYTES * i);
+            int j = e & (REGISTERS - 1);
+            int r = e >>> HLL_P;
+            if (j <= prev)
+                throw bad("RANKS registers not ascending");
+            if (r <= bits - HLL_P + 1 || r > RANK_MAX)
+                throw bad("RANKS rank out of range");
+            prev = j;
+        }
+        at[0] += RANK_ENTRY_BYTES * (int) k;
+        return (int) k;
+    }
+
     /** Reads a compact value, checking every rule of the layout and its code. */
     static Filter parse(byte[] b) throws MalformedFilterException {
         if (b.length < FIXED + 2)
@@ -93,7 +139,7 @@ final class Compact {
         if (b[0] != VERSION)
             throw bad("unknown version " + (b[0] & 0xFF));
         int flags = b[1] & 0xFF;
-        if ((flags & F_COMPACT) == 0 || (flags & ~(F_COMPACT | F_PARAMS | F_OVERLAP)) != 0)
+        if ((flags & F_COMPACT) == 0 || (flags & ~(F_COMPACT | F_PARAMS | F_RANKS | F_OVERLAP)) != 0)
             throw bad("unknown flag bits");
         int bits = b[2] & 0xFF;
         double e = Le.f64(b, 4);
@@ -112,6 +158,9 @@ final class Compact {
             if (growth == DEFAULT_GROWTH && tightening == DEFAULT_TIGHTENING)
                 throw bad("PARAMS holding the defaults");
         }
+        /* the list (the core checks it with the header, before the numbers) */
+        int nranks = (flags & F_RANKS) != 0 ? ranks(b, at, bits) : 0;
+        int ranksAt = at[0] - RANK_ENTRY_BYTES * nranks;
         if (!numbersOk(n, bits, e, capacity, growth, tightening))
             throw bad("parameter out of range");
         if (bits <= HLL_P)
@@ -124,6 +173,10 @@ final class Compact {
             throw bad(b.length - off < ef.codeBytes() ? "truncated" : "length mismatch");
         if (!ef.check(b, off))
             throw bad("malformed fingerprint code");
+        /* a register's rank is above the cap only where its fingerprint is */
+        for (int i = 0; i < nranks; i++)
+            if (!ef.has(Le.u16(b, ranksAt + RANK_ENTRY_BYTES * i) & (REGISTERS - 1)))
+                throw bad("RANKS register whose fingerprint is absent");
         Filter f = new Filter(b, false, false);
         f.version = VERSION;
         f.flags = flags;

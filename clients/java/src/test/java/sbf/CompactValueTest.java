@@ -26,10 +26,11 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Version 5's compact form (docs/format5.md section 3: flag bit 6, the fingerprints' Elias-Fano
- * code behind a 14- to 36-byte header), values made here from the layout alone: lookups against
- * the bit-by-bit decoding of the code (V5.decode), the count, the rates and sbf_info, and every
- * rule of the header and the code broken once (each must be refused, as the core's
- * sbf_compact_check and the server's b &gt; 9 refuse it), next to the accepted edges.
+ * code behind a 14- to 36-byte header and the optional RANKS list), values made here from the
+ * layout alone: lookups against the bit-by-bit decoding of the code (V5.decode), the count, the
+ * rates and sbf_info, and every rule of the header, the list and the code broken once (each must
+ * be refused, as the core's sbf_compact_check and the server's b &gt; 9 refuse it), next to the
+ * accepted edges.
  */
 class CompactValueTest {
     static Filter read(byte[] v) {
@@ -100,6 +101,8 @@ class CompactValueTest {
         byte[] capacity;
         int growth = 2;
         double tightening = 0.9;
+        /* the RANKS list as written (k, then the entries), whatever the flag says */
+        byte[] ranks = new byte[0];
         byte[] code;
 
         /** The value of hashes h at b bits of this capacity, rate e, the default parameters. */
@@ -120,9 +123,25 @@ class CompactValueTest {
             return this;
         }
 
+        /** The same with a RANKS list of k written as given and these 2-byte entries ({@link #entry}). */
+        Spec ranks(byte[] k, int... entries) {
+            flags |= 0x10;
+            ByteArrayOutputStream o = new ByteArrayOutputStream();
+            o.writeBytes(k);
+            for (int x : entries)
+                V5.put16(o, x);
+            ranks = o.toByteArray();
+            return this;
+        }
+
+        /** The same with a RANKS list of these entries, k their number. */
+        Spec ranks(int... entries) {
+            return ranks(leb(entries.length), entries);
+        }
+
         /** Bytes of the header before the code. */
         int headerBytes() {
-            return 12 + n.length + capacity.length + ((flags & 0x20) != 0 ? 10 : 0);
+            return 12 + n.length + capacity.length + ((flags & 0x20) != 0 ? 10 : 0) + ranks.length;
         }
 
         byte[] bytes() {
@@ -138,6 +157,7 @@ class CompactValueTest {
                 V5.put16(o, growth);
                 V5.put64(o, Double.doubleToLongBits(tightening));
             }
+            o.writeBytes(ranks);
             o.writeBytes(code);
             return o.toByteArray();
         }
@@ -288,7 +308,7 @@ class CompactValueTest {
         List<Break> l = new ArrayList<>();
         l.add(new Break("version 4", s -> s.version = 4));
         l.add(new Break("version 6", s -> s.version = 6));
-        for (int bit : new int[] {0x01, 0x02, 0x08, 0x10, 0x80})
+        for (int bit : new int[] {0x01, 0x02, 0x08, 0x80})
             l.add(new Break("flag " + bit, s -> s.flags |= bit));
         l.add(new Break("b 0", s -> s.b = 0));
         l.add(new Break("b 64", s -> s.b = 64));
@@ -332,6 +352,71 @@ class CompactValueTest {
         l.add(new Break("growth 65535", s -> s.params(65535, 0.9)));
         for (double r : new double[] {0.0, -0.5, Math.nextUp(1.0), Double.NaN, Double.POSITIVE_INFINITY})
             l.add(new Break("tightening " + r, s -> s.params(3, r)));
+        return l;
+    }
+
+    /** A RANKS entry: register j in bits 0-8, rank r in bits 9-15. */
+    static int entry(int j, int r) {
+        return j | r << 9;
+    }
+
+    /**
+     * A valid RANKS list of spec(30, 0.01) (b = 12: ranks 5..56): the registers 47, 191, 234 and
+     * 322, whose fingerprints are among the 30 (234 twice).
+     */
+    static final int[] RANKS30 = {entry(47, 5), entry(191, 56), entry(234, 9), entry(322, 20)};
+
+    /** A broken rule of the RANKS list, with words of the refusal that name it (null: any refusal). */
+    record RankBreak(String name, String why, Consumer<Spec> change) {
+    }
+
+    static List<RankBreak> rankBreaks() {
+        List<RankBreak> l = new ArrayList<>();
+        String range = "RANKS entries out of range";
+        String rank = "RANKS rank out of range";
+        String order = "RANKS registers not ascending";
+        String absent = "fingerprint is absent";
+        l.add(new RankBreak("b 9", "RANKS where the fingerprint bits", s -> {
+            long[] fp = sortedFingerprints(V5.hashes("cv:", 30), 9);
+            s.b = 9;
+            s.low = V5.lowBits(30, 9);
+            s.e = 0.49;
+            s.code = codeOf(fp, 9);
+            s.ranks(entry((int) fp[0], 2));
+        }));
+        l.add(new RankBreak("k 0", range, s -> s.ranks(leb(0))));
+        l.add(new RankBreak("k 513", range, s -> s.ranks(leb(513), RANKS30)));
+        l.add(new RankBreak("k 2^64 - 1", range, s -> s.ranks(leb(-1L), RANKS30)));
+        l.add(new RankBreak("k not shortest", "shortest form", s -> s.ranks(new byte[] {(byte) 0x84, 0}, RANKS30)));
+        /* 8 bytes of entries and the code's 35 remain: 22 entries do not */
+        l.add(new RankBreak("k past the end", "truncated RANKS list",
+            s -> s.ranks(leb((8 + codeBytes(30, 12)) / 2 + 1), RANKS30)));
+        l.add(new RankBreak("k one more than the entries", null, s -> s.ranks(leb(5), RANKS30)));
+        l.add(new RankBreak("k one less than the entries", "length mismatch", s -> s.ranks(leb(3), RANKS30)));
+        l.add(new RankBreak("bit 15 set", rank, s -> s.ranks(entry(47, 5) | 0x8000, entry(191, 56))));
+        l.add(new RankBreak("rank 64 + 5 (bit 15)", rank, s -> s.ranks(entry(47, 69))));
+        l.add(new RankBreak("rank b - 8, the cap", rank, s -> s.ranks(entry(47, 4), entry(191, 56))));
+        l.add(new RankBreak("rank 57", rank, s -> s.ranks(entry(47, 5), entry(191, 57))));
+        l.add(new RankBreak("rank 0", rank, s -> s.ranks(entry(47, 0))));
+        l.add(new RankBreak("a register twice", order, s -> s.ranks(entry(47, 5), entry(191, 56), entry(191, 30))));
+        l.add(new RankBreak("registers descending", order, s -> s.ranks(entry(191, 56), entry(47, 5))));
+        l.add(new RankBreak("register 48, no such fingerprint", absent, s -> s.ranks(entry(47, 5), entry(48, 5))));
+        l.add(new RankBreak("register 511, no such fingerprint", absent, s -> s.ranks(entry(322, 20), entry(511, 56))));
+        /* register j's fingerprint must be j itself, not one with bits above the register */
+        l.add(new RankBreak("a register whose fingerprints have bits above it", absent, s -> {
+            Set<Long> fps = new HashSet<>(toList(fp30()));
+            for (long x : fp30())
+                if (!fps.contains(x & 511)) {
+                    s.ranks(entry((int) (x & 511), 20));
+                    return;
+                }
+            fail("every fingerprint's register is a fingerprint");
+        }));
+        l.add(new RankBreak("flag clear, the list written", "length mismatch", s -> {
+            s.ranks(RANKS30);
+            s.flags &= ~0x10;
+        }));
+        l.add(new RankBreak("flag set, no list", null, s -> s.flags |= 0x10));
         return l;
     }
 
@@ -394,6 +479,83 @@ class CompactValueTest {
         }));
     }
 
+    /** Each rule of the RANKS list broken once: refused, by that rule where it is the first broken. */
+    @TestFactory
+    Stream<DynamicTest> rankRefusals() {
+        return rankBreaks().stream().map(br -> DynamicTest.dynamicTest("refuse RANKS " + br.name(), () -> {
+            Spec s = spec(30, 0.01);
+            read(s.ranks(RANKS30).bytes());
+            s = spec(30, 0.01);
+            br.change().accept(s);
+            byte[] v = s.bytes();
+            MalformedFilterException e =
+                assertThrows(MalformedFilterException.class, () -> Filter.fromBytes(v), br.name());
+            if (br.why() != null)
+                assertTrue(e.getMessage().contains(br.why()), br.name() + ": " + e.getMessage());
+            assertThrows(MalformedFilterException.class, () -> Compact.parse(v), br.name());
+        }));
+    }
+
+    /** A value with a RANKS list reads as the same value without it: lookups, count, rates, sbf_info (but bytes). */
+    @Test
+    void ranksList() throws MalformedFilterException {
+        Set<Long> fps = new HashSet<>(toList(fp30()));
+        for (int x : RANKS30)
+            assertTrue(fps.contains((long) (x & 511)), "register " + (x & 511));
+        byte[] plain = spec(30, 0.01).bytes();
+        Spec s = spec(30, 0.01).ranks(RANKS30);
+        byte[] v = s.bytes();
+        assertEquals(plain.length + 1 + 2 * RANKS30.length, v.length);
+        assertEquals(v.length - codeBytes(30, 12), s.headerBytes());
+        Filter f = read(v);
+        assertArrayEquals(v, f.toBytes());
+        assertEquals(f.toText(), Filter.fromText(f.toText()).toText(), "text form");
+        checkLookups(f, v, V5.hashes("cv:", 30), 12, 3000);
+        Filter p = read(plain);
+        assertEquals(p.cardinality(), f.cardinality());
+        assertEquals(Plain.fprBound(p), Plain.fprBound(f));
+        assertEquals(Plain.expectedFpr(p), Plain.expectedFpr(f));
+        assertEquals(Compact.currentFpr(p), Compact.currentFpr(f));
+        /* sbf_info shows no list (as the server's): the same keys, the bytes its own */
+        String bytes = "\"bytes\": ";
+        assertEquals(p.info().replace(bytes + (plain.length + 4) + ",", bytes + (v.length + 4) + ","), f.info());
+        for (int len = 0; len < v.length; len++) {
+            byte[] cut = Arrays.copyOf(v, len);
+            assertThrows(MalformedFilterException.class, () -> Filter.fromBytes(cut), "cut to " + len);
+        }
+        for (int more = 1; more <= 4; more++) {
+            byte[] grown = Arrays.copyOf(v, v.length + more);
+            assertThrows(MalformedFilterException.class, () -> Filter.fromBytes(grown), "grown by " + more);
+        }
+    }
+
+    /** The longest list: all 512 registers (fingerprints 0..511 at b = 11, ranks 4..56), k of 2 bytes. */
+    @Test
+    void ranksOfEveryRegister() {
+        long[] h = new long[512];
+        int[] ranks = new int[512];
+        for (int j = 0; j < 512; j++) {
+            h[j] = (long) j << 40 | j;
+            ranks[j] = entry(j, 4 + j % 53);
+        }
+        Spec s = new Spec(h, 11, 512, 0.25).ranks(ranks);
+        assertArrayEquals(new byte[] {(byte) 0x80, 4}, Arrays.copyOf(s.ranks, 2));
+        Filter f = read(s.bytes());
+        assertEquals(512, f.cardinality());
+        for (long x : h)
+            assertTrue(f.containsHash(x));
+        MiniJson.parse(f.info());
+        /* the cap at b = 11 is 3 */
+        int[] capped = ranks.clone();
+        capped[300] = entry(300, 3);
+        byte[] v = new Spec(h, 11, 512, 0.25).ranks(capped).bytes();
+        assertThrows(MalformedFilterException.class, () -> Filter.fromBytes(v), "rank 3 at b 11");
+        byte[] w = new Spec(h, 11, 512, 0.25).ranks(new byte[] {(byte) 0x80, (byte) 0x84, 0}, ranks).bytes();
+        assertThrows(MalformedFilterException.class, () -> Filter.fromBytes(w), "k 512 not shortest");
+        byte[] u = new Spec(h, 11, 512, 0.25).ranks(leb(513), ranks).bytes();
+        assertThrows(MalformedFilterException.class, () -> Filter.fromBytes(u), "k 513");
+    }
+
     /** Values at the edges of each rule, which the core accepts. */
     @Test
     void acceptedEdges() {
@@ -418,6 +580,22 @@ class CompactValueTest {
             s.b = 15;
             s.low = V5.lowBits(30, 15);
             s.code = codeOf(sortedFingerprints(V5.hashes("cv:", 30), 15), 15);
+        }));
+        ok.add(new Break("RANKS", s -> s.ranks(RANKS30)));
+        ok.add(new Break("RANKS of one entry, rank b - 7", s -> s.ranks(entry(47, 5))));
+        ok.add(new Break("RANKS of one entry, rank 56, the last register", s -> s.ranks(entry(322, 56))));
+        ok.add(new Break("RANKS after PARAMS, OVERLAP", s -> {
+            s.params(3, 0.8).ranks(RANKS30);
+            s.flags |= 0x04;
+        }));
+        ok.add(new Break("RANKS at b 10, rank 3", s -> {
+            long[] fp = sortedFingerprints(V5.hashes("cv:", 30), 10);
+            s.b = 10;
+            s.low = V5.lowBits(30, 10);
+            s.e = 0.03;
+            s.code = codeOf(fp, 10);
+            assertTrue(fp[0] < 512, "a fingerprint below 512");
+            s.ranks(entry((int) fp[0], 3));
         }));
         for (Break br : ok) {
             Spec s = spec(30, 0.01);
@@ -455,10 +633,11 @@ class CompactValueTest {
         assertThrows(MalformedFilterException.class, () -> Compact.parse(header));
     }
 
-    /** Every single-bit flip of two values: refused, or read and answering as its own decoding. */
+    /** Every single-bit flip of three values (one with a RANKS list): refused, or read and answering as its own decoding. */
     @Test
     void everyBitFlip() {
-        for (byte[] v : new byte[][] {spec(30, 0.01).bytes(), spec(12, 0.001).params(4, 0.5).bytes()}) {
+        for (byte[] v : new byte[][] {spec(30, 0.01).bytes(), spec(12, 0.001).params(4, 0.5).bytes(),
+            spec(30, 0.01).params(3, 0.8).ranks(RANKS30).bytes()}) {
             long[] probe = V5.hashes("flip:", 2000);
             int accepted = 0;
             for (int bit = 0; bit < v.length * 8; bit++) {
