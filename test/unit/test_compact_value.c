@@ -382,7 +382,10 @@ unions(void)
 	free(b);
 }
 
-/* Every failed allocation of a write on a compact value: refused, no leak. */
+/*
+ * Every failed allocation of a write on a compact value: refused, the value
+ * as it was (a delta: empty), no leak.
+ */
 static void
 failed_allocations(void)
 {
@@ -416,6 +419,24 @@ failed_allocations(void)
 		}
 		CHECK(k > 0 && k < 40);	/* failed at least once, then succeeded */
 	}
+	/* sbf_delta: an empty f on every failure (f is freed, whatever it was) */
+	for (k = 0; k < 40; k++)
+	{
+		SbfFilter	d;
+		SbfView		va;
+		SbfStatus	st;
+
+		CHECK_ST(sbf_validate(a, la, &va), SBF_OK);
+		memset(&d, 0xab, sizeof(d));
+		g_fail_after = k;
+		st = sbf_delta(&d, &va, 4, &g_alloc);
+		g_fail_after = -1;
+		CHECK(st == SBF_OK || (st == SBF_E_NOMEM && d.base == NULL));
+		sbf_filter_free(&d);
+		if (st == SBF_OK)
+			break;
+	}
+	CHECK(k > 0 && k < 40);
 	free(a);
 	free(b);
 }

@@ -577,6 +577,8 @@ sbf_delta(SbfFilter *f, const SbfView *v, size_t prefix, const SbfAllocator *a)
 		SbfFilter	x;
 		SbfView		xv;
 
+		/* f empty on failure, as every branch leaves it */
+		sbf_filter_start(f, prefix, a);
 		st = sbf_view_expand(v, &x, 0, a);
 		if (st != SBF_OK)
 			return st;
