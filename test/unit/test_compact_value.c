@@ -171,9 +171,11 @@ refusals(void)
 }
 
 /*
- * Plans: a small value decodes (its key the whole value), a large one reads
- * its bytes (its key the header); both answer as the view; a copy takes
- * the plan; a value whose code changed is refused when decoded.
+ * Plans: a small value decodes (its key the whole value) at its
+ * SBF_PLAN_DECODE_AFTER(n)-th lookup, reading its bytes before; a large one
+ * reads its bytes (its key the header); both answer as the view before and
+ * after; a copy takes the plan; a value whose code changed is not decoded:
+ * its plan reads its bytes, answering as the bytes do.
  */
 static void
 plans(void)
@@ -202,6 +204,10 @@ plans(void)
 		{
 			h[j] = key(j & 1, j / 2);
 			differ += sbf_plan_contains(p, h[j]) != sbf_contains_hash(&v, h[j]);
+			if (p->seg[0].keys != NULL)
+				CHECK(*p->seg[0].left ==
+					  (j + 1 < SBF_PLAN_DECODE_AFTER(ns[i]) ?
+					   SBF_PLAN_DECODE_AFTER(ns[i]) - j - 1 : 0));
 		}
 		CHECK(differ == 0 && sbf_plan_count(p, h, ABSENT) == sbf_count_contained(&v, h, ABSENT));
 		memcpy(copy, buf, len);
@@ -211,9 +217,16 @@ plans(void)
 		sbf_plan_free(p, &g_alloc);
 		if (ns[i] <= SBF_PLAN_DECODE_MAX)
 		{
+			SbfView		bad;
+
 			corrupt_code(copy, &v);
-			CHECK_ST(sbf_plan_build(copy, len, &g_alloc, &p), SBF_E_BITS);
-			CHECK(p == NULL);
+			CHECK_ST(sbf_parse_prefix(copy, len, len, &bad), SBF_OK);
+			CHECK_ST(sbf_plan_build(copy, len, &g_alloc, &p), SBF_OK);
+			differ = 0;
+			for (j = 0; j < SBF_PLAN_DECODE_AFTER(ns[i]) + 100; j++)
+				differ += sbf_plan_contains(p, h[j]) != sbf_contains_hash(&bad, h[j]);
+			CHECK(differ == 0 && *p->seg[0].left > UINT64_MAX / 2);
+			sbf_plan_free(p, &g_alloc);
 		}
 		free(h);
 		free(copy);

@@ -182,6 +182,10 @@ ef_round_trip(void)
 			CHECK_ST(sbf_ef_reader_init(&r, &s, buf, &g_alloc), SBF_OK);
 			sbf_ef_decode(&r, out);
 			CHECK(memcmp(out, fp, n * sizeof(uint64_t)) == 0);
+			/* from the bytes, nothing allocated: the same */
+			memset(out, 0, n * sizeof(uint64_t));
+			sbf_ef_decode_bytes(&s, buf, out);
+			CHECK(memcmp(out, fp, n * sizeof(uint64_t)) == 0);
 			CHECK(sbf_ef_distinct(&s, buf) == ref_distinct(fp, n));
 			for (x = 0; x < n; x++)
 				CHECK(sbf_ef_has(&r, fp[x]) && sbf_ef_array_has(out, n, fp[x]) &&
@@ -323,8 +327,9 @@ ef_check_rejects(void)
 
 /*
  * Every single bit flip of a code is either refused or reads as a set of
- * its n fingerprints, ascending and each found (under the sanitizers: no
- * read outside the buffer).
+ * its n fingerprints, ascending and each found; the bytes reader answers
+ * every fingerprint of every flipped copy (under the sanitizers: no read
+ * outside the buffer, a code or not).
  */
 static void
 ef_bit_flips(void)
@@ -340,8 +345,13 @@ ef_bit_flips(void)
 
 	for (bit = 0; bit < len * 8; bit++)
 	{
+		uint64_t	x;
+
 		memcpy(copy, buf, len);
 		copy[bit / 8] ^= (uint8_t) (1u << (bit % 8));
+		/* the bytes reader stays inside any bytes, a code or not */
+		for (x = 0; x < (UINT64_C(1) << 11); x++)
+			(void) sbf_ef_has_bytes(&s, copy, x);
 		if (sbf_ef_check(&s, copy, len) == SBF_OK)
 		{
 			SbfEfReader r;
@@ -350,6 +360,12 @@ ef_bit_flips(void)
 			accepted++;
 			CHECK_ST(sbf_ef_reader_init(&r, &s, copy, &g_alloc), SBF_OK);
 			sbf_ef_decode(&r, out);
+			{
+				uint64_t	again[40];
+
+				sbf_ef_decode_bytes(&s, copy, again);
+				CHECK(memcmp(again, out, sizeof(again)) == 0);
+			}
 			for (i = 0; i < 40; i++)
 			{
 				CHECK(i == 0 || out[i - 1] <= out[i]);
@@ -361,6 +377,14 @@ ef_bit_flips(void)
 	}
 	/* a flipped low bit moves one fingerprint within its bucket's order */
 	CHECK(accepted > 0 && accepted < (int) (len * 8));
+	/*
+	 * a high area of ones and low bits of zeros: bucket 0 runs past n
+	 * elements, each below every l > 0; the reader stops at n
+	 */
+	memset(copy, 0xff, (size_t) (s.hibits + 7) / 8);
+	memset(copy + (s.hibits + 7) / 8, 0, len - (size_t) (s.hibits + 7) / 8);
+	for (bit = 0; bit < (UINT64_C(1) << s.L); bit++)
+		(void) sbf_ef_has_bytes(&s, copy, bit);
 	free(copy);
 	free(buf);
 	free(fp);

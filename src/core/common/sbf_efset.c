@@ -273,8 +273,12 @@ sbf_ef_has_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t x)
 	/* bucket j's elements, low bits ascending, up to its closing zero */
 	for (; p < s->hibits && (buf[p >> 3] >> (p & 7) & 1); p++)
 	{
-		uint64_t	v = get_bits(buf + hb, (s->lobits + 7) / 8, (p - j) * (uint64_t) s->L, s->L);
+		uint64_t	v;
 
+		/* more ones than n: not a code (the low area ends at n) */
+		if (p - j >= s->n)
+			return false;
+		v = get_bits(buf + hb, (s->lobits + 7) / 8, (p - j) * (uint64_t) s->L, s->L);
 		if (v >= l)
 			return v == l;
 	}
@@ -385,6 +389,29 @@ sbf_ef_has(const SbfEfReader *r, uint64_t x)
 			return v == l;
 	}
 	return false;
+}
+
+void
+sbf_ef_decode_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t *out)
+{
+	uint64_t	hb = hi_bytes(s);
+	uint64_t	lb = (s->lobits + 7) / 8;
+	uint64_t	i = 0;
+	uint64_t	w;
+
+	for (w = 0; w < hb && i < s->n; w += 8)
+	{
+		uint64_t	word = sbf_load_le(buf + w, hb - w < 8 ? (size_t) (hb - w) : 8);
+
+		while (word != 0 && i < s->n)
+		{
+			uint64_t	p = w * 8 + (uint64_t) sbf_ctz64(word);
+
+			out[i] = (p - i) << s->L | get_bits(buf + hb, lb, i * (uint64_t) s->L, s->L);
+			i++;
+			word &= word - 1;
+		}
+	}
 }
 
 void

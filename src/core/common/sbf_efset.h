@@ -116,6 +116,13 @@ extern bool sbf_ef_has(const SbfEfReader *r, uint64_t x);
 extern void sbf_ef_decode(const SbfEfReader *r, uint64_t *out);
 
 /*
+ * The same from the code's bytes, with nothing allocated (a lookup plan's
+ * late decode): buf is a code sbf_ef_check accepted.
+ */
+extern void sbf_ef_decode_bytes(const SbfEfShape *s, const uint8_t *buf,
+								uint64_t *out);
+
+/*
  * Whether x is among n >= 1 ascending fingerprints fp (sbf_ef_decode's):
  * a binary search whose step is an index computed from a comparison, not
  * a jump, so a lookup costs log2(n) steps whatever it finds.  The reader a

@@ -188,17 +188,12 @@ compact_decode(const SbfKindGeom *g, const uint8_t *data, uint64_t *keys,
 			   const SbfAllocator *a)
 {
 	SbfEfShape	s = shape_of(g);
-	SbfEfReader r;
-	SbfStatus	st;
 
+	(void) a;
 	/* a plan trusts only ranges: the code is checked before it is decoded */
 	if (sbf_ef_check(&s, data, (size_t) sbf_ef_bytes(&s)) != SBF_OK)
 		return SBF_E_BITS;
-	st = sbf_ef_reader_init(&r, &s, data, a);
-	if (st != SBF_OK)
-		return st;
-	sbf_ef_decode(&r, keys);
-	sbf_ef_reader_free(&r, a);
+	sbf_ef_decode_bytes(&s, data, keys);
 	return SBF_OK;
 }
 

@@ -231,6 +231,8 @@ typedef struct SbfKindOps
 	 * SBF_E_NOMEM) and probes through
 	 * decoded_has instead of contains, answering the same (the compact
 	 * kind: its fingerprints, ascending).  NULL: probed from its bytes.
+	 * decode allocates nothing: a plan calls it inside a lookup, with a
+	 * NULL (sbf_plan.c's late_has).
 	 */
 	uint64_t	(*decode_count) (const SbfKindGeom *g);
 	SbfStatus	(*decode) (const SbfKindGeom *g, const uint8_t *data, uint64_t *keys,

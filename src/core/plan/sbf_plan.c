@@ -147,6 +147,7 @@ build_plain(const uint8_t *buf, size_t len, const SbfVersion *ver,
 	uint64_t	nkeys;
 	uint64_t	used = 0;
 	size_t		unused;
+	uint64_t   *counters;
 	uint64_t   *keys;
 	SbfDirIter	it;
 	SbfDirEntry e;
@@ -160,14 +161,16 @@ build_plain(const uint8_t *buf, size_t len, const SbfVersion *ver,
 	st = plain_walk(buf, len, nseg, dirlen, &nkeys, &keylen, &end);
 	if (st != SBF_OK)
 		return st;
+	/* a counter a segment, then the keys */
 	p = plan_alloc(buf, len, keylen, nseg, sizeof(SbfPlanSeg),
-				   (size_t) nkeys * sizeof(uint64_t), a);
+				   (size_t) (nseg + nkeys) * sizeof(uint64_t), a);
 	if (p == NULL)
 		return SBF_E_NOMEM;
 	p->form = SBF_PLAN_PLAIN;
 	p->nseg = nseg;
 	p->seg = (SbfPlanSeg *) ((uint8_t *) p + align16(sizeof(SbfPlan)));
-	keys = (uint64_t *) ((uint8_t *) p->seg + align16((size_t) nseg * sizeof(SbfPlanSeg)));
+	counters = (uint64_t *) ((uint8_t *) p->seg + align16((size_t) nseg * sizeof(SbfPlanSeg)));
+	keys = counters + nseg;
 	unused = dirlen;
 	sbf_dir_start(&it, buf, nseg, dirlen);
 	while (sbf_dir_next(&it, &e))
@@ -180,17 +183,15 @@ build_plain(const uint8_t *buf, size_t len, const SbfVersion *ver,
 		s->g = e.g;
 		s->ops = e.ops;
 		s->keys = NULL;
+		s->left = NULL;
 		if (sbf_kind_is_flat(&e.g))
 			sbf_divisor_init(&s->div, e.g.size);
 		if (decodes(&e, dirlen, &used, &unused))
 		{
+			/* decoded late, by the lookup that reaches the counter's end */
 			s->keys = keys + (used - e.ops->decode_count(&e.g));
-			st = e.ops->decode(&e.g, s->data, (uint64_t *) s->keys, a);
-			if (st != SBF_OK)
-			{
-				sbf_plan_free(p, a);
-				return st;
-			}
+			s->left = &counters[e.index];
+			*s->left = SBF_PLAN_DECODE_AFTER(e.ops->decode_count(&e.g));
 		}
 	}
 	p->prefetch = end - dirlen > SBF_CACHED_BITS;
@@ -220,7 +221,7 @@ build_compact(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **o
 	head = (size_t) (cv.code - buf);
 	decode = cv.shape.n <= SBF_PLAN_DECODE_MAX && cv.code_len <= SBF_PLAN_KEY_DATA_MAX;
 	p = plan_alloc(buf, len, decode ? len : head, 1, sizeof(SbfPlanSeg),
-				   decode ? (size_t) cv.shape.n * sizeof(uint64_t) : 0, a);
+				   decode ? (size_t) (cv.shape.n + 1) * sizeof(uint64_t) : 0, a);
 	if (p == NULL)
 		return SBF_E_NOMEM;
 	p->form = SBF_PLAN_PLAIN;
@@ -236,13 +237,10 @@ build_compact(const uint8_t *buf, size_t len, const SbfAllocator *a, SbfPlan **o
 	s->ops = sbf_kind_ops(SBF_KIND_COMPACT);
 	if (decode)
 	{
-		s->keys = (const uint64_t *) ((uint8_t *) s + align16(sizeof(SbfPlanSeg)));
-		st = s->ops->decode(&s->g, s->data, (uint64_t *) s->keys, a);
-		if (st != SBF_OK)
-		{
-			sbf_plan_free(p, a);
-			return st;
-		}
+		/* its counter, then its keys, decoded late (plain_has) */
+		s->left = (uint64_t *) ((uint8_t *) s + align16(sizeof(SbfPlanSeg)));
+		s->keys = s->left + 1;
+		*s->left = SBF_PLAN_DECODE_AFTER(cv.shape.n);
 	}
 	*out = p;
 	return SBF_OK;
@@ -382,6 +380,26 @@ ages_upto(const uint16_t *ages, uint32_t n, int64_t max_age)
 	return n;
 }
 
+/*
+ * Whether h is in a decodable segment s: read from its bytes until its
+ * counter runs out, then decoded once into the plan (the code checked
+ * first: one that is not a code stays read from its bytes) and searched.
+ * The decode allocates nothing; the counter and keys are the plan's own
+ * block, which one process uses at a time.
+ */
+static inline bool
+late_has(const SbfPlanSeg *s, uint64_t h)
+{
+	if (*s->left == 0)
+		return s->ops->decoded_has(&s->g, s->keys, h);
+	if (--*s->left == 0 &&
+		s->ops->decode(&s->g, s->data, (uint64_t *) s->keys, NULL) == SBF_OK)
+		return s->ops->decoded_has(&s->g, s->keys, h);
+	if (*s->left == 0)
+		*s->left = UINT64_MAX;	/* not a code: its bytes from now on */
+	return s->ops->contains(&s->g, s->data, h);
+}
+
 /* Whether h is in one of the segments of a plain plan (in order). */
 static inline bool
 plain_has(const SbfPlan *p, uint64_t h)
@@ -394,7 +412,7 @@ plain_has(const SbfPlan *p, uint64_t h)
 
 		if (sbf_kind_is_flat(&s->g) ?
 			sbf_bloom_has_div(s->data, &s->div, s->g.width, h) :
-			s->keys != NULL ? s->ops->decoded_has(&s->g, s->keys, h) :
+			s->keys != NULL ? late_has(s, h) :
 			s->ops->contains(&s->g, s->data, h))
 			return true;
 	}

@@ -44,6 +44,8 @@ typedef struct SbfPlanSeg
 	const SbfKindOps *ops;
 	SbfDivisor	div;			/* a flat (bloom) segment's m (plain_has) */
 	const uint64_t *keys;		/* its decoded keys in the plan's block, or NULL */
+	uint64_t   *left;			/* with keys: lookups read from its bytes before
+								 * the decode; 0 once decoded */
 } SbfPlanSeg;
 
 /*
@@ -55,6 +57,15 @@ typedef struct SbfPlanSeg
  */
 #define SBF_PLAN_DECODE_MAX		4096
 #define SBF_PLAN_KEY_DATA_MAX	8192
+
+/*
+ * A plan decodes late: a decodable segment of n keys answers its first
+ * SBF_PLAN_DECODE_AFTER(n) - 1 lookups from its bytes and is decoded at the
+ * next, so that a value looked up a few times pays no decode, and one
+ * looked up often pays it once (test/bench/plan_compact.sh: a decode costs
+ * about as many lookups from the bytes as this, at 30 to 3,000 keys).
+ */
+#define SBF_PLAN_DECODE_AFTER(n)	(4 + (uint64_t) (n) / 32)
 
 struct SbfWinChunk;
 
