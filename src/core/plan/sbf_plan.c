@@ -382,21 +382,29 @@ ages_upto(const uint16_t *ages, uint32_t n, int64_t max_age)
 
 /*
  * Whether h is in a decodable segment s: read from its bytes until its
- * counter runs out, then decoded once into the plan (the code checked
+ * counter reaches 1, then decoded once into the plan (the code checked
  * first: one that is not a code stays read from its bytes) and searched.
- * The decode allocates nothing; the counter and keys are the plan's own
- * block, which one process uses at a time.
+ * The counter becomes 0 only after the decode is complete, so a lookup
+ * interrupted inside it (the check polls for interrupts) leaves the plan
+ * reading bytes, and the next lookup decodes again.  The decode allocates
+ * nothing; the counter and keys are the plan's own block, which one
+ * process uses at a time.
  */
 static inline bool
 late_has(const SbfPlanSeg *s, uint64_t h)
 {
 	if (*s->left == 0)
 		return s->ops->decoded_has(&s->g, s->keys, h);
-	if (--*s->left == 0 &&
-		s->ops->decode(&s->g, s->data, (uint64_t *) s->keys, NULL) == SBF_OK)
-		return s->ops->decoded_has(&s->g, s->keys, h);
-	if (*s->left == 0)
+	if (*s->left == 1)
+	{
+		if (s->ops->decode(&s->g, s->data, (uint64_t *) s->keys, NULL) == SBF_OK)
+		{
+			*s->left = 0;
+			return s->ops->decoded_has(&s->g, s->keys, h);
+		}
 		*s->left = UINT64_MAX;	/* not a code: its bytes from now on */
+	}
+	(*s->left)--;
 	return s->ops->contains(&s->g, s->data, h);
 }
 
