@@ -109,8 +109,12 @@ SELECT f.label, count(*) AS rows,
 	   count(*) FILTER (WHERE sbf_matches(cache_read(f.id, g), ARRAY['new-3-' || g])
 							  = 1) AS current_matches
 FROM cache_t f, generate_series(1, 20) g GROUP BY f.label ORDER BY f.label;
--- the next element was not added yet when each row looked
-SELECT f.label, count(*) FILTER (WHERE cache_read(f.id, cache_bump(f.id, g)) @> ('new-4-' || g))
+-- the next element was not added yet when each row looked: each row answers
+-- as a fresh copy of the row's value does (a false positive of the value
+-- itself is no cache's fault)
+SELECT f.label,
+	   count(*) FILTER (WHERE (cache_read(f.id, cache_bump(f.id, g)) @> ('new-4-' || g)) <>
+							  (cache_read(f.id, g)::bytea::scalablebloom @> ('new-4-' || g)))
 	   AS stale
 FROM cache_t f, generate_series(1, 20) g GROUP BY f.label ORDER BY f.label;
 

@@ -37,7 +37,8 @@ SELECT n, pg_column_size(pg_temp.grown(n)) AS bytes,
 FROM unnest(ARRAY[1, 2, 10, 50, 100]) n;
 
 -- sbf_agg: exact while its hashes are smaller than a right-sized segment and
--- its HyperLogLog; segments beyond
+-- its HyperLogLog; the compact form beyond (its sorted fingerprints, up to
+-- 4,096 of them: sbf_compact.sql)
 SELECT n, pg_column_size(f) AS bytes, sbf_info(f)->>'form' AS form
 FROM (SELECT n, (SELECT sbf_agg('a' || i) FROM generate_series(1, n) i) AS f
 	  FROM unnest(ARRAY[1, 10, 14, 15, 100]) n) s;

@@ -64,18 +64,19 @@ SELECT (pg_temp.shape(a800 || b2500)).*,
 	   pg_temp.missing(a800 || b2500, 'b', 2500) AS missing
 FROM pairs;
 
--- refuse: two right-sized aggregates each spend e^1.04 = 0.0083 of 0.01
+-- refuse: two right-sized aggregates each spend up to e^1.04 = 0.0083 of 0.01
+-- (these, compact: 2,000 / 2^18 = 0.0076)
 \x on
 SELECT * FROM sbf_regress.try($$SELECT c2000 || d2000 FROM pairs$$);
 SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, d2000) FROM pairs$$);
 -- an explicit budget below the filter's own bound is refused too
 SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, NULL, 0.005) FROM pairs$$);
--- no error_rate below 0.5 fits 61 such filters (400 elements each: segmented,
--- not exact)
+-- no error_rate below 0.5 fits 85 such filters (400 elements each: compact,
+-- not exact, 400 / 2^16 = 0.0061 each)
 SELECT * FROM sbf_regress.try($$
 	SELECT sbf_union_agg(f, 0.4)
 	FROM (SELECT sbf_agg(i::text || ':' || g) AS f
-		  FROM generate_series(1, 61) g, generate_series(1, 400) i GROUP BY g) s$$);
+		  FROM generate_series(1, 85) g, generate_series(1, 400) i GROUP BY g) s$$);
 -- filters of different error_rate need an explicit budget
 SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, e2000_05) FROM pairs$$);
 -- growth, tightening and hash must match even then
@@ -221,8 +222,10 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
--- format 4 (issue 27): every union writes version 4 (byte 0), whatever its
--- inputs' versions; f || g = g || f byte for byte; sbf_union_agg gives those
+-- format 4 (issue 27): every union of values of versions up to 4 writes
+-- version 4 (byte 0), whatever its inputs' versions (5,000 elements: sbf_agg
+-- writes a fused segment, not the compact form of version 5); f || g = g || f
+-- byte for byte; sbf_union_agg gives those
 -- bytes too, in any row order, serially and in a forced parallel plan; no
 -- key is lost; a fused segment is never OR-ed: equal ones are one, others
 -- are appended
@@ -230,7 +233,7 @@ CREATE TABLE u4 (p int, agg scalablebloom, grown scalablebloom);
 INSERT INTO u4
 SELECT p, sbf_agg('v' || (i % 5003) || ':' || (p % 3)),
 	   pg_temp.filled(sbf_empty(400, 0.01, 2, 1), 'w' || (p % 4) || '_', 1500)
-FROM generate_series(1, 12) p, generate_series(1, 4000) i GROUP BY p;
+FROM generate_series(1, 12) p, generate_series(1, 5000) i GROUP BY p;
 ALTER TABLE u4 SET (parallel_workers = 2);
 ANALYZE u4;
 
@@ -257,7 +260,7 @@ FROM (SELECT sbf_union_agg(agg, 0.3 ORDER BY p DESC) AS u FROM u4) s;
 SELECT md5(sbf_union_agg(agg, 0.3 ORDER BY md5(p::text))::bytea) = :'u4_serial' AS any_order
 FROM u4;
 SELECT count(*) FILTER (WHERE NOT u @> ('v' || i || ':' || r)) AS missing
-FROM (SELECT sbf_union_agg(agg, 0.3) AS u FROM u4) s, generate_series(1, 4000) i,
+FROM (SELECT sbf_union_agg(agg, 0.3) AS u FROM u4) s, generate_series(1, 5000) i,
 	 generate_series(0, 2) r;
 SELECT md5(sbf_union_agg(grown ORDER BY p)::bytea) AS u4_grown FROM u4 \gset
 

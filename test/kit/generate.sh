@@ -44,6 +44,8 @@ CREATE TEMP TABLE corpus23 (id int, what text, kind text, spec jsonb, val text,
 	c1 text, c2 text, c3 text, c4 text, c5 text);
 \copy corpus1 FROM '$root/test/t/data/format1_values.tsv'
 \copy corpus23 FROM '$root/test/t/data/format23_values.tsv'
+CREATE TEMP TABLE corpus4 (id int, what text, kind text, spec jsonb, val text);
+\copy corpus4 FROM '$kit/format4_values.tsv'
 CREATE TEMP TABLE corpus5 (id int, what text, kind text, spec jsonb, val text);
 \copy corpus5 FROM '$kit/format5_values.tsv'
 \i $kit/kit_cases.sql

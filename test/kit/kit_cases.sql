@@ -2,8 +2,9 @@
 -- one row of kcase each, with the elements they hold.  Run by
 -- test/kit/generate.sh after it loaded the committed old-format corpora
 -- (test/t/data/format1_values.tsv: 1.0's values; format23_values.tsv: 1.2's;
--- test/kit/format5_values.tsv: version 5's) into corpus1, corpus23 and
--- corpus5; kit_emit.sql then writes the records.
+-- test/kit/format4_values.tsv: 1.3's; test/kit/format5_values.tsv: version
+-- 5's) into corpus1, corpus23, corpus4 and corpus5; kit_emit.sql then
+-- writes the records.
 -- Every element and time is fixed, so the bytes and answers depend only on
 -- the code of the server.
 --   typ      element type of the case: text, bigint or bytea (bytea elements
@@ -165,23 +166,31 @@ FROM corpus5 JOIN (VALUES
 	(11, 'v5_value_6000_text'))
 	n(id, n) USING (id);
 
+-- version 4 as 1.3's aggregates wrote it (test/kit/format4_values.tsv, taken
+-- from this kit's records before 1.4 wrote those sets in the compact form):
+-- fused and bloom first segments, 30 to 4,000 elements, rates 0.0001 to 0.3
+INSERT INTO kcase (seq, name, typ, f, members)
+SELECT 600 + id, what, kind, val::scalablebloom, pg_temp.spec_members(kind, spec)
+FROM corpus4;
+
 -- ---- what today's server writes ----
--- aggregates: the exact form (version 2), bloom (kind 1) and fused first segments
+-- aggregates: the exact form (version 2), the compact form (version 5, up to
+-- 4,096 elements where it is smaller) and fused first segments
 INSERT INTO kcase (seq, name, typ, members, built, rate)
 VALUES
-	(300, 'v4_fused_agg_30_text', 'text', pg_temp.el('ex:', 30), 'agg', 0.01),
-	(301, 'v4_bloom_agg_300_text', 'text', pg_temp.el('a300:', 300), 'agg', 0.01),
-	(302, 'v4_bloom_agg_700_bigint', 'bigint', pg_temp.bi(10000000, 700), 'agg', 0.01),
-	(303, 'v4_fused_agg_1000_text', 'text', pg_temp.el('a1k:', 1000), 'agg', 0.01),
+	(300, 'v5_value_agg_30_text', 'text', pg_temp.el('ex:', 30), 'agg', 0.01),
+	(301, 'v5_value_agg_300_text', 'text', pg_temp.el('a300:', 300), 'agg', 0.01),
+	(302, 'v5_value_agg_700_bigint', 'bigint', pg_temp.bi(10000000, 700), 'agg', 0.01),
+	(303, 'v5_value_agg_1000_text', 'text', pg_temp.el('a1k:', 1000), 'agg', 0.01),
 	(304, 'v4_fused_agg_5000_text', 'text', pg_temp.el('a5k:', 5000), 'agg', 0.01),
 	(305, 'v4_fused_agg_20000_text', 'text', pg_temp.el('k', 20000), 'agg', 0.01),
 	(306, 'v4_fused_agg_5000_bigint_e0.001', 'bigint', pg_temp.bi(-5000000, 5000), 'agg', 0.001),
-	(307, 'v4_bloom_agg_3000_bytea_e0.05', 'bytea', pg_temp.el('y3k:', 3000), 'agg', 0.05),
-	(308, 'v4_agg_4000_text_e0.0001', 'text', pg_temp.el('r4:', 4000), 'agg', 0.0001),
-	(309, 'v4_agg_2000_text_e0.3', 'text', pg_temp.el('r03:', 2000), 'agg', 0.3),
-	(310, 'v4_fused_agg_2000_utf8', 'text',
+	(307, 'v5_value_agg_3000_bytea_e0.05', 'bytea', pg_temp.el('y3k:', 3000), 'agg', 0.05),
+	(308, 'v5_value_agg_4000_text_e0.0001', 'text', pg_temp.el('r4:', 4000), 'agg', 0.0001),
+	(309, 'v4_bloom_agg_2000_text_e0.3', 'text', pg_temp.el('r03:', 2000), 'agg', 0.3),
+	(310, 'v5_value_agg_2000_utf8', 'text',
 		ARRAY(SELECT 'ü日本🎉 ' || g || ',x' FROM generate_series(1, 2000) g), 'agg', 0.01),
-	(311, 'v4_agg_500_bytea_e0.1', 'bytea', pg_temp.el('yb:', 500), 'agg', 0.1),
+	(311, 'v5_value_agg_500_bytea_e0.1', 'bytea', pg_temp.el('yb:', 500), 'agg', 0.1),
 	(312, 'v4_fused_agg_10000_bigint', 'bigint', pg_temp.bi(9000000000, 10000), 'agg', 0.01);
 UPDATE kcase SET f = pg_temp.agg(typ, members, rate) WHERE built = 'agg';
 
@@ -225,17 +234,17 @@ FROM kcase c WHERE c.seq = 204;
 
 -- unions
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 340, 'v4_union_fused_fused_e0.02', 'text', a.members || b.members, sbf_union(a.f, b.f, 0.02)
+SELECT 340, 'v5_union_compact_fused_e0.02', 'text', a.members || b.members, sbf_union(a.f, b.f, 0.02)
 FROM kcase a, kcase b WHERE a.seq = 303 AND b.seq = 304;
 INSERT INTO kcase (seq, name, typ, members, f)
 SELECT 341, 'v4_union_blocked_same_geometry', 'text', pg_temp.el('ub:', 3000),
 	   sbf_union(sbf_empty(3000) || pg_temp.el('ub:', 1800),
 				 sbf_empty(3000) || pg_temp.el('ub:', 1800, 1201));
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 342, 'v4_union_exact_fused', 'text', a.members || b.members, a.f || b.f
+SELECT 342, 'v5_union_exact_compact', 'text', a.members || b.members, a.f || b.f
 FROM kcase a, kcase b WHERE a.seq = 320 AND b.seq = 303;
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 343, 'v4_union_v1_v2_v4_e0.05', 'text', a.members || b.members || c.members,
+SELECT 343, 'v5_union_v1_v2_v5_e0.05', 'text', a.members || b.members || c.members,
 	   sbf_union(sbf_union(a.f, b.f, 0.05), c.f, 0.05)
 FROM kcase a, kcase b, kcase c WHERE a.seq = 101 AND b.seq = 203 AND c.seq = 301;
 CREATE TEMP TABLE ugroups AS
@@ -243,11 +252,11 @@ CREATE TEMP TABLE ugroups AS
 ALTER TABLE ugroups ADD COLUMN f scalablebloom;
 UPDATE ugroups SET f = pg_temp.agg('text', members, 0.01);
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 344, 'v4_union_agg_8_groups_e0.1', 'text',
+SELECT 344, 'v5_union_agg_8_groups_e0.1', 'text',
 	   ARRAY(SELECT e FROM ugroups, unnest(members) WITH ORDINALITY u(e, o) ORDER BY grp, o),
 	   (SELECT sbf_union_agg(f, 0.1 ORDER BY grp) FROM ugroups);
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 345, 'v4_union_agg_e0.05_grown', 'text', a.members || b.members,
+SELECT 345, 'v5_union_agg_e0.05_grown', 'text', a.members || b.members,
 	   (SELECT sbf_union_agg(x, 0.05) FROM (VALUES (a.f), (b.f)) v(x))
 FROM kcase a, kcase b WHERE a.seq = 322 AND b.seq = 303;
 
@@ -267,10 +276,10 @@ FROM kcase b, kcase d WHERE b.seq = 322 AND d.seq = 351;
 
 -- sbf_build from a hash set
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 360, 'v4_build_from_hashset_1500', 'text', pg_temp.el('hb:', 1500),
+SELECT 360, 'v5_build_from_hashset_1500', 'text', pg_temp.el('hb:', 1500),
 	   sbf_build((SELECT sbf_hashset_agg(e) FROM unnest(pg_temp.el('hb:', 1500)) e), 0.01);
 INSERT INTO kcase (seq, name, typ, members, f)
-SELECT 361, 'v4_build_from_corpus_hashset_e0.02', c.typ, c.members, sbf_build(c.h, 0.02)
+SELECT 361, 'v5_build_from_corpus_hashset_e0.02', c.typ, c.members, sbf_build(c.h, 0.02)
 FROM kcase c WHERE c.seq = 224;
 
 -- windowed: aggregates (kind 4, fused), live adds, relabelled version 3,

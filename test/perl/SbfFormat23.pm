@@ -269,7 +269,8 @@ our $written_sql = qq{
 					 WHERE probe(w.f, w.kind, absent(w.kind, g))) AS fp) x};
 
 # The kinds of the segments 1.3 wrote over the 1.2 values, per operation
-# (windowed buckets included): "op kind,kind;...".
+# (windowed buckets included; a value in the compact form counts as "compact
+# form"): "op kind,kind;...".
 our $kinds_sql = q{
 	SELECT string_agg(op || ' ' || kinds, '; ' ORDER BY op) FROM (
 		SELECT w.op, string_agg(DISTINCT k, ',' ORDER BY k) AS kinds
@@ -282,11 +283,15 @@ our $kinds_sql = q{
 											   ELSE '[]' END) s
 				 UNION ALL
 				 SELECT t FROM jsonb_array_elements(coalesce(i -> 'window', '[]')) b,
-							   jsonb_array_elements_text(b -> 'kinds') t) k
+							   jsonb_array_elements_text(b -> 'kinds') t
+				 UNION ALL
+				 SELECT 'compact form' WHERE i ->> 'form' = 'compact') k
 		GROUP BY w.op) s};
 
 # The lines $written_sql gives when every value is version 4 (the exact form
-# stays version 2), shows its kinds, misses nothing and stays within bound.
+# stays version 2; the compact form, which sbf_agg and sbf_build write for
+# small sets since 1.4, is version 5), shows its kinds, misses nothing and
+# stays within bound.
 sub written_expected
 {
 	my ($got) = @_;
@@ -295,7 +300,7 @@ sub written_expected
 		  /^(\d+ \w+): form=(\w+) .* fp=(\d+\/\d+) bound=(\S+) /;
 		$head
 		  ? "$head: form=$form version="
-		  . ($form eq 'exact' ? 2 : 4)
+		  . ($form eq 'exact' ? 2 : $form eq 'compact' ? 5 : 4)
 		  . " kinds=t misses=0 fp=$fp bound=$bound within=t"
 		  : $_
 	} split /\n/, $got;

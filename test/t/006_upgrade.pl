@@ -943,8 +943,8 @@ is($written, SbfFormat23::written_expected($written),
 	'1.3 writes over 1.2 values and refreshes views: version 4 (the exact form version 2), every segment with its kind, no false negative over old and new members, false positives within fpr_bound');
 my $kinds = $node->safe_psql('upd', $SbfFormat23::kinds_sql);
 note("kinds written per operation: $kinds");
-like($kinds, qr/^(?=.*\badd [^;]*blocked)(?=.*\bunion [^;]*blocked)(?=.*\bdelta [^;]*blocked)(?=.*fused)/,
-	'1.3 writes blocked segments onto the 1.2 values (adds, unions, sbf_delta) and fused ones somewhere in the walk');
+like($kinds, qr/^(?=.*\badd [^;]*blocked)(?=.*\bunion [^;]*blocked)(?=.*\bdelta [^;]*blocked)(?=.*(?:fused|compact form))/,
+	'1.3 writes blocked segments onto the 1.2 values (adds, unions, sbf_delta) and fused ones or the compact form (1.4\'s library) somewhere in the walk');
 like($written, qr/\A(?:(?!form=exact)[^\n]*\n?)+\z/,
 	'1.3 writes over 1.2 values: no result stays in the exact form');
 

@@ -7,6 +7,7 @@
  *	  (sbf_compact_expand) -- adds, unions with compact and segmented values,
  *	  budgets, deltas -- or keeps it where nothing changes (a copy, an add
  *	  of a match, a union of copies).  Refusals and failed allocations.
+ *	  The builder writes it where it is smaller.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "sbf_core.h"
 #include "sbf_compact.h"
 #include "sbf_dir.h"
+#include "sbf_hash_sort.h"
 #include "sbf_internal.h"
 #include "sbf_plain.h"
 #include "sbf_plan.h"
@@ -454,6 +456,57 @@ failed_allocations(void)
 	free(b);
 }
 
+/*
+ * The builder (sbf_build_final) writes the compact form where it is
+ * smaller, up to 4,096 elements: at 1%, within issue 36's target (1.1 times
+ * the optimal Bloom filter's bytes, plus 24, with a 4-byte varlena header)
+ * and smaller than the segmented value; every member found, # exact, the
+ * bound within the share the builder sizes for.  5,000 elements stay
+ * segmented; so does a value of another HyperLogLog precision.
+ */
+static void
+built(void)
+{
+	static const uint64_t ns[] = {20, 30, 100, 300, 1000, 3000, 4096, 5000};
+	size_t		i;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+	{
+		uint64_t	n = ns[i];
+		uint64_t   *h = malloc(n * sizeof(uint64_t));
+		SbfParams	p = params(1000, 0.01, 2, 0.9, SBF_HLL_P_DEFAULT);
+		double		target = 1.1 * (double) n * log(100.0) / (log(2.0) * log(2.0)) / 8.0 + 24.0;
+		SbfFilter	f;
+		SbfFilter	g;
+		SbfView		v;
+		uint64_t	j;
+
+		for (j = 0; j < n; j++)
+			h[j] = key(4, j);
+		sbf_hash_sort_all(h, n);
+		CHECK_ST(sbf_build_final(&f, &p, h, n, 4, &g_alloc), SBF_OK);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		CHECK(sbf_is_compact(&v) == (n <= 4096));
+		CHECK(missed(&v, 4, n) == 0 && sbf_cardinality(&v) == (double) n);
+		CHECK(sbf_fpr_bound(&v) <= pow(0.01, 1.04));
+		if (sbf_is_compact(&v))
+		{
+			CHECK((double) (f.len + 4) <= target);
+			CHECK_ST(sbf_build_sorted(&g, &p, h, n, pow(0.01, 1.04), 0, 4, &g_alloc), SBF_OK);
+			CHECK(f.len < g.len);
+			sbf_filter_free(&g);
+			/* another precision: the segmented value */
+			p.hll_p = 10;
+			CHECK_ST(sbf_build_final(&g, &p, h, n, 4, &g_alloc), SBF_OK);
+			CHECK_ST(validate_filter(&g, &v), SBF_OK);
+			CHECK(!sbf_is_compact(&v));
+			sbf_filter_free(&g);
+		}
+		sbf_filter_free(&f);
+		free(h);
+	}
+}
+
 int
 main(void)
 {
@@ -464,6 +517,7 @@ main(void)
 	RUN(convert_delta);
 	RUN(unions);
 	RUN(failed_allocations);
+	RUN(built);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "sbf_core.h"
+#include "sbf_compact.h"
 #include "sbf_plain.h"
 #include "sbf_union.h"
 #include "sbf_hashset.h"
@@ -75,9 +76,37 @@ hs_input(int p, uint64_t n)
 }
 
 /*
+ * The compact form in f's place when it is smaller (docs/format5.md,
+ * section 3): capacity n at the same share, the hashes' ranks listed, up to
+ * 4,096 hashes and 8 kB.
+ */
+static void
+ref_compact(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
+{
+	SbfCompactParams cp = {p->error_rate, n, p->growth, p->tightening, false, NULL};
+	SbfCompactRanks rk;
+	size_t		len;
+	int			b;
+
+	if (n > 4096 || p->hll_p != SBF_HLL_P_DEFAULT ||
+		sbf_compact_bits(n, sbf_sized_error(p->error_rate, p->tightening),
+						 SBF_HLL_P_DEFAULT, &b) != SBF_OK)
+		return;
+	sbf_compact_ranks(h, n, b, &rk);
+	cp.ranks = &rk;
+	CHECK_ST(sbf_compact_size(n, b, &cp, &len), SBF_OK);
+	if (len >= f->len || len > 8192)
+		return;
+	CHECK_ST(sbf_filter_reserve(f, len), SBF_OK);
+	CHECK_ST(sbf_compact_write(h, n, b, &cp, SBF_PAYLOAD(f), len, &g_alloc), SBF_OK);
+	f->len = len;
+}
+
+/*
  * The reference build: a right-sized filter with hashes added one at a time
  * while that keeps the exact form (1.2's bytes); else the one builder of a
- * format-4 segment at 1.2's right-sized share (docs/format4.md, section 6).
+ * format-4 segment at 1.2's right-sized share (docs/format4.md, section 6),
+ * or the compact form where it is smaller (ref_compact).
  */
 static void
 ref_build(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
@@ -94,6 +123,7 @@ ref_build(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
 	sbf_filter_free(f);
 	CHECK_ST(sbf_build_sorted(f, p, h, n, sbf_sized_error(p->error_rate, p->tightening),
 							  0, 4, &g_alloc), SBF_OK);
+	ref_compact(h, n, p, f);
 }
 
 /*

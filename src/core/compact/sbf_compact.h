@@ -50,6 +50,14 @@
 /* the fixed fields; n and capacity take 1 to 10 bytes each */
 #define SBF_COMPACT_FIXED_BYTES		12
 #define SBF_COMPACT_PARAMS_BYTES	10
+/*
+ * The most hashes, and bytes, of a value a builder writes in the compact
+ * form: what a lookup plan decodes (SBF_PLAN_DECODE_MAX and
+ * SBF_PLAN_KEY_DATA_MAX); a larger code would be read from its bytes,
+ * whose cost grows with it.
+ */
+#define SBF_COMPACT_BUILD_MAX		4096
+#define SBF_COMPACT_BUILD_MAX_BYTES	8192
 
 /*
  * The registers at precision SBF_COMPACT_HLL_P whose rank in the hashes is

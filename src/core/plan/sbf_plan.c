@@ -12,6 +12,11 @@
 
 /* hashes a plain lookup over several segments probes a segment at a time */
 
+/* a value the builder writes in the compact form is decoded by its plan */
+_Static_assert(SBF_COMPACT_BUILD_MAX <= SBF_PLAN_DECODE_MAX &&
+			   SBF_COMPACT_BUILD_MAX_BYTES <= SBF_PLAN_KEY_DATA_MAX,
+			   "a built compact value must be decoded by its plan");
+
 /* plans built by this process (a diagnostic) */
 static uint64_t plan_builds = 0;
 
