@@ -5,9 +5,10 @@
 -- cases 7 (the 30 texts 'c5v:1' .. 'c5v:30'; first as written before the
 -- ranks list, then with it) and 8 (the bigint 5152), written by
 -- test/kit/kit_v5.c with the form's writer.  They read, answer
--- and are described; an add of a member keeps the bytes, any other write
--- works on the segmented form of version 5 that answers the same;
--- malformed ones are refused.
+-- and are described; an add of a member keeps the bytes, adds of new
+-- elements rewrite the compact form while they fit its fingerprint bits, any
+-- other write works on the segmented form of version 5 that answers the
+-- same; malformed ones are refused.
 
 -- sbf_agg at 1%: the compact form from 20 to 4,096 elements, within 1.1
 -- times the optimal Bloom filter's bytes plus 24, every member found, #
@@ -47,8 +48,9 @@ SELECT id, f::text = CASE id WHEN 1 THEN :'c' ELSE :'one' END AS same_text,
 	   f @> CASE id WHEN 1 THEN 'c5v:7' ELSE NULL END AS member
 FROM compact_t ORDER BY id;
 
--- an add of a member keeps the bytes; a new element makes the segmented
--- form of version 5 (the compact segment first), every element found
+-- an add of a member keeps the bytes; new elements past the room its bits
+-- leave make the segmented form of version 5 (the compact segment first),
+-- every element found
 SELECT sbf_add(:'c'::scalablebloom, 'c5v:7')::text = :'c' AS member_add_keeps_bytes;
 SELECT sbf_info(f)->>'version' AS version, sbf_info(f)->>'form' AS form,
 	   (SELECT string_agg(s->>'kind', ',') FROM jsonb_array_elements(sbf_info(f)->'segments') s) AS kinds,
@@ -56,6 +58,25 @@ SELECT sbf_info(f)->>'version' AS version, sbf_info(f)->>'form' AS form,
 	   sbf_matches(f, ARRAY(SELECT 'new:' || i FROM generate_series(1, 500) i)) AS new_members,
 	   # f AS count
 FROM (SELECT sbf_add(:'c'::scalablebloom, ARRAY(SELECT 'new:' || i FROM generate_series(1, 500) i)) AS f) s;
+
+-- adds of new elements rewrite the compact form in place while they fit:
+-- sbf_agg of 100 elements, then the next ones one at a time, is sbf_agg of
+-- them all byte for byte (no two fingerprints collide here) until the room
+-- its 14 bits leave is used (k / 2^14 within 0.01^1.04: k <= 136); the
+-- next add makes the segmented form; every element found
+WITH RECURSIVE grow(k, f) AS (
+	SELECT 100, (SELECT sbf_agg('p' || i) FROM generate_series(1, 100) i)
+	UNION ALL
+	SELECT k + 1, f || ('p' || (k + 1)) FROM grow WHERE k < 140)
+SELECT count(*) FILTER (WHERE sbf_info(f)->>'form' = 'compact') AS compact,
+	   count(*) FILTER (WHERE f::bytea = (SELECT sbf_agg('p' || i) FROM generate_series(1, k) i)::bytea)
+		   AS equal_to_agg,
+	   max(k) FILTER (WHERE sbf_info(f)->>'form' = 'compact') AS last_compact,
+	   max((sbf_info(f)->>'fingerprint_bits')::int) AS bits,
+	   min(k) FILTER (WHERE sbf_info(f)->>'form' = 'segments') AS first_segmented,
+	   bool_and(sbf_matches(f, ARRAY(SELECT 'p' || i FROM generate_series(1, k) i)) = k) AS all_found,
+	   bool_and(# f = k) AS count_exact
+FROM grow;
 
 -- unions: of copies, the value itself; with a version-4 value, version 5
 -- with both sets; in an aggregate, the same answers

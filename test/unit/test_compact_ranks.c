@@ -280,8 +280,9 @@ ranks_validator_refuses(void)
 /*
  * Adds on a compact value: an element whose fingerprint is there and whose
  * rank is within the value's HyperLogLog keeps the bytes; one of the same
- * fingerprint of a rank above its register's entry makes the segmented
- * form, whose HyperLogLog then holds that rank.
+ * fingerprint of a rank above its register's entry raises the entry in
+ * place (sbf_compact_add.c), so the segmented form's HyperLogLog then
+ * holds that rank.
  */
 static void
 ranks_adds(void)
@@ -315,6 +316,10 @@ ranks_adds(void)
 	CHECK_ST(sbf_add_hashes(&f, &same, 1), SBF_OK);
 	CHECK(f.len == len && memcmp(SBF_PAYLOAD(&f), buf, len) == 0);
 	CHECK_ST(sbf_add_hash(&f, higher, NULL), SBF_OK);
+	sbf_filter_view(&f, &v);
+	CHECK(sbf_is_compact(&v) && v.nfp == 1000 && f.len == len);
+	CHECK(sbf_compact_view_keeps(&v, higher));
+	CHECK_ST(sbf_convert(&f), SBF_OK);
 	sbf_filter_view(&f, &v);
 	CHECK(!sbf_is_compact(&v) && v.version == SBF_FORMAT_V5);
 	sbf_hll_unpack(v.buf + v.hll_offset, v.hll_bytes,

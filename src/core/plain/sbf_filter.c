@@ -283,10 +283,15 @@ sbf_add_hash(SbfFilter *f, uint64_t h, bool *inserted)
 	sbf_filter_view(f, &v);
 	if (sbf_is_exact(&v))
 		return sbf_exact_add(f, h, inserted);
-	/* the compact form: nothing to add when h matches, else its segments */
+	/* the compact form: kept when h matches, rewritten while it fits */
 	if (sbf_is_compact(&v))
-		return sbf_compact_view_keeps(&v, h) ? SBF_OK :
-			compact_add(f, &v, &h, 1, inserted);
+	{
+		if (sbf_compact_view_keeps(&v, h))
+			return SBF_OK;
+		if (sbf_compact_add_in_place(f, &v, &h, 1, inserted, &st))
+			return st;
+		return compact_add(f, &v, &h, 1, inserted);
+	}
 	if (sbf_contains_hash(&v, h))
 		return sbf_hll_add_hash(f, h);
 	st = sbf_grow_add(f, h, hll_size_after(&v, h) - v.hll_bytes);
@@ -527,16 +532,20 @@ sbf_add_hashes(SbfFilter *f, const uint64_t *h, size_t n)
 {
 	SbfView		v;
 
-	/* the compact form: kept while the hashes match, else its segments */
+	/* the compact form: kept while the hashes match, rewritten while they fit */
 	sbf_filter_view(f, &v);
 	if (sbf_is_compact(&v))
 	{
+		SbfStatus	st;
+
 		while (n > 0 && sbf_compact_view_keeps(&v, *h))
 		{
 			h++;
 			n--;
 		}
-		return n > 0 ? compact_add(f, &v, h, n, NULL) : SBF_OK;
+		if (n == 0 || sbf_compact_add_in_place(f, &v, h, n, NULL, &st))
+			return n == 0 ? SBF_OK : st;
+		return compact_add(f, &v, h, n, NULL);
 	}
 	while (n > 0)
 	{

@@ -258,4 +258,16 @@ extern double sbf_compact_view_rate(const SbfView *v, SbfCompactRate which);
 extern SbfStatus sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
 								 const SbfAllocator *a);
 
+/*
+ * Adds the k hashes h to the compact value v of f in place
+ * (sbf_compact_add.c): true when done (*st SBF_OK; *inserted, unless NULL,
+ * whether a fingerprint was new) or failed (*st, f as it was); false when
+ * the value must take its segmented form instead (more than
+ * SBF_COMPACT_BUILD_MAX fingerprints or bytes, or past both its capacity and
+ * the share its builder sizes a set at).
+ */
+extern bool sbf_compact_add_in_place(SbfFilter *f, const SbfView *v,
+									 const uint64_t *h, size_t k,
+									 bool *inserted, SbfStatus *st);
+
 #endif							/* SBF_PLAIN_H */

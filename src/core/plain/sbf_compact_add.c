@@ -1,0 +1,185 @@
+/*
+ * sbf_compact_add.c
+ *	  Adds to a compact value in place (docs/format5.md, section 3, "Adds"):
+ *	  while its fingerprints with the new ones fit the value's capacity, or
+ *	  the share its builder sized it at (the capacity then grows to the new
+ *	  count), the value is written again in the compact form, at the same
+ *	  fingerprint bits, its ranks list the old one with the new hashes'.
+ *	  Where no two fingerprints collide that is the value sbf_agg writes
+ *	  for the union of the sets.  Otherwise the caller adds to its
+ *	  segmented form (sbf_filter.c).
+ */
+#include <math.h>
+
+#include "sbf_compact.h"
+#include "sbf_hash_sort.h"
+#include "sbf_internal.h"
+#include "sbf_plain.h"
+
+/* Whether x is among the n ascending fingerprints fp. */
+static bool
+sorted_has(const uint64_t *fp, uint64_t n, uint64_t x)
+{
+	uint64_t	lo = 0;
+	uint64_t	hi = n;
+
+	while (lo < hi)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (fp[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && fp[lo] == x;
+}
+
+/*
+ * Appends to fp[n..) the fingerprints of h[0..k) not among fp[0..n) (n
+ * ascending) nor given before; returns how many.  fp has room for n + k.
+ */
+static uint64_t
+new_fingerprints(uint64_t *fp, uint64_t n, int b, const uint64_t *h, size_t k)
+{
+	uint64_t	m = 0;
+	uint64_t	i;
+	uint64_t	j;
+
+	for (i = 0; i < k; i++)
+	{
+		uint64_t	x = sbf_ef_fingerprint(h[i], b);
+
+		if (!sorted_has(fp, n, x))
+			fp[n + m++] = x;
+	}
+	if (m == 0)
+		return 0;
+	sbf_hash_sort_all(fp + n, (size_t) m);
+	for (i = 1, j = 1; i < m; i++)
+	{
+		if (fp[n + i] != fp[n + j - 1])
+			fp[n + j++] = fp[n + i];
+	}
+	return j;
+}
+
+/* r takes the larger rank of r and s in every register. */
+static bool
+merge_ranks(SbfCompactRanks *r, const SbfCompactRanks *s)
+{
+	bool		changed = false;
+	int			j;
+
+	for (j = 0; j < SBF_COMPACT_REGISTERS; j++)
+	{
+		if (s->rank[j] > r->rank[j])
+		{
+			r->count += r->rank[j] == 0;
+			r->rank[j] = s->rank[j];
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/*
+ * The capacity of a compact value of cv's parameters holding n fingerprints:
+ * cv's while n fits it, else n while n / 2^b is within the share its
+ * builder gives a set (sbf_sized_error); 0 when neither.
+ */
+static uint64_t
+capacity_for(const SbfCompactView *cv, uint64_t n)
+{
+	double		share = sbf_sized_error(cv->error_rate, cv->tightening);
+
+	if (n <= cv->capacity)
+		return cv->capacity;
+	return (double) n <= ldexp(share, cv->shape.b) ? n : 0;
+}
+
+/*
+ * Writes the n ascending fingerprints fp with cv's parameters, this
+ * capacity and ranks into a new buffer that replaces f's.  false (f as it
+ * was) when the value would pass what the builder writes compact; a
+ * failure to allocate is *st = SBF_E_NOMEM.
+ */
+static bool
+rewrite(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp, uint64_t n,
+		uint64_t capacity, const SbfCompactRanks *ranks, SbfStatus *st)
+{
+	SbfCompactParams cp = {cv->error_rate, capacity, cv->growth, cv->tightening,
+		(cv->flags & SBF_COMPACT_FLAG_OVERLAP) != 0, ranks};
+	const SbfAllocator *a = f->a;
+	uint8_t    *base;
+	size_t		len;
+
+	if (sbf_compact_size(n, cv->shape.b, &cp, &len) != SBF_OK ||
+		len > SBF_COMPACT_BUILD_MAX_BYTES)
+		return false;
+	base = a->alloc(f->prefix + len, a->ctx);
+	if (base == NULL)
+	{
+		*st = SBF_E_NOMEM;
+		return true;
+	}
+	memcpy(base, f->base, f->prefix);
+	*st = sbf_compact_write(fp, n, cv->shape.b, &cp, base + f->prefix, len, a);
+	if (*st != SBF_OK)
+	{
+		a->free(base, a->ctx);
+		/* only an allocation fails on what the checks above let through */
+		return *st == SBF_E_NOMEM;
+	}
+	sbf_filter_free(f);
+	f->base = base;
+	f->len = f->cap = len;
+	return true;
+}
+
+/* sbf_plain.h */
+bool
+sbf_compact_add_in_place(SbfFilter *f, const SbfView *v, const uint64_t *h,
+						 size_t k, bool *inserted, SbfStatus *st)
+{
+	SbfCompactView cv;
+	SbfCompactRanks r;
+	SbfCompactRanks add;
+	const SbfAllocator *a = f->a;
+	uint64_t   *fp;
+	uint64_t	n = v->nfp;
+	uint64_t	m;
+	uint64_t	capacity;
+	bool		done = true;
+	bool		changed;
+
+	*st = SBF_OK;
+	if (k > SBF_COMPACT_BUILD_MAX || n > SBF_COMPACT_BUILD_MAX)
+		return false;
+	fp = a->alloc((size_t) (n + k) * sizeof(uint64_t), a->ctx);
+	if (fp == NULL)
+	{
+		*st = SBF_E_NOMEM;
+		return true;
+	}
+	sbf_view_compact(v, &cv);
+	sbf_ef_decode_bytes(&cv.shape, cv.code, fp);
+	m = new_fingerprints(fp, n, cv.shape.b, h, k);
+	sbf_compact_view_ranks(&cv, &r);
+	sbf_compact_ranks(h, (uint64_t) k, cv.shape.b, &add);
+	changed = merge_ranks(&r, &add);
+	capacity = capacity_for(&cv, n + m);
+	if (m == 0 && !changed)
+		done = true;
+	else if (n + m > SBF_COMPACT_BUILD_MAX || capacity == 0)
+		done = false;
+	else
+	{
+		sbf_hash_sort_all(fp, (size_t) (n + m));
+		done = rewrite(f, &cv, fp, n + m, capacity, &r, st);
+	}
+	a->free(fp, a->ctx);
+	if (inserted)
+		*inserted = done && *st == SBF_OK && m > 0;
+	return done;
+}

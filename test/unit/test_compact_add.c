@@ -1,0 +1,360 @@
+/*
+ * test_compact_add.c
+ *	  Adds to a compact value in place (sbf_compact_add.c; docs/format5.md,
+ *	  section 3, "Adds"): while the new fingerprints fit the value's
+ *	  capacity or the share its builder sized it at, the value stays
+ *	  compact, byte for byte what the builder writes for the union of the
+ *	  sets where no fingerprints collide, one add at a time or batched;
+ *	  past that, or past the builder's bounds, it takes its segmented form.
+ *	  Ranks above a fingerprint's cap go to the ranks list in place.
+ *	  Failed allocations leave the value as it was.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf_core.h"
+#include "sbf_compact.h"
+#include "sbf_dir.h"
+#include "sbf_hash_sort.h"
+#include "sbf_internal.h"
+#include "sbf_plain.h"
+
+#include "unit_check.h"
+#include "unit_alloc.h"
+#include "unit_core.h"
+
+/* sbf_agg's final over the n hashes h (any order; sorted in place) into f. */
+static void
+aggregate(SbfFilter *f, uint64_t *h, uint64_t n)
+{
+	SbfParams	p = params(1000, 0.01, 2, 0.9, SBF_HLL_P_DEFAULT);
+
+	sbf_hash_sort_all(h, (size_t) n);
+	CHECK_ST(sbf_build_final(f, &p, h, (size_t) n, 4, &g_alloc), SBF_OK);
+}
+
+/* The hashes key(space, 0 .. n) into a new array. */
+static uint64_t *
+keys(int space, uint64_t n)
+{
+	uint64_t   *h = malloc((n ? n : 1) * sizeof(uint64_t));
+	uint64_t	i;
+
+	for (i = 0; i < n; i++)
+		h[i] = key(space, i);
+	return h;
+}
+
+/* Distinct b-bit fingerprints among the n hashes h. */
+static uint64_t
+distinct_fingerprints(const uint64_t *h, uint64_t n, int b)
+{
+	uint64_t   *fp = malloc(n * sizeof(uint64_t));
+	uint64_t	d = n > 0;
+	uint64_t	i;
+
+	sbf_ef_fingerprints(h, n, b, fp);
+	sbf_hash_sort_all(fp, (size_t) n);
+	for (i = 1; i < n; i++)
+		d += fp[i] != fp[i - 1];
+	free(fp);
+	return d;
+}
+
+/*
+ * m keys of a space whose b-bit fingerprints differ from those of the n
+ * hashes a and from each other, into a new array with room for n more.
+ */
+static uint64_t *
+fresh_keys(const uint64_t *a, uint64_t n, int b, int space, uint64_t m)
+{
+	uint64_t   *h = malloc((m + n + 1) * sizeof(uint64_t));
+	uint64_t	base = distinct_fingerprints(a, n, b);
+	uint64_t	got = 0;
+	uint64_t	i;
+
+	if (n > 0)
+		memcpy(h, a, n * sizeof(uint64_t));
+	for (i = 0; got < m; i++)
+	{
+		h[n + got] = key(space, i);
+		got += distinct_fingerprints(h, n + got + 1, b) == base + got + 1;
+	}
+	memmove(h, h + n, m * sizeof(uint64_t));
+	return h;
+}
+
+/* A copy of f's value (its own buffer). */
+static void
+copy_filter(const SbfFilter *f, SbfFilter *g)
+{
+	SbfView		v;
+
+	CHECK_ST(validate_filter(f, &v), SBF_OK);
+	CHECK_ST(sbf_copy(g, &v, 4, 0, &g_alloc), SBF_OK);
+}
+
+/*
+ * A value sbf_agg wrote for n elements, grown by the elements its b leaves
+ * room for (capacity n + m within the builder's share, n + m within its
+ * 4,096): one add at a time,
+ * each inserted, it stays compact and equals sbf_agg over all n + m
+ * elements byte for byte (no two of whose fingerprints collide), as the batched
+ * add does; the next element makes its segmented form, every member found.
+ */
+static void
+equals_aggregate(void)
+{
+	static const uint64_t ns[] = {20, 100, 300, 1000, 3000};
+	size_t		c;
+
+	for (c = 0; c < sizeof(ns) / sizeof(ns[0]); c++)
+	{
+		uint64_t	n = ns[c];
+		uint64_t   *a;
+		SbfFilter	f;
+		SbfFilter	g;
+		SbfFilter	u;
+		SbfView		v;
+		SbfSegment	s;
+		uint64_t	room;
+		uint64_t   *all;
+		uint64_t	i;
+		bool		inserted;
+		int			b;
+
+		/* n elements whose fingerprints differ, so that sbf_agg's n is theirs */
+		CHECK_ST(sbf_compact_bits(n, sbf_sized_error(0.01, 0.9), SBF_HLL_P_DEFAULT, &b), SBF_OK);
+		a = fresh_keys(NULL, 0, b, 11, n);
+		aggregate(&f, a, n);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		CHECK(sbf_is_compact(&v) && v.capacity == n);
+		room = (uint64_t) floor(ldexp(sbf_sized_error(0.01, 0.9), v.fp_bits)) - n;
+		CHECK(room < n);
+		/* no more than the builder writes compact */
+		if (n + room > SBF_COMPACT_BUILD_MAX)
+			room = SBF_COMPACT_BUILD_MAX - n;
+		copy_filter(&f, &g);
+		all = fresh_keys(a, n, v.fp_bits, 12, room);
+		for (i = 0; i < room; i++)
+		{
+			CHECK_ST(sbf_add_hash(&f, all[i], &inserted), SBF_OK);
+			CHECK(inserted);
+		}
+		CHECK_ST(sbf_add_hashes(&g, all, (size_t) room), SBF_OK);
+		CHECK(same_bytes(&f, &g));
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		CHECK(sbf_is_compact(&v) && v.capacity == n + room);
+		memcpy(all + room, a, n * sizeof(uint64_t));
+		aggregate(&u, all, n + room);
+		CHECK(same_bytes(&f, &u));
+		sbf_filter_free(&u);
+		CHECK(sbf_cardinality(&v) == (double) (n + room));
+
+		/* one more: the segmented form */
+		CHECK_ST(sbf_add_hash(&f, key(13, 0), &inserted), SBF_OK);
+		CHECK(inserted);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		CHECK(!sbf_is_compact(&v) && v.version == SBF_FORMAT_V5 && v.nsegments == 2);
+		sbf_get_segment(&v, 0, &s);
+		CHECK(s.kind == SBF_KIND_COMPACT && s.count == n + room);
+		for (i = 0; i < n + room; i++)
+			CHECK(sbf_contains_hash(&v, all[i]));
+		CHECK(sbf_contains_hash(&v, key(13, 0)));
+		sbf_filter_free(&f);
+		sbf_filter_free(&g);
+		free(a);
+		free(all);
+	}
+}
+
+/*
+ * Hashes whose fingerprint has no bit above its register j (capped):
+ * rank r, so h = j | 1 << (r + 8).
+ */
+static uint64_t
+capped(uint32_t j, int r)
+{
+	return (uint64_t) j | UINT64_C(1) << (r + SBF_COMPACT_HLL_P - 1);
+}
+
+/* The ranks list of f's compact value. */
+static void
+ranks_of(const SbfFilter *f, SbfCompactRanks *r)
+{
+	SbfCompactView cv;
+
+	CHECK_ST(sbf_compact_check(SBF_PAYLOAD(f), f->len, &cv), SBF_OK);
+	sbf_compact_view_ranks(&cv, r);
+}
+
+/*
+ * A rank above the list's entry for a fingerprint there raises the entry in
+ * place (nothing else changes: same count, same length); a new capped
+ * fingerprint adds itself and an entry; the value then keeps both hashes.
+ */
+static void
+ranks(void)
+{
+	uint64_t   *h = keys(14, 101);
+	SbfCompactRanks r;
+	SbfFilter	f;
+	SbfView		v;
+	size_t		len;
+	bool		inserted = true;
+
+	h[100] = capped(77, 30);
+	aggregate(&f, h, 101);
+	ranks_of(&f, &r);
+	CHECK(r.rank[77] == 30);
+	len = f.len;
+
+	CHECK_ST(sbf_add_hash(&f, capped(77, 40), &inserted), SBF_OK);
+	CHECK(!inserted && f.len == len);
+	ranks_of(&f, &r);
+	CHECK(r.rank[77] == 40);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) && v.nfp == 101);
+	CHECK(sbf_compact_view_keeps(&v, capped(77, 40)));
+
+	CHECK_ST(sbf_add_hash(&f, capped(300, 33), &inserted), SBF_OK);
+	CHECK(inserted);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) && v.nfp == 102);
+	ranks_of(&f, &r);
+	CHECK(r.rank[300] == 33 && r.rank[77] == 40);
+	CHECK(sbf_compact_view_keeps(&v, capped(300, 33)));
+	sbf_filter_free(&f);
+	free(h);
+}
+
+/*
+ * A value written with room in its capacity (kit_v5's way) takes adds up
+ * to it with the capacity unchanged; past it the capacity grows only
+ * within the builder's share, else the segmented form.
+ */
+static void
+capacity_kept(void)
+{
+	uint64_t	n = 200;
+	uint64_t   *h = keys(15, n);
+	uint64_t   *more;
+	SbfCompactParams cp = {0.01, 2 * n, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING,
+	false, NULL};
+	SbfCompactRanks rk;
+	uint8_t    *buf;
+	size_t		len;
+	SbfFilter	f;
+	SbfView		v;
+	int			b;
+	bool		fits;
+
+	CHECK_ST(sbf_compact_bits(2 * n, 0.01, SBF_HLL_P_DEFAULT, &b), SBF_OK);
+	more = fresh_keys(h, n, b, 16, n + 1);
+	sbf_compact_ranks(h, n, b, &rk);
+	cp.ranks = &rk;
+	CHECK_ST(sbf_compact_size(n, b, &cp, &len), SBF_OK);
+	buf = malloc(len);
+	CHECK_ST(sbf_compact_write(h, n, b, &cp, buf, len, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_validate(buf, len, &v), SBF_OK);
+	CHECK_ST(sbf_copy(&f, &v, 4, 0, &g_alloc), SBF_OK);
+
+	CHECK_ST(sbf_add_hashes(&f, more, (size_t) n), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) && v.capacity == 2 * n && v.nfp == 2 * n);
+	fits = (double) (v.nfp + 1) <= ldexp(sbf_sized_error(0.01, 0.9), b);
+	CHECK_ST(sbf_add_hash(&f, more[n], NULL), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) == fits);
+	sbf_filter_free(&f);
+	free(buf);
+	free(h);
+	free(more);
+}
+
+/*
+ * The builder's bounds: a value of 4,096 fingerprints takes no new one in
+ * place, nor does any value a batch of more than 4,096 hashes.
+ */
+static void
+bounds(void)
+{
+	uint64_t   *h = keys(17, SBF_COMPACT_BUILD_MAX);
+	uint64_t   *big = keys(18, SBF_COMPACT_BUILD_MAX + 1);
+	SbfFilter	f;
+	SbfView		v;
+
+	aggregate(&f, h, SBF_COMPACT_BUILD_MAX);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v));
+	CHECK_ST(sbf_add_hash(&f, key(19, 0), NULL), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(!sbf_is_compact(&v) && v.nsegments == 2);
+	sbf_filter_free(&f);
+
+	aggregate(&f, h, 30);
+	CHECK_ST(sbf_add_hashes(&f, big, SBF_COMPACT_BUILD_MAX + 1), SBF_OK);
+	CHECK_ST(validate_filter(&f, &v), SBF_OK);
+	CHECK(!sbf_is_compact(&v));
+	sbf_filter_free(&f);
+	free(h);
+	free(big);
+}
+
+/* Every failed allocation of an add in place leaves the value as it was. */
+static void
+failed_allocations(void)
+{
+	uint64_t   *h = keys(20, 100);
+	uint64_t   *more = keys(21, 3);
+	SbfFilter	base;
+	int			op;
+
+	aggregate(&base, h, 100);
+	for (op = 0; op < 2; op++)
+	{
+		long		k;
+
+		for (k = 0; k < 20; k++)
+		{
+			SbfFilter	f;
+			SbfView		v;
+			SbfStatus	st;
+
+			copy_filter(&base, &f);
+			g_fail_after = k;
+			st = op == 0 ? sbf_add_hash(&f, more[0], NULL) : sbf_add_hashes(&f, more, 3);
+			g_fail_after = -1;
+			CHECK(st == SBF_OK || st == SBF_E_NOMEM);
+			if (st == SBF_E_NOMEM)
+				CHECK(same_bytes(&f, &base));
+			else
+			{
+				CHECK_ST(validate_filter(&f, &v), SBF_OK);
+				CHECK(sbf_is_compact(&v));
+			}
+			sbf_filter_free(&f);
+			if (st == SBF_OK)
+				break;
+		}
+		CHECK(k > 0 && k < 20);
+	}
+	sbf_filter_free(&base);
+	free(h);
+	free(more);
+}
+
+int
+main(void)
+{
+	RUN(equals_aggregate);
+	RUN(ranks);
+	RUN(capacity_kept);
+	RUN(bounds);
+	RUN(failed_allocations);
+	RUN(no_leaks);
+	printf("%d passed, %d failed\n", n_passed, n_failed);
+	return n_failed == 0 ? 0 : 1;
+}
