@@ -28,9 +28,7 @@ compact_if_smaller(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n
 	SbfCompactParams cp = {p->error_rate, (uint64_t) n, p->growth, p->tightening,
 	false, NULL};
 	SbfCompactRanks rk;
-	const SbfAllocator *a = f->a;
 	size_t		len;
-	uint8_t    *base;
 	int			b;
 	SbfStatus	st;
 
@@ -42,20 +40,8 @@ compact_if_smaller(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n
 	if (sbf_compact_size((uint64_t) n, b, &cp, &len) != SBF_OK || len >= f->len ||
 		len > SBF_COMPACT_BUILD_MAX_BYTES)
 		return SBF_OK;
-	base = a->alloc(f->prefix + len, a->ctx);
-	if (base == NULL)
-		return SBF_E_NOMEM;
-	memcpy(base, f->base, f->prefix);
-	st = sbf_compact_write(h, (uint64_t) n, b, &cp, base + f->prefix, len, a);
-	if (st != SBF_OK)
-	{
-		a->free(base, a->ctx);
-		return st == SBF_E_NOMEM ? st : SBF_OK;
-	}
-	sbf_filter_free(f);
-	f->base = base;
-	f->len = f->cap = len;
-	return SBF_OK;
+	st = sbf_compact_store(f, h, (uint64_t) n, b, &cp, len);
+	return st == SBF_E_NOMEM ? st : SBF_OK;
 }
 
 /*

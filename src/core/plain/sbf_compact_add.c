@@ -110,31 +110,38 @@ rewrite(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp, uint64_t n,
 {
 	SbfCompactParams cp = {cv->error_rate, capacity, cv->growth, cv->tightening,
 		(cv->flags & SBF_COMPACT_FLAG_OVERLAP) != 0, ranks};
-	const SbfAllocator *a = f->a;
-	uint8_t    *base;
 	size_t		len;
 
 	if (sbf_compact_size(n, cv->shape.b, &cp, &len) != SBF_OK ||
 		len > SBF_COMPACT_BUILD_MAX_BYTES)
 		return false;
-	base = a->alloc(f->prefix + len, a->ctx);
+	*st = sbf_compact_store(f, fp, n, cv->shape.b, &cp, len);
+	/* only an allocation fails on what the checks above let through */
+	return *st == SBF_OK || *st == SBF_E_NOMEM;
+}
+
+/* sbf_plain.h */
+SbfStatus
+sbf_compact_store(SbfFilter *f, const uint64_t *h, uint64_t n, int b,
+				  const SbfCompactParams *cp, size_t len)
+{
+	const SbfAllocator *a = f->a;
+	uint8_t    *base = a->alloc(f->prefix + len, a->ctx);
+	SbfStatus	st;
+
 	if (base == NULL)
-	{
-		*st = SBF_E_NOMEM;
-		return true;
-	}
+		return SBF_E_NOMEM;
 	memcpy(base, f->base, f->prefix);
-	*st = sbf_compact_write(fp, n, cv->shape.b, &cp, base + f->prefix, len, a);
-	if (*st != SBF_OK)
+	st = sbf_compact_write(h, n, b, cp, base + f->prefix, len, a);
+	if (st != SBF_OK)
 	{
 		a->free(base, a->ctx);
-		/* only an allocation fails on what the checks above let through */
-		return *st == SBF_E_NOMEM;
+		return st;
 	}
 	sbf_filter_free(f);
 	f->base = base;
 	f->len = f->cap = len;
-	return true;
+	return SBF_OK;
 }
 
 /* sbf_plain.h */

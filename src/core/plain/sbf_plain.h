@@ -270,4 +270,14 @@ extern bool sbf_compact_add_in_place(SbfFilter *f, const SbfView *v,
 									 const uint64_t *h, size_t k,
 									 bool *inserted, SbfStatus *st);
 
+/*
+ * Writes the compact value of the n hashes h (sbf_compact_write: b, cp,
+ * len its size) into a new buffer that replaces f's, f's prefix kept; on
+ * any failure f is as it was (sbf_compact_add.c).
+ */
+struct SbfCompactParams;
+extern SbfStatus sbf_compact_store(SbfFilter *f, const uint64_t *h, uint64_t n,
+								   int b, const struct SbfCompactParams *cp,
+								   size_t len);
+
 #endif							/* SBF_PLAIN_H */
