@@ -90,6 +90,27 @@ SELECT sbf_info(u)->>'version' AS version,
 	   u @> 5152::bigint AS bigint_member
 FROM (SELECT sbf_union_agg(f, 0.05) AS u FROM compact_t) s;
 
+-- a merging union of compact values only (||, sbf_union) is one compact
+-- value where its bound fits: the fingerprints cut to the smaller b, each
+-- once, capacity their count; so two overlapping days of one user, united
+-- within 2%: one value of the 1,500 elements, every member found, # about
+-- 1,500, the bound the count / 2^b, its HyperLogLog the elements' own (the
+-- same estimate as sbf_agg's over all of them, after any union); where the
+-- cut bound would pass the sum of the inputs' (20 elements and 3,000: 12
+-- bits against 19), their segmented forms are united
+SELECT sbf_info(u)->>'form' AS form, pg_column_size(u) AS bytes,
+	   sbf_matches(u, ARRAY(SELECT 'd:' || i FROM generate_series(1, 1500) i)) AS members,
+	   # u BETWEEN 1490 AND 1500 AS count_close,
+	   (sbf_info(u)->>'fpr_bound')::float8 = (# u) / 2.0 ^ (sbf_info(u)->>'fingerprint_bits')::int AS bound_is_count,
+	   sbf_info(sbf_union(u, sbf_empty(), 0.02))->'hll'->'estimate' =
+		   sbf_info(sbf_union(a, sbf_empty()))->'hll'->'estimate' AS same_hyperloglog
+FROM (SELECT sbf_union((SELECT sbf_agg('d:' || i) FROM generate_series(1, 1000) i),
+					   (SELECT sbf_agg('d:' || i) FROM generate_series(501, 1500) i), 0.02) AS u,
+			 (SELECT sbf_agg('d:' || i) FROM generate_series(1, 1500) i) AS a) s;
+SELECT sbf_info(u)->>'form' AS form, jsonb_array_length(sbf_info(u)->'segments') AS segments
+FROM (SELECT sbf_union((SELECT sbf_agg('s:' || i) FROM generate_series(1, 20) i),
+					   (SELECT sbf_agg('s:' || i) FROM generate_series(101, 3100) i), 0.1) AS u) s;
+
 -- a delta continues the chain of its segmented form: empty, CHAIN set
 SELECT # d AS count, sbf_info(d)->>'continues_chain' AS continues_chain
 FROM (SELECT sbf_delta(:'c'::scalablebloom) AS d) s;

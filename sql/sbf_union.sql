@@ -86,6 +86,8 @@ SELECT * FROM sbf_regress.try($$SELECT sbf_union(c2000, d2000, 0.5) FROM pairs$$
 \x off
 
 -- explicit budget: the hint's error_rate fits, and the result carries it
+-- (two compact values: one compact value, no segments, its bound the
+-- distinct fingerprints')
 SELECT (pg_temp.shape(sbf_union(c2000, d2000, 0.017))).*,
 	   pg_temp.missing(sbf_union(c2000, d2000, 0.017), 'c', 2000) +
 	   pg_temp.missing(sbf_union(c2000, d2000, 0.017), 'd', 2000) AS missing

@@ -28,6 +28,16 @@ extern SbfStatus sbf_union_segments(SbfFilter *out, const SbfView *in, uint32_t 
 									const SbfUnionSpec *spec, double *bound,
 									size_t prefix, const SbfAllocator *a);
 
+/*
+ * A merging union of n >= 2 compact views as one compact value
+ * (sbf_union_compact.c): true when done (*st SBF_OK, *bound its bound),
+ * refused by the budget (*st SBF_E_OVER_BUDGET, *bound) or failed (*st);
+ * false when the union is of their segmented forms instead.
+ */
+extern bool sbf_union_compact(SbfFilter *out, const SbfView *in, uint32_t n,
+							  const SbfUnionSpec *spec, double *bound,
+							  size_t prefix, const SbfAllocator *a, SbfStatus *st);
+
 /* One input segment. */
 typedef struct UnionItem
 {

@@ -226,6 +226,8 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 		st = sbf_copy(&u, &in[0], prefix, 0, a);
 		return st != SBF_OK ? st : union_finish(out, &u, &in[0], spec, bound);
 	}
+	if (sbf_union_compact(out, in, n, spec, bound, prefix, a, &st))
+		return st;
 	for (i = 0; i < n; i++)
 		if (sbf_is_compact(&in[i]))
 			return union_expanded(out, in, n, spec, bound, prefix, a);

@@ -1,0 +1,207 @@
+/*
+ * sbf_union_compact.c
+ *	  A merging union of compact values only, as one compact value
+ *	  (docs/format5.md, section 3, "Unions"): their fingerprints cut to the
+ *	  smallest b among them, merged and each kept once; the ranks list of
+ *	  the registers whose rank passes the cap of b (from the longer
+ *	  fingerprints and the inputs' lists), so that its HyperLogLog is the
+ *	  hashes' own; capacity the count.  Only where that value's bound is no
+ *	  larger than the one of the union of their segmented forms (the sum of
+ *	  the inputs' bounds) and it is what the builder writes compact (at most
+ *	  SBF_COMPACT_BUILD_MAX fingerprints in SBF_COMPACT_BUILD_MAX_BYTES);
+ *	  otherwise sbf_union_many unites the segmented forms.  The result
+ *	  depends only on the set of inputs.
+ */
+#include <math.h>
+
+#include "sbf_compact.h"
+#include "sbf_hash_sort.h"
+#include "sbf_union_int.h"
+
+/* The most fingerprints the inputs may hold together. */
+#define UNION_COMPACT_MAX_INPUT		(4 * SBF_COMPACT_BUILD_MAX)
+
+/*
+ * Raises r to the ranks that cv's n fingerprints fp (of cv's b bits) give
+ * the registers whose fingerprints are capped at b bits: the zeros above
+ * the register where a bit of the longer fingerprint is set, else cv's list
+ * entry or its own cap.
+ */
+static void
+cut_ranks(const SbfCompactView *cv, const uint64_t *fp, int b, SbfCompactRanks *r)
+{
+	SbfCompactRanks own;
+	uint64_t	mask = (UINT64_C(1) << (b - SBF_COMPACT_HLL_P)) - 1;
+	int			cap = b - SBF_COMPACT_HLL_P + 1;
+	int			own_cap = cv->shape.b - SBF_COMPACT_HLL_P + 1;
+	uint64_t	i;
+
+	sbf_compact_view_ranks(cv, &own);
+	for (i = 0; i < cv->shape.n; i++)
+	{
+		uint64_t	w = fp[i] >> SBF_COMPACT_HLL_P;
+		uint32_t	j = (uint32_t) (fp[i] & (SBF_COMPACT_REGISTERS - 1));
+		int			rho;
+
+		if ((w & mask) != 0)
+			continue;
+		rho = w != 0 ? sbf_ctz64(w) + 1 : own.rank[j] > 0 ? own.rank[j] : own_cap;
+		if (rho > cap && rho > r->rank[j])
+		{
+			r->count += r->rank[j] == 0;
+			r->rank[j] = (uint8_t) rho;
+		}
+	}
+}
+
+/*
+ * Whether the n views can unite as one compact value: all compact, the
+ * parameters that must match matching, not too many fingerprints.  *b gets
+ * the smallest b, *appended the sum of their bounds.
+ */
+static bool
+compact_inputs(const SbfView *in, uint32_t n, const SbfUnionSpec *spec, int *b,
+			   double *appended)
+{
+	uint64_t	total = 0;
+	uint32_t	i;
+
+	*b = 64;
+	*appended = 0.0;
+	if (n < 2 || !spec->merge)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		uint32_t	diff;
+
+		if (!sbf_is_compact(&in[i]))
+			return false;
+		diff = sbf_union_mismatch(&in[0], &in[i]);
+		if (spec->error_rate > 0.0)
+			diff &= ~(uint32_t) SBF_DIFF_ERROR_RATE;
+		total += in[i].nfp;
+		if (diff != 0 || total > UNION_COMPACT_MAX_INPUT)
+			return false;
+		if (in[i].fp_bits < *b)
+			*b = in[i].fp_bits;
+		*appended += ldexp((double) in[i].capacity, -(int) in[i].fp_bits);
+	}
+	return true;
+}
+
+/*
+ * The fingerprints of the n compact views cut to b bits, ascending and each
+ * once, into fp (room for all); their count.  r gets the ranks list.
+ */
+static uint64_t
+cut_fingerprints(const SbfView *in, uint32_t n, int b, uint64_t *fp,
+				 SbfCompactRanks *r)
+{
+	uint64_t	total = 0;
+	uint64_t	d = 0;
+	uint64_t	i;
+	uint32_t	k;
+
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < n; k++)
+	{
+		SbfCompactView cv;
+
+		sbf_view_compact(&in[k], &cv);
+		sbf_ef_decode_bytes(&cv.shape, cv.code, fp + total);
+		cut_ranks(&cv, fp + total, b, r);
+		total += cv.shape.n;
+	}
+	for (i = 0; i < total; i++)
+		fp[i] = sbf_ef_fingerprint(fp[i], b);
+	sbf_hash_sort_all(fp, (size_t) total);
+	for (i = 0; i < total; i++)
+		if (d == 0 || fp[i] != fp[d - 1])
+			fp[d++] = fp[i];
+	return d;
+}
+
+/*
+ * Writes the compact value of the n fingerprints fp at b bits into out (its
+ * prefix bytes zero), or returns false when it is not what the builder
+ * writes compact; *st the status of a write that was tried.
+ */
+static bool
+write_union(SbfFilter *out, const SbfView *first, const SbfView *in, uint32_t k,
+			const SbfUnionSpec *spec, const uint64_t *fp, uint64_t n, int b,
+			const SbfCompactRanks *r, size_t prefix, SbfStatus *st)
+{
+	SbfCompactParams cp = {spec->error_rate > 0.0 ? spec->error_rate : first->error_rate,
+		n, first->growth, first->tightening, false, r};
+	const SbfAllocator *a = out->a;
+	size_t		len;
+	uint32_t	i;
+
+	for (i = 0; i < k; i++)
+		cp.overlap |= (in[i].flags & SBF_COMPACT_FLAG_OVERLAP) != 0;
+	if (sbf_compact_size(n, b, &cp, &len) != SBF_OK || len > SBF_COMPACT_BUILD_MAX_BYTES)
+		return false;
+	out->base = a->alloc(prefix + len, a->ctx);
+	if (out->base == NULL)
+	{
+		*st = SBF_E_NOMEM;
+		return true;
+	}
+	memset(out->base, 0, prefix);
+	*st = sbf_compact_write(fp, n, b, &cp, out->base + prefix, len, a);
+	if (*st != SBF_OK)
+	{
+		sbf_filter_free(out);
+		sbf_filter_start(out, prefix, a);
+		return *st == SBF_E_NOMEM;
+	}
+	out->len = out->cap = len;
+	return true;
+}
+
+/* sbf_union_int.h */
+bool
+sbf_union_compact(SbfFilter *out, const SbfView *in, uint32_t n,
+				  const SbfUnionSpec *spec, double *bound, size_t prefix,
+				  const SbfAllocator *a, SbfStatus *st)
+{
+	SbfCompactRanks r;
+	uint64_t   *fp;
+	uint64_t	total = 0;
+	uint64_t	m;
+	double		appended;
+	double		b_out;
+	double		budget;
+	bool		done = false;
+	uint32_t	i;
+	int			b;
+
+	*st = SBF_OK;
+	if (!compact_inputs(in, n, spec, &b, &appended))
+		return false;
+	for (i = 0; i < n; i++)
+		total += in[i].nfp;
+	fp = a->alloc((size_t) total * sizeof(uint64_t), a->ctx);
+	if (fp == NULL)
+	{
+		*st = SBF_E_NOMEM;
+		return true;
+	}
+	m = cut_fingerprints(in, n, b, fp, &r);
+	b_out = ldexp((double) m, -b);
+	budget = spec->error_rate > 0.0 ? spec->error_rate : in[0].error_rate;
+	if (m <= SBF_COMPACT_BUILD_MAX && b_out <= appended)
+	{
+		if (spec->enforce && in[0].tightening < 1.0 && b_out > budget * (1.0 + 1e-9))
+		{
+			*st = SBF_E_OVER_BUDGET;
+			done = true;
+		}
+		else if ((double) m <= ldexp(budget, b))
+			done = write_union(out, &in[0], in, n, spec, fp, m, b, &r, prefix, st);
+	}
+	a->free(fp, a->ctx);
+	if (done && bound != NULL)
+		*bound = b_out;
+	return done;
+}
