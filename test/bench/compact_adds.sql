@@ -39,3 +39,43 @@ END $$;
 SELECT n, k, in_place, in_place_form, segmented,
 	   round(in_place::numeric / segmented, 2) AS ratio, missing
 FROM adds ORDER BY n, k;
+
+-- the time of those adds: the elements the room takes, added one at a time to
+-- sbf_agg's value of n, in place while the room lasts, against the same adds
+-- to its segmented form; the median of 5 runs, and the ratio (one run:
+-- timings on a shared machine are noisy, ratios within one run are not)
+CREATE TEMP TABLE add_times (n int, run int, path text, ms float8);
+DO $$
+DECLARE
+	n int;
+	r int;
+	f scalablebloom;
+	g scalablebloom;
+	room int;
+	t timestamptz;
+BEGIN
+	FOREACH n IN ARRAY ARRAY[100, 1000, 3000] LOOP
+		FOR r IN 1 .. 5 LOOP
+			SELECT sbf_agg('a' || i) INTO f FROM generate_series(1, n) i;
+			g := sbf_union(f, sbf_empty());
+			room := floor(0.01 ^ 1.04 * 2 ^ (sbf_info(f)->>'fingerprint_bits')::int) - n;
+			t := clock_timestamp();
+			FOR i IN 1 .. room LOOP
+				f := f || ('b' || i);
+			END LOOP;
+			INSERT INTO add_times VALUES (n, r, 'in place',
+				extract(epoch FROM clock_timestamp() - t) * 1000 / greatest(room, 1));
+			t := clock_timestamp();
+			FOR i IN 1 .. room LOOP
+				g := g || ('b' || i);
+			END LOOP;
+			INSERT INTO add_times VALUES (n, r, 'segmented',
+				extract(epoch FROM clock_timestamp() - t) * 1000 / greatest(room, 1));
+		END LOOP;
+	END LOOP;
+END $$;
+SELECT n, round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE path = 'in place'))::numeric * 1000, 2) AS in_place_us_per_add,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE path = 'segmented'))::numeric * 1000, 2) AS segmented_us_per_add,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE path = 'in place') /
+			  percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE path = 'segmented'))::numeric, 2) AS ratio
+FROM add_times GROUP BY n ORDER BY n;

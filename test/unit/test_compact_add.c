@@ -303,6 +303,50 @@ bounds(void)
 	free(big);
 }
 
+/*
+ * The writer of sorted fingerprints (what adds and unions use) writes the
+ * bytes the writer of hashes does, and refuses fingerprints out of order or
+ * wider than b.
+ */
+static void
+sorted_writer(void)
+{
+	uint64_t	n = 300;
+	uint64_t   *h = keys(22, n);
+	uint64_t   *fp = malloc(n * sizeof(uint64_t));
+	SbfCompactParams cp = {0.01, n, SBF_DEFAULT_GROWTH, SBF_DEFAULT_TIGHTENING, false, NULL};
+	SbfCompactRanks rk;
+	uint8_t    *a;
+	uint8_t    *b2;
+	size_t		len;
+	uint64_t	t;
+	int			b;
+
+	CHECK_ST(sbf_compact_bits(n, 0.01, SBF_HLL_P_DEFAULT, &b), SBF_OK);
+	sbf_compact_ranks(h, n, b, &rk);
+	cp.ranks = &rk;
+	CHECK_ST(sbf_compact_size(n, b, &cp, &len), SBF_OK);
+	a = malloc(len);
+	b2 = malloc(len);
+	CHECK_ST(sbf_compact_write(h, n, b, &cp, a, len, &g_alloc), SBF_OK);
+	sbf_ef_fingerprints(h, n, b, fp);
+	sbf_hash_sort_all(fp, (size_t) n);
+	CHECK_ST(sbf_compact_write_sorted(fp, n, b, &cp, b2, len), SBF_OK);
+	CHECK(memcmp(a, b2, len) == 0);
+	t = fp[0];
+	fp[0] = fp[1];
+	fp[1] = t;
+	CHECK_ST(sbf_compact_write_sorted(fp, n, b, &cp, b2, len), fp[0] == fp[1] ? SBF_OK : SBF_E_PARAM);
+	fp[1] = fp[0];
+	fp[0] = t;
+	fp[n - 1] |= UINT64_C(1) << b;
+	CHECK_ST(sbf_compact_write_sorted(fp, n, b, &cp, b2, len), SBF_E_PARAM);
+	free(a);
+	free(b2);
+	free(fp);
+	free(h);
+}
+
 /* Every failed allocation of an add in place leaves the value as it was. */
 static void
 failed_allocations(void)
@@ -353,6 +397,7 @@ main(void)
 	RUN(ranks);
 	RUN(capacity_kept);
 	RUN(bounds);
+	RUN(sorted_writer);
 	RUN(failed_allocations);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);

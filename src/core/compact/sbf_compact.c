@@ -277,20 +277,23 @@ read_ranks(const uint8_t *buf, size_t len, int b, SbfCompactView *v, size_t *off
 	return SBF_OK;
 }
 
-SbfStatus
-sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *p,
-				  uint8_t *out, size_t len, const SbfAllocator *a)
+/*
+ * The checks and the header of a value of the n hashes (or fingerprints) h
+ * at b into out[0..len): the code's offset into *off and its shape into *s.
+ */
+static SbfStatus
+write_head(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *p,
+		   uint8_t *out, size_t len, SbfEfShape *s, size_t *off_out)
 {
-	SbfEfShape	s;
-	size_t		need;
 	size_t		off;
+	size_t		need;
 	SbfStatus	st = sbf_compact_size(n, b, p, &need);
 
 	if (st != SBF_OK)
 		return st;
 	if (len != need || !ranks_valid(h, n, b, p->ranks))
 		return SBF_E_PARAM;
-	(void) sbf_ef_shape(n, b, &s);
+	(void) sbf_ef_shape(n, b, s);
 	memset(out, 0, len);
 	out[0] = SBF_COMPACT_VERSION;
 	out[1] = SBF_COMPACT_FLAG_COMPACT |
@@ -298,7 +301,7 @@ sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *
 		(default_params(p->growth, p->tightening) ? 0 : SBF_COMPACT_FLAG_PARAMS) |
 		(ranks_size(p->ranks) > 0 ? SBF_COMPACT_FLAG_RANKS : 0);
 	out[2] = (uint8_t) b;
-	out[3] = (uint8_t) s.L;
+	out[3] = (uint8_t) s->L;
 	sbf_store_double(out + 4, p->error_rate);
 	off = SBF_COMPACT_FIXED_BYTES;
 	off += leb_put(out + off, n);
@@ -311,7 +314,37 @@ sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *
 	}
 	if (out[1] & SBF_COMPACT_FLAG_RANKS)
 		off += ranks_put(out + off, p->ranks);
-	return sbf_ef_write_hashes(&s, h, out + off, a);
+	*off_out = off;
+	return SBF_OK;
+}
+
+SbfStatus
+sbf_compact_write(const uint64_t *h, uint64_t n, int b, const SbfCompactParams *p,
+				  uint8_t *out, size_t len, const SbfAllocator *a)
+{
+	SbfEfShape	s;
+	size_t		off;
+	SbfStatus	st = write_head(h, n, b, p, out, len, &s, &off);
+
+	return st != SBF_OK ? st : sbf_ef_write_hashes(&s, h, out + off, a);
+}
+
+SbfStatus
+sbf_compact_write_sorted(const uint64_t *fp, uint64_t n, int b,
+						 const SbfCompactParams *p, uint8_t *out, size_t len)
+{
+	SbfEfShape	s;
+	size_t		off;
+	uint64_t	i;
+	SbfStatus	st;
+
+	for (i = 0; i < n; i++)
+		if (fp[i] != sbf_ef_fingerprint(fp[i], b) || (i > 0 && fp[i] < fp[i - 1]))
+			return SBF_E_PARAM;
+	st = write_head(fp, n, b, p, out, len, &s, &off);
+	if (st == SBF_OK)
+		sbf_ef_write(&s, fp, out + off);
+	return st;
 }
 
 /* The header of a compact value: every field but the code. */

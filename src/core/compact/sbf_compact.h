@@ -130,6 +130,15 @@ extern SbfStatus sbf_compact_write(const uint64_t *h, uint64_t n, int b,
 								   size_t len, const SbfAllocator *a);
 
 /*
+ * The same from the n fingerprints fp of b bits, already ascending (a
+ * writer that merged them: nothing allocated, nothing sorted; SBF_E_PARAM
+ * when they are not).
+ */
+extern SbfStatus sbf_compact_write_sorted(const uint64_t *fp, uint64_t n, int b,
+										  const SbfCompactParams *p, uint8_t *out,
+										  size_t len);
+
+/*
  * The validator: whether buf[0..len) is exactly a compact value (every
  * rule of the layout above, and sbf_ef_check on its code), filling *v.
  * SBF_E_TRUNCATED, SBF_E_VERSION, SBF_E_FLAGS, SBF_E_PARAM, SBF_E_LENGTH or

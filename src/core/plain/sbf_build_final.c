@@ -40,7 +40,7 @@ compact_if_smaller(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n
 	if (sbf_compact_size((uint64_t) n, b, &cp, &len) != SBF_OK || len >= f->len ||
 		len > SBF_COMPACT_BUILD_MAX_BYTES)
 		return SBF_OK;
-	st = sbf_compact_store(f, h, (uint64_t) n, b, &cp, len);
+	st = sbf_compact_store(f, h, (uint64_t) n, b, &cp, len, false);
 	return st == SBF_E_NOMEM ? st : SBF_OK;
 }
 

@@ -36,11 +36,12 @@ sorted_has(const uint64_t *fp, uint64_t n, uint64_t x)
 }
 
 /*
- * Appends to fp[n..) the fingerprints of h[0..k) not among fp[0..n) (n
- * ascending) nor given before; returns how many.  fp has room for n + k.
+ * Puts into nw the fingerprints of h[0..k) not among the n ascending fp nor
+ * given before, ascending; returns how many.
  */
 static uint64_t
-new_fingerprints(uint64_t *fp, uint64_t n, int b, const uint64_t *h, size_t k)
+new_fingerprints(const uint64_t *fp, uint64_t n, int b, const uint64_t *h,
+				 size_t k, uint64_t *nw)
 {
 	uint64_t	m = 0;
 	uint64_t	i;
@@ -51,17 +52,37 @@ new_fingerprints(uint64_t *fp, uint64_t n, int b, const uint64_t *h, size_t k)
 		uint64_t	x = sbf_ef_fingerprint(h[i], b);
 
 		if (!sorted_has(fp, n, x))
-			fp[n + m++] = x;
+			nw[m++] = x;
 	}
-	if (m == 0)
-		return 0;
-	sbf_hash_sort_all(fp + n, (size_t) m);
+	if (m <= 1)
+		return m;
+	sbf_hash_sort_all(nw, (size_t) m);
 	for (i = 1, j = 1; i < m; i++)
 	{
-		if (fp[n + i] != fp[n + j - 1])
-			fp[n + j++] = fp[n + i];
+		if (nw[i] != nw[j - 1])
+			nw[j++] = nw[i];
 	}
 	return j;
+}
+
+/*
+ * Merges the m ascending nw into the n ascending fp, which has room for
+ * them (from the end, so nothing is moved twice; nw lies past fp[n + m)).
+ */
+static void
+merge_into(uint64_t *fp, uint64_t n, const uint64_t *nw, uint64_t m)
+{
+	uint64_t	i = n;
+	uint64_t	j = m;
+	uint64_t	w = n + m;
+
+	while (j > 0)
+	{
+		if (i > 0 && fp[i - 1] > nw[j - 1])
+			fp[--w] = fp[--i];
+		else
+			fp[--w] = nw[--j];
+	}
 }
 
 /* r takes the larger rank of r and s in every register. */
@@ -115,7 +136,7 @@ rewrite(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp, uint64_t n,
 	if (sbf_compact_size(n, cv->shape.b, &cp, &len) != SBF_OK ||
 		len > SBF_COMPACT_BUILD_MAX_BYTES)
 		return false;
-	*st = sbf_compact_store(f, fp, n, cv->shape.b, &cp, len);
+	*st = sbf_compact_store(f, fp, n, cv->shape.b, &cp, len, true);
 	/* only an allocation fails on what the checks above let through */
 	return *st == SBF_OK || *st == SBF_E_NOMEM;
 }
@@ -123,7 +144,7 @@ rewrite(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp, uint64_t n,
 /* sbf_plain.h */
 SbfStatus
 sbf_compact_store(SbfFilter *f, const uint64_t *h, uint64_t n, int b,
-				  const SbfCompactParams *cp, size_t len)
+				  const SbfCompactParams *cp, size_t len, bool sorted)
 {
 	const SbfAllocator *a = f->a;
 	uint8_t    *base = a->alloc(f->prefix + len, a->ctx);
@@ -132,7 +153,8 @@ sbf_compact_store(SbfFilter *f, const uint64_t *h, uint64_t n, int b,
 	if (base == NULL)
 		return SBF_E_NOMEM;
 	memcpy(base, f->base, f->prefix);
-	st = sbf_compact_write(h, n, b, cp, base + f->prefix, len, a);
+	st = sorted ? sbf_compact_write_sorted(h, n, b, cp, base + f->prefix, len) :
+		sbf_compact_write(h, n, b, cp, base + f->prefix, len, a);
 	if (st != SBF_OK)
 	{
 		a->free(base, a->ctx);
@@ -163,7 +185,8 @@ sbf_compact_add_in_place(SbfFilter *f, const SbfView *v, const uint64_t *h,
 	*st = SBF_OK;
 	if (k > SBF_COMPACT_BUILD_MAX || n > SBF_COMPACT_BUILD_MAX)
 		return false;
-	fp = a->alloc((size_t) (n + k) * sizeof(uint64_t), a->ctx);
+	/* the decoded fingerprints, room for the new ones, then the new ones */
+	fp = a->alloc((size_t) (n + 2 * k) * sizeof(uint64_t), a->ctx);
 	if (fp == NULL)
 	{
 		*st = SBF_E_NOMEM;
@@ -171,7 +194,7 @@ sbf_compact_add_in_place(SbfFilter *f, const SbfView *v, const uint64_t *h,
 	}
 	sbf_view_compact(v, &cv);
 	sbf_ef_decode_bytes(&cv.shape, cv.code, fp);
-	m = new_fingerprints(fp, n, cv.shape.b, h, k);
+	m = new_fingerprints(fp, n, cv.shape.b, h, k, fp + n + k);
 	sbf_compact_view_ranks(&cv, &r);
 	sbf_compact_ranks(h, (uint64_t) k, cv.shape.b, &add);
 	changed = merge_ranks(&r, &add);
@@ -182,7 +205,7 @@ sbf_compact_add_in_place(SbfFilter *f, const SbfView *v, const uint64_t *h,
 		done = false;
 	else
 	{
-		sbf_hash_sort_all(fp, (size_t) (n + m));
+		merge_into(fp, n, fp + n + k, m);
 		done = rewrite(f, &cv, fp, n + m, capacity, &r, st);
 	}
 	a->free(fp, a->ctx);

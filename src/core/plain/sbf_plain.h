@@ -272,12 +272,13 @@ extern bool sbf_compact_add_in_place(SbfFilter *f, const SbfView *v,
 
 /*
  * Writes the compact value of the n hashes h (sbf_compact_write: b, cp,
- * len its size) into a new buffer that replaces f's, f's prefix kept; on
- * any failure f is as it was (sbf_compact_add.c).
+ * len its size; sorted: h are its fingerprints, ascending,
+ * sbf_compact_write_sorted) into a new buffer that replaces f's, f's prefix
+ * kept; on any failure f is as it was (sbf_compact_add.c).
  */
 struct SbfCompactParams;
 extern SbfStatus sbf_compact_store(SbfFilter *f, const uint64_t *h, uint64_t n,
 								   int b, const struct SbfCompactParams *cp,
-								   size_t len);
+								   size_t len, bool sorted);
 
 #endif							/* SBF_PLAIN_H */

@@ -148,7 +148,7 @@ write_union(SbfFilter *out, const SbfView *first, const SbfView *in, uint32_t k,
 		return true;
 	}
 	memset(out->base, 0, prefix);
-	*st = sbf_compact_write(fp, n, b, &cp, out->base + prefix, len, a);
+	*st = sbf_compact_write_sorted(fp, n, b, &cp, out->base + prefix, len);
 	if (*st != SBF_OK)
 	{
 		sbf_filter_free(out);
