@@ -13,7 +13,7 @@ if [ "${1:-}" = --inside ]; then	# in the throwaway cluster
 fi
 mkdir -p results
 {
-	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), sbf commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ../../src . || echo '+changes')"
+	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), sbf commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ../../src compact_adds.sql compact_adds.sh || echo '+changes')"
 	bash ./bench_cluster.sh "" bash ./compact_adds.sh --inside
 } > results/compact_adds.txt
 cat results/compact_adds.txt
