@@ -184,6 +184,54 @@ other_bits(void)
 }
 
 /*
+ * Ranks read from the longer fingerprints: a set at 1% (17 bits) united with
+ * the same set at 0.1% (20 bits) plus one element whose hash has no bit from
+ * 9 to 16 but bit 18 (capped at 17 bits, rank 10 there, seen only in the
+ * longer fingerprint): the union is compact at 17 bits and its HyperLogLog
+ * is that of sbf_agg over all the hashes, register 77 included.
+ */
+static void
+longer_bits(void)
+{
+	SbfParams	p1 = params(1000, 0.01, 2, 0.9, SBF_HLL_P_DEFAULT);
+	SbfParams	p2 = params(1000, 0.001, 2, 0.9, SBF_HLL_P_DEFAULT);
+	uint64_t   *h = malloc(1001 * sizeof(uint64_t));
+	uint8_t		ru[1 << SBF_HLL_P_DEFAULT];
+	uint8_t		ra[1 << SBF_HLL_P_DEFAULT];
+	SbfFilter	f;
+	SbfFilter	g;
+	SbfFilter	u;
+	SbfFilter	all;
+	SbfView		vf;
+	SbfView		vg;
+	SbfView		v;
+	uint64_t	i;
+
+	for (i = 0; i < 1000; i++)
+		h[i] = key(36, i);
+	sbf_hash_sort_all(h, 1000);
+	CHECK_ST(sbf_build_final(&f, &p1, h, 1000, 4, &g_alloc), SBF_OK);
+	h[1000] = 77 | UINT64_C(1) << 18;
+	sbf_hash_sort_all(h, 1001);
+	CHECK_ST(sbf_build_final(&g, &p2, h, 1001, 4, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_build_final(&all, &p1, h, 1001, 4, &g_alloc), SBF_OK);
+	sbf_filter_view(&f, &vf);
+	sbf_filter_view(&g, &vg);
+	CHECK(sbf_is_compact(&vf) && sbf_is_compact(&vg) && vf.fp_bits == 17 && vg.fp_bits >= 19);
+	CHECK_ST(unite(&f, &g, &u, 0.1, false, NULL), SBF_OK);
+	CHECK_ST(validate_filter(&u, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) && v.fp_bits == 17);
+	registers(&u, ru);
+	registers(&all, ra);
+	CHECK(ru[77] == 10 && memcmp(ru, ra, sizeof(ru)) == 0);
+	sbf_filter_free(&f);
+	sbf_filter_free(&g);
+	sbf_filter_free(&u);
+	sbf_filter_free(&all);
+	free(h);
+}
+
+/*
  * The budget: two disjoint values whose union's bound passes the error
  * rate are refused with that bound, which then fits as the union's own.
  */
@@ -241,6 +289,7 @@ main(void)
 {
 	RUN(same_bits);
 	RUN(other_bits);
+	RUN(longer_bits);
 	RUN(budget);
 	RUN(failed_allocations);
 	RUN(no_leaks);
