@@ -63,7 +63,8 @@ SELECT (SELECT sbf_agg(x, NULL)::bytea FROM unnest(ARRAY['a', 'b']) x) =
 SELECT (SELECT sbf_agg(x)::bytea FROM unnest(ARRAY['a', 'b', 'a', 'a', 'b']) x) =
 	   (SELECT sbf_agg(x)::bytea FROM unnest(ARRAY['b', 'a']) x) AS order_and_duplicates_ignored;
 
--- one element: one segment of capacity 1, and the header dominates the bytes
+-- one element: the compact form at 63 fingerprint bits, no segment: 27
+-- bytes (1.3 wrote 64 in the exact form)
 SELECT i->>'bytes' AS bytes, i->'segments'->0->>'capacity' AS capacity,
 	   i->'segments'->0->>'bits' AS bits, i->'segments'->0->>'count' AS count,
 	   i->>'error_rate' AS error_rate, i->>'cardinality' AS cardinality
@@ -139,9 +140,9 @@ FROM g;
 -- right-sized: for n distinct elements one format-4 segment (fused or
 -- blocked, whichever is smaller) at p = error_rate^1.04, no larger than
 -- 1.2's standard Bloom segment m = ceil(-n ln p / ln^2 2) plus one 512-bit
--- line, within 5% of the Bloom optimum at error_rate itself; tiny groups
--- take the exact form (their hashes take fewer bytes than that segment and
--- its HyperLogLog), groups up to 4,096 the compact form (sbf_compact.sql)
+-- line, within 5% of the Bloom optimum at error_rate itself; groups up to
+-- 4,096 take the compact form (sbf_compact.sql; up to 8 elements at 63
+-- fingerprint bits, as exact as 1.3's exact form)
 SELECT n, i->>'form' AS form, jsonb_array_length(i->'segments') AS segments,
 	   i->'segments'->0->>'kind' AS kind,
 	   (i->'segments'->0->>'capacity')::bigint = n AS capacity_is_n,

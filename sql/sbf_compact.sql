@@ -10,16 +10,50 @@
 -- other write works on the segmented form of version 5 that answers the
 -- same; malformed ones are refused.
 
--- sbf_agg at 1%: the compact form from 20 to 4,096 elements, within 1.1
--- times the optimal Bloom filter's bytes plus 24, every member found, #
--- exact; the exact form below, one segment above
+-- sbf_agg at 1%: the compact form up to 4,096 elements, within 8 bytes an
+-- element plus 24 up to 8 elements and 1.1 times the optimal Bloom filter's
+-- bytes plus 24 above, every member found, # exact; one segment above
 SELECT n, sbf_info(f)->>'form' AS form,
-	   pg_column_size(f) <= 1.1 * n * ln(100) / ln(2) ^ 2 / 8 + 24 AS within_bound,
+	   pg_column_size(f) <= CASE WHEN n <= 8 THEN 8 * n + 24
+							ELSE 1.1 * n * ln(100) / ln(2) ^ 2 / 8 + 24 END AS within_bound,
 	   sbf_matches(f, ARRAY(SELECT 'sz:' || i FROM generate_series(1, n) i)) = n AS members,
 	   # f = n AS count_exact
 FROM (SELECT n, (SELECT sbf_agg('sz:' || i) FROM generate_series(1, n) i) AS f
 	  FROM unnest(ARRAY[5, 30, 100, 300, 1000, 3000, 4096, 5000]) n) s
 ORDER BY n;
+
+-- the exact form of 1.0-1.3 in the compact layout: up to 8 elements keep 63
+-- of their hashes' 64 bits (docs/format5.md, section 3, "Exact"), so no
+-- non-member is found, # is exact, and so is a union of two such values;
+-- 9 elements and up take the fingerprint bits of their error rate
+SELECT n, (sbf_info(f)->>'fingerprint_bits')::int AS bits,
+	   pg_column_size(f) AS bytes, 8 * n + 24 AS bound,
+	   sbf_matches(f, ARRAY(SELECT 'ex:' || i FROM generate_series(1, n) i)) AS members,
+	   sbf_matches(f, ARRAY(SELECT 'nx:' || i FROM generate_series(1, 100000) i)) AS others
+FROM (SELECT n, (SELECT sbf_agg('ex:' || i) FROM generate_series(1, n) i) AS f
+	  FROM unnest(ARRAY[1, 2, 5, 8, 9, 13]) n) s
+ORDER BY n;
+SELECT sbf_info(u)->>'form' AS form, (sbf_info(u)->>'fingerprint_bits')::int AS bits,
+	   # u AS count, sbf_info(u)->>'count_source' AS count_source
+FROM (SELECT (SELECT sbf_agg('ex:' || i) FROM generate_series(1, 5) i) ||
+			 (SELECT sbf_agg('ex:' || i) FROM generate_series(3, 8) i) AS u) s;
+
+-- adds to one element stay exact up to 8, then take the 9th element's bits:
+-- at every count the bytes sbf_agg writes for the same set
+CREATE FUNCTION pg_temp.grown_from_one(n int) RETURNS scalablebloom
+LANGUAGE plpgsql AS $$
+DECLARE
+	f scalablebloom := sbf_agg('ex:1') FROM (VALUES (1)) v;
+BEGIN
+	FOR i IN 2 .. n LOOP
+		f := f || ('ex:' || i);
+	END LOOP;
+	RETURN f;
+END $$;
+SELECT n, pg_temp.grown_from_one(n) = (SELECT sbf_agg('ex:' || i) FROM generate_series(1, n) i)
+		  AS same_as_agg,
+	   (sbf_info(pg_temp.grown_from_one(n))->>'fingerprint_bits')::int AS bits
+FROM generate_series(1, 12) n;
 
 SELECT 'sbf1:BUAMB3sUrkfheoQ/Hh42NE/AtGS7FZyTLj4+sk+uYb0L8Xah3sF92QT/Wd0wp7m/Ag=='::scalablebloom AS c \gset
 SELECT 'sbf1:BUAKCXsUrkfheoQ/AQECQAA='::scalablebloom AS one \gset

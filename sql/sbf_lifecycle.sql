@@ -36,9 +36,10 @@ SELECT n, pg_column_size(pg_temp.grown(n)) AS bytes,
 	   sbf_info(pg_temp.grown(n))->>'form' AS form
 FROM unnest(ARRAY[1, 2, 10, 50, 100]) n;
 
--- sbf_agg: exact while its hashes are smaller than a right-sized segment and
--- its HyperLogLog; the compact form beyond (its sorted fingerprints, up to
--- 4,096 of them: sbf_compact.sql)
+-- sbf_agg: the compact form up to 4,096 elements (its sorted fingerprints:
+-- sbf_compact.sql), up to 8 of them at 63 bits, which answers as 1.3's exact
+-- form did (1.3 wrote that form up to 13 elements: 61 bytes for one, 136
+-- for 10)
 SELECT n, pg_column_size(f) AS bytes, sbf_info(f)->>'form' AS form
 FROM (SELECT n, (SELECT sbf_agg('a' || i) FROM generate_series(1, n) i) AS f
 	  FROM unnest(ARRAY[1, 10, 14, 15, 100]) n) s;

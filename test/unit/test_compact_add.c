@@ -171,6 +171,67 @@ equals_aggregate(void)
 }
 
 /*
+ * The exact form as 1.4's builder writes it (docs/format5.md, section 3,
+ * "Exact"): 1 to SBF_COMPACT_EXACT_MAX elements compact at 63 fingerprint
+ * bits, capacity n, # n, within 8 bytes an element and 20 (24 with the
+ * 4-byte varlena header), no non-member of another space found; one element
+ * grown by adds one at a time is byte for byte sbf_agg of its set at every
+ * count, the add past SBF_COMPACT_EXACT_MAX included (the builder's b at the
+ * share) and the adds in place after it, up to the 13 elements 1.3 still
+ * wrote in the exact form.
+ */
+static void
+exact_adds(void)
+{
+	SbfFilter	f;
+	SbfView		v;
+	uint64_t   *all;
+	uint64_t	n;
+	uint64_t	i;
+	bool		inserted;
+	int			b;
+	int			b13;
+
+	/* 13 keys whose fingerprints differ at the bits of 9 to 13 elements */
+	CHECK_ST(sbf_compact_bits(9, sbf_sized_error(0.01, 0.9), SBF_HLL_P_DEFAULT, &b), SBF_OK);
+	CHECK_ST(sbf_compact_bits(13, sbf_sized_error(0.01, 0.9), SBF_HLL_P_DEFAULT, &b13), SBF_OK);
+	CHECK(b == b13);
+	all = fresh_keys(NULL, 0, b, 21, 13);
+	for (n = 1; n <= 13; n++)
+	{
+		uint64_t   *a = malloc(n * sizeof(uint64_t));
+		SbfFilter	u;
+		uint64_t	found = 0;
+
+		memcpy(a, all, n * sizeof(uint64_t));
+		aggregate(&u, a, n);
+		CHECK_ST(validate_filter(&u, &v), SBF_OK);
+		CHECK(sbf_is_compact(&v) && v.capacity == n && v.nfp == n &&
+			  sbf_cardinality(&v) == (double) n);
+		if (n <= SBF_COMPACT_EXACT_MAX)
+			CHECK(v.fp_bits == SBF_COMPACT_EXACT_BITS && u.len <= 8 * n + 20);
+		else
+			CHECK(v.fp_bits == b && u.len < 24 + n * 2);
+		for (i = 0; i < n; i++)
+			CHECK(sbf_contains_hash(&v, all[i]));
+		for (i = 0; i < 100000 && n <= SBF_COMPACT_EXACT_MAX; i++)
+			found += sbf_contains_hash(&v, key(22, i));
+		CHECK(found == 0);
+		if (n == 1)
+			copy_filter(&u, &f);
+		else
+		{
+			CHECK_ST(sbf_add_hash(&f, all[n - 1], &inserted), SBF_OK);
+			CHECK(inserted && same_bytes(&f, &u));
+		}
+		sbf_filter_free(&u);
+		free(a);
+	}
+	sbf_filter_free(&f);
+	free(all);
+}
+
+/*
  * Hashes whose fingerprint has no bit above its register j (capped):
  * rank r, so h = j | 1 << (r + 8).
  */
@@ -394,6 +455,7 @@ int
 main(void)
 {
 	RUN(equals_aggregate);
+	RUN(exact_adds);
 	RUN(ranks);
 	RUN(capacity_kept);
 	RUN(bounds);

@@ -126,6 +126,47 @@ same_bits(void)
 }
 
 /*
+ * Exact values (63 fingerprint bits, docs/format5.md, section 3, "Exact")
+ * unite exactly, as 1.3's exact form: 5 and 6 elements, 3 shared, are one
+ * value at 63 bits holding 8, # 8, every member found, in either order;
+ * with a value of 100 elements cut to its bits.
+ */
+static void
+exact_union(void)
+{
+	SbfFilter	f;
+	SbfFilter	g;
+	SbfFilter	u;
+	SbfFilter	w;
+	SbfView		v;
+	uint64_t	i;
+
+	agg_range(&f, 31, 0, 5, 0.01);
+	agg_range(&g, 31, 2, 8, 0.01);
+	CHECK_ST(unite(&f, &g, &u, 0.01, true, NULL), SBF_OK);
+	CHECK_ST(unite(&g, &f, &w, 0.01, true, NULL), SBF_OK);
+	CHECK(same_bytes(&u, &w));
+	CHECK_ST(validate_filter(&u, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) && v.fp_bits == SBF_COMPACT_EXACT_BITS && v.nfp == 8);
+	CHECK(sbf_cardinality(&v) == 8.0);
+	for (i = 0; i < 8; i++)
+		CHECK(sbf_contains_hash(&v, key(31, i)));
+	CHECK(!sbf_contains_hash(&v, key(31, 8)));
+	sbf_filter_free(&g);
+	sbf_filter_free(&w);
+	agg_range(&g, 31, 0, 100, 0.01);
+	CHECK_ST(unite(&u, &g, &w, 0.01, true, NULL), SBF_OK);
+	CHECK_ST(validate_filter(&w, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) && v.fp_bits < 20 && v.nfp <= 100);
+	for (i = 0; i < 100; i++)
+		CHECK(sbf_contains_hash(&v, key(31, i)));
+	sbf_filter_free(&f);
+	sbf_filter_free(&g);
+	sbf_filter_free(&u);
+	sbf_filter_free(&w);
+}
+
+/*
  * Of different b: cut to the smaller where that bound is no larger than the
  * sum (a set and its superset twice its size, one bit apart), every member found and the
  * HyperLogLog the hashes' own; the segmented union where it would be (20
@@ -288,6 +329,7 @@ int
 main(void)
 {
 	RUN(same_bits);
+	RUN(exact_union);
 	RUN(other_bits);
 	RUN(longer_bits);
 	RUN(budget);

@@ -60,6 +60,16 @@
 #define SBF_COMPACT_BUILD_MAX_BYTES	8192
 
 /*
+ * A set of at most SBF_COMPACT_EXACT_MAX elements is written with
+ * SBF_COMPACT_EXACT_BITS fingerprint bits (docs/format5.md, section 3,
+ * "Exact"): 63 of its hashes' 64 bits, so that it answers, counts and unites
+ * as the exact form of 1.0-1.3 (a non-member matches with probability
+ * n / 2^63) in at most 8 bytes an element behind the compact header.
+ */
+#define SBF_COMPACT_EXACT_MAX		8
+#define SBF_COMPACT_EXACT_BITS		63
+
+/*
  * The registers at precision SBF_COMPACT_HLL_P whose rank in the hashes is
  * above the cap of their fingerprints' (b - 8): rank[j] that rank, else 0.
  */

@@ -6,8 +6,10 @@
  *	  count), the value is written again in the compact form, at the same
  *	  fingerprint bits, its ranks list the old one with the new hashes'.
  *	  Where no two fingerprints collide that is the value sbf_agg writes
- *	  for the union of the sets.  Otherwise the caller adds to its
- *	  segmented form (sbf_filter.c).
+ *	  for the union of the sets.  An exact value (SBF_COMPACT_EXACT_BITS
+ *	  fingerprint bits) that adds take past SBF_COMPACT_EXACT_MAX is written
+ *	  at the bits the builder gives its new count instead.  Otherwise the
+ *	  caller adds to its segmented form (sbf_filter.c).
  */
 #include <math.h>
 
@@ -141,6 +143,37 @@ rewrite(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp, uint64_t n,
 	return *st == SBF_OK || *st == SBF_E_NOMEM;
 }
 
+/*
+ * Writes the n ascending fingerprints fp of an exact value (b
+ * SBF_COMPACT_EXACT_BITS) that an add takes past SBF_COMPACT_EXACT_MAX as
+ * the compact form the builder writes for n hashes: capacity n, b the least
+ * with n / 2^b within its share, the ranks above that b's cap those of fp
+ * with the value's own (which hold each hash's rank where its 63 bits do
+ * not).  false (f as it was) when the value would pass what the builder
+ * writes compact; a failure to allocate is *st = SBF_E_NOMEM.
+ */
+static bool
+rewrite_cut(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp,
+			uint64_t n, const SbfCompactRanks *ranks, SbfStatus *st)
+{
+	SbfCompactRanks rk;
+	SbfCompactParams cp = {cv->error_rate, n, cv->growth, cv->tightening,
+		(cv->flags & SBF_COMPACT_FLAG_OVERLAP) != 0, &rk};
+	size_t		len;
+	int			b;
+
+	if (sbf_compact_bits(n, sbf_sized_error(cv->error_rate, cv->tightening),
+						 SBF_HLL_P_DEFAULT, &b) != SBF_OK)
+		return false;
+	sbf_compact_ranks(fp, n, b, &rk);
+	merge_ranks(&rk, ranks);
+	if (sbf_compact_size(n, b, &cp, &len) != SBF_OK ||
+		len > SBF_COMPACT_BUILD_MAX_BYTES)
+		return false;
+	*st = sbf_compact_store(f, fp, n, b, &cp, len, false);
+	return *st == SBF_OK || *st == SBF_E_NOMEM;
+}
+
 /* sbf_plain.h */
 SbfStatus
 sbf_compact_store(SbfFilter *f, const uint64_t *h, uint64_t n, int b,
@@ -206,7 +239,11 @@ sbf_compact_add_in_place(SbfFilter *f, const SbfView *v, const uint64_t *h,
 	else
 	{
 		merge_into(fp, n, fp + n + k, m);
-		done = rewrite(f, &cv, fp, n + m, capacity, &r, st);
+		if (cv.shape.b == SBF_COMPACT_EXACT_BITS && m > 0 &&
+			n + m > SBF_COMPACT_EXACT_MAX)
+			done = rewrite_cut(f, &cv, fp, n + m, &r, st);
+		else
+			done = rewrite(f, &cv, fp, n + m, capacity, &r, st);
 	}
 	a->free(fp, a->ctx);
 	if (inserted)
