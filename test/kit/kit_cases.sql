@@ -174,8 +174,9 @@ SELECT 600 + id, what, kind, val::scalablebloom, pg_temp.spec_members(kind, spec
 FROM corpus4;
 
 -- ---- what today's server writes ----
--- aggregates: the exact form (version 2), the compact form (version 5, up to
--- 4,096 elements where it is smaller) and fused first segments
+-- aggregates: the compact form (version 5, up to 4,096 elements where it is
+-- smaller; up to 8 at 63 fingerprint bits, the exact form's answers) and
+-- fused first segments
 INSERT INTO kcase (seq, name, typ, members, built, rate)
 VALUES
 	(300, 'v5_value_agg_30_text', 'text', pg_temp.el('ex:', 30), 'agg', 0.01),
@@ -191,8 +192,21 @@ VALUES
 	(310, 'v5_value_agg_2000_utf8', 'text',
 		ARRAY(SELECT 'ü日本🎉 ' || g || ',x' FROM generate_series(1, 2000) g), 'agg', 0.01),
 	(311, 'v5_value_agg_500_bytea_e0.1', 'bytea', pg_temp.el('yb:', 500), 'agg', 0.1),
-	(312, 'v4_fused_agg_10000_bigint', 'bigint', pg_temp.bi(9000000000, 10000), 'agg', 0.01);
+	(312, 'v4_fused_agg_10000_bigint', 'bigint', pg_temp.bi(9000000000, 10000), 'agg', 0.01),
+	(313, 'v5_exact_agg_1_text', 'text', ARRAY['sku:1'], 'agg', 0.01),
+	(314, 'v5_exact_agg_8_bigint', 'bigint', pg_temp.bi(-7000000000, 8), 'agg', 0.01),
+	(315, 'v5_exact_agg_5_bytea_e0.2', 'bytea', pg_temp.el('xb:', 5), 'agg', 0.2),
+	(316, 'v5_value_agg_9_text_e0.001', 'text', pg_temp.el('x9:', 9), 'agg', 0.001);
 UPDATE kcase SET f = pg_temp.agg(typ, members, rate) WHERE built = 'agg';
+
+-- the exact form at 63 fingerprint bits grown by adds (past 8 elements at
+-- the builder's bits) and united (exactly)
+INSERT INTO kcase (seq, name, typ, members, f)
+VALUES
+	(317, 'v5_exact_grown_from_one_12_text', 'text', pg_temp.el('xg:', 12),
+	 pg_temp.add_all(pg_temp.agg('text', ARRAY['xg:1'], 0.01), 'text', pg_temp.el('xg:', 11, 2))),
+	(318, 'v5_exact_union_8_text', 'text', pg_temp.el('xu:', 8),
+	 pg_temp.agg('text', pg_temp.el('xu:', 5), 0.01) || pg_temp.agg('text', pg_temp.el('xu:', 6, 3), 0.01));
 
 -- grown by adds (the exact form converts to a bloom first segment while its
 -- data fits 4 kB, blocked above, as 328; later segments blocked while their
