@@ -512,7 +512,8 @@ filter_repr(FilterObject *f)
 {
 	return PyUnicode_FromFormat("<sbf.Filter %s, %zu bytes>",
 								f->window ? "windowed" :
-								sbf_is_exact(&f->v) ? "exact" : "segmented",
+								sbf_is_exact(&f->v) ? "exact" :
+								sbf_is_compact(&f->v) ? "compact" : "segmented",
 								f->len);
 }
 

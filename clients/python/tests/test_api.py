@@ -91,4 +91,5 @@ def test_pickle_and_equality():
     assert g == f and hash(g) == hash(f) and g is not f
     assert f != sbf.build(range(3001)) and f != f.to_bytes()
     assert f.nbytes == len(f.to_bytes())
-    assert "segmented" in repr(f) and "exact" in repr(sbf.build(["a"]))
+    assert "compact" in repr(f) and "compact" in repr(sbf.build(["a"]))
+    assert "segmented" in repr(sbf.build(range(5000)))
