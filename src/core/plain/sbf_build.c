@@ -37,6 +37,20 @@ hll_of(const uint64_t *h, size_t n, int p, size_t *nbytes, bool *dense,
 	return regs;
 }
 
+/* sbf_plain.h */
+SbfStatus
+sbf_build_hll_size(const uint64_t *h, size_t n, int p, const SbfAllocator *a,
+				   size_t *nbytes)
+{
+	bool		dense;
+	uint8_t    *regs = hll_of(h, n, p, nbytes, &dense, a);
+
+	if (regs == NULL)
+		return SBF_E_NOMEM;
+	a->free(regs, a->ctx);
+	return SBF_OK;
+}
+
 /*
  * The geometry of the segment for n hashes at share: sbf_kind_choose, or
  * the choice without the complete kinds when fused_ok is false (the plain

@@ -6,45 +6,102 @@
  *	  the builder so that the builder needs nothing of the writers that
  *	  grow and convert values (sbf_filter.c), which start from it.
  */
+#include <math.h>
+
 #include "sbf_compact.h"
 #include "sbf_internal.h"
 #include "sbf_plain.h"
 
+/* The compact form a builder would write for a set (compact_plan). */
+typedef struct CompactPlan
+{
+	SbfCompactParams cp;
+	SbfCompactRanks rk;
+	size_t		len;
+	int			b;
+} CompactPlan;
+
 /*
- * The compact form of the n ascending hashes h at share into f in place of
- * the value f holds (segmented, or the exact form), when it is strictly
- * smaller: capacity n, b SBF_COMPACT_EXACT_BITS for at most
- * SBF_COMPACT_EXACT_MAX hashes (the exact form's answers), else the least
- * with n / 2^b <= share and above the default HyperLogLog precision
- * (sbf_compact_bits), the parameters stored, the hashes' ranks above the
- * fingerprints' cap listed (sbf_compact_ranks: its HyperLogLog is theirs).
- * Only up to SBF_COMPACT_BUILD_MAX hashes in SBF_COMPACT_BUILD_MAX_BYTES,
- * which a lookup plan decodes, and only at the default HyperLogLog
- * precision (the form's).  f is kept as it is otherwise, and on any failure
- * but SBF_E_NOMEM.
+ * The compact form of the n ascending hashes h at share: capacity n, b
+ * SBF_COMPACT_EXACT_BITS for at most SBF_COMPACT_EXACT_MAX hashes (the
+ * exact form's answers), else the least with n / 2^b <= share and above the
+ * default HyperLogLog precision (sbf_compact_bits), the parameters stored,
+ * the hashes' ranks above the fingerprints' cap listed (sbf_compact_ranks:
+ * its HyperLogLog is theirs).  false when a builder writes none: above
+ * SBF_COMPACT_BUILD_MAX hashes or SBF_COMPACT_BUILD_MAX_BYTES (what a lookup
+ * plan decodes), or at another HyperLogLog precision than the default (the
+ * form's).
+ */
+static bool
+compact_plan(const SbfParams *p, const uint64_t *h, size_t n, double share,
+			 CompactPlan *c)
+{
+	c->cp = (SbfCompactParams) {p->error_rate, (uint64_t) n, p->growth,
+	p->tightening, false, &c->rk};
+	c->b = SBF_COMPACT_EXACT_BITS;
+	if (n < 1 || n > SBF_COMPACT_BUILD_MAX || p->hll_p != SBF_HLL_P_DEFAULT ||
+		(n > SBF_COMPACT_EXACT_MAX &&
+		 sbf_compact_bits((uint64_t) n, share, SBF_HLL_P_DEFAULT, &c->b) != SBF_OK))
+		return false;
+	sbf_compact_ranks(h, (uint64_t) n, c->b, &c->rk);
+	return sbf_compact_size((uint64_t) n, c->b, &c->cp, &c->len) == SBF_OK &&
+		c->len <= SBF_COMPACT_BUILD_MAX_BYTES;
+}
+
+/*
+ * The compact form (compact_plan) into f in place of the value f holds
+ * (segmented, or the exact form), when it is strictly smaller.  f is kept
+ * as it is otherwise, and on any failure but SBF_E_NOMEM.
  */
 static SbfStatus
 compact_if_smaller(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 				   double share)
 {
-	SbfCompactParams cp = {p->error_rate, (uint64_t) n, p->growth, p->tightening,
-	false, NULL};
-	SbfCompactRanks rk;
-	size_t		len;
-	int			b = SBF_COMPACT_EXACT_BITS;
+	CompactPlan c;
 	SbfStatus	st;
 
-	if (n < 1 || n > SBF_COMPACT_BUILD_MAX || p->hll_p != SBF_HLL_P_DEFAULT ||
-		(n > SBF_COMPACT_EXACT_MAX &&
-		 sbf_compact_bits((uint64_t) n, share, SBF_HLL_P_DEFAULT, &b) != SBF_OK))
+	if (!compact_plan(p, h, n, share, &c) || c.len >= f->len)
 		return SBF_OK;
-	sbf_compact_ranks(h, (uint64_t) n, b, &rk);
-	cp.ranks = &rk;
-	if (sbf_compact_size((uint64_t) n, b, &cp, &len) != SBF_OK || len >= f->len ||
-		len > SBF_COMPACT_BUILD_MAX_BYTES)
-		return SBF_OK;
-	st = sbf_compact_store(f, h, (uint64_t) n, b, &cp, len, false);
+	st = sbf_compact_store(f, h, (uint64_t) n, c.b, &c.cp, c.len, false);
 	return st == SBF_E_NOMEM ? st : SBF_OK;
+}
+
+/*
+ * The compact form into the new value f when it is strictly smaller than
+ * anything the paths of sbf_build_final below could write, known without
+ * writing them (so *done, and the same bytes they end with): the exact
+ * form (while n <= SBF_EXACT_MAX), and any one-segment value, whose data
+ * holds at least n log2(1/share) bits (no structure answering a
+ * non-member with rate at most share holds less: Carter, Floyd, Gill,
+ * Markowsky and Wegman, "Exact and approximate membership testers", STOC
+ * 1978) behind its header, directory entry and HyperLogLog.  Else *done is
+ * false and f untouched.
+ */
+static SbfStatus
+compact_first(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
+			  double share, bool *done)
+{
+	CompactPlan c;
+	size_t		hll_bytes;
+	double		floor_bytes;
+	SbfStatus	st;
+
+	*done = false;
+	if (sbf_params_check(p) != SBF_OK || !(share > 0.0 && share < 0.5) ||
+		!compact_plan(p, h, n, share, &c))
+		return SBF_OK;
+	if (n <= SBF_EXACT_MAX && c.len >= SBF_EXACT_HEADER_BYTES + 8 * n)
+		return SBF_OK;
+	st = sbf_build_hll_size(h, n, p->hll_p, f->a, &hll_bytes);
+	if (st != SBF_OK)
+		return st;
+	floor_bytes = (double) (SBF_HEADER_BYTES + SBF_SEGDIR_BYTES + hll_bytes) +
+		(double) n * -log2(share) / 8.0;
+	if (!((double) c.len < floor_bytes))
+		return SBF_OK;
+	st = sbf_compact_store(f, h, (uint64_t) n, c.b, &c.cp, c.len, false);
+	*done = st == SBF_OK;
+	return st;
 }
 
 /*
@@ -62,8 +119,16 @@ sbf_build_final(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 				size_t prefix, const SbfAllocator *a)
 {
 	double		share = sbf_sized_error(p->error_rate, p->tightening);
+	bool		done = false;
 	SbfStatus	st;
 
+	sbf_filter_start(f, prefix, a);
+	if (!sbf_write_v2)
+	{
+		st = compact_first(f, p, h, n, share, &done);
+		if (st != SBF_OK || done)
+			return st;
+	}
 	if (n <= SBF_EXACT_MAX || sbf_write_v2)
 	{
 		size_t		used = 0;

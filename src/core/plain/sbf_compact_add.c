@@ -185,7 +185,10 @@ sbf_compact_store(SbfFilter *f, const uint64_t *h, uint64_t n, int b,
 
 	if (base == NULL)
 		return SBF_E_NOMEM;
-	memcpy(base, f->base, f->prefix);
+	if (f->base != NULL)
+		memcpy(base, f->base, f->prefix);
+	else
+		memset(base, 0, f->prefix);
 	st = sorted ? sbf_compact_write_sorted(h, n, b, cp, base + f->prefix, len) :
 		sbf_compact_write(h, n, b, cp, base + f->prefix, len, a);
 	if (st != SBF_OK)

@@ -194,6 +194,13 @@ extern SbfStatus sbf_build_sorted(SbfFilter *f, const SbfParams *p,
 								  const SbfAllocator *a);
 
 /*
+ * The bytes of the HyperLogLog area sbf_build_sorted writes for the n
+ * hashes h at precision p, into *nbytes.  SBF_E_NOMEM.
+ */
+extern SbfStatus sbf_build_hll_size(const uint64_t *h, size_t n, int p,
+									const SbfAllocator *a, size_t *nbytes);
+
+/*
  * An aggregate's final from the complete set of n >= 0 strictly ascending
  * distinct hashes: the exact form (version 2, as 1.2) while the whole set
  * fits it, else sbf_build_sorted at 1.2's right-sized share.
