@@ -17,9 +17,11 @@
 /*
  * The segmented value of the checked compact value cv, built into f (its
  * payload prefix bytes in): header from cv's parameters (capacity, e,
- * growth, tightening; HyperLogLog precision SBF_HLL_P_DEFAULT; capacity at
- * most SBF_DEFAULT_CAPACITY, as 1.3's sbf_agg left it, so that the segments
- * adds append grow as from 1.3's value of the same set), OVERLAP
+ * growth, tightening; HyperLogLog precision SBF_HLL_P_DEFAULT; capacity
+ * cv's divided by the growth, rounded up, and at most SBF_DEFAULT_CAPACITY
+ * as 1.3's sbf_agg left it: the segment adds append first holds about as
+ * many as cv (not twice as many: adds in place may have grown cv's count
+ * past the set the builder wrote; test/bench/agg_adds_sweep.sh), OVERLAP
  * when cv has it; one directory entry of the compact kind, capacity =
  * count = n and error capacity / 2^b (cv's own bound, at least n / 2^b);
  * the data cv's code, zero-padded; the HyperLogLog of the fingerprints
@@ -45,7 +47,9 @@ sbf_compact_expand(const SbfCompactView *cv, SbfFilter *f, size_t prefix,
 	SbfStatus	st;
 
 	sbf_filter_start(f, prefix, a);
-	p.capacity = cv->capacity < SBF_DEFAULT_CAPACITY ? cv->capacity : SBF_DEFAULT_CAPACITY;
+	p.capacity = (cv->capacity + cv->growth - 1) / cv->growth;
+	if (p.capacity > SBF_DEFAULT_CAPACITY)
+		p.capacity = SBF_DEFAULT_CAPACITY;
 	p.error_rate = cv->error_rate;
 	p.growth = cv->growth;
 	p.tightening = cv->tightening;
