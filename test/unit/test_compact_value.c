@@ -456,6 +456,19 @@ failed_allocations(void)
 	free(b);
 }
 
+/* The hashes key(space, 0 .. n), sorted, in a new array. */
+static uint64_t *
+sorted_keys(int space, uint64_t n)
+{
+	uint64_t   *h = malloc((n ? n : 1) * sizeof(uint64_t));
+	uint64_t	j;
+
+	for (j = 0; j < n; j++)
+		h[j] = key(space, j);
+	sbf_hash_sort_all(h, n);
+	return h;
+}
+
 /*
  * The builder (sbf_build_final) writes the compact form where it is
  * smaller, up to 4,096 elements: at 1%, within issue 36's target (1.1 times
@@ -473,17 +486,13 @@ built(void)
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 	{
 		uint64_t	n = ns[i];
-		uint64_t   *h = malloc(n * sizeof(uint64_t));
+		uint64_t   *h = sorted_keys(4, n);
 		SbfParams	p = params(1000, 0.01, 2, 0.9, SBF_HLL_P_DEFAULT);
 		double		target = 1.1 * (double) n * log(100.0) / (log(2.0) * log(2.0)) / 8.0 + 24.0;
 		SbfFilter	f;
 		SbfFilter	g;
 		SbfView		v;
-		uint64_t	j;
 
-		for (j = 0; j < n; j++)
-			h[j] = key(4, j);
-		sbf_hash_sort_all(h, n);
 		CHECK_ST(sbf_build_final(&f, &p, h, n, 4, &g_alloc), SBF_OK);
 		CHECK_ST(validate_filter(&f, &v), SBF_OK);
 		CHECK(sbf_is_compact(&v) == (n <= 4096));
@@ -570,16 +579,12 @@ built_as_before(void)
 			for (t = 0; t < 2; t++)
 			{
 				uint64_t	n = ns[i];
-				uint64_t   *h = malloc(n * sizeof(uint64_t));
+				uint64_t   *h = sorted_keys(7, n);
 				SbfParams	p = params(1000, rates[r], 2, t ? 1.0 : 0.9,
 									   SBF_HLL_P_DEFAULT);
 				SbfFilter	f;
 				SbfFilter	g;
-				uint64_t	j;
 
-				for (j = 0; j < n; j++)
-					h[j] = key(7, j);
-				sbf_hash_sort_all(h, n);
 				CHECK_ST(sbf_build_final(&f, &p, h, n, 4, &g_alloc), SBF_OK);
 				final_the_long_way(&g, &p, h, n);
 				CHECK(same_bytes(&f, &g));
