@@ -75,7 +75,7 @@ compact_if_smaller(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n
  * non-member with rate at most share holds less: Carter, Floyd, Gill,
  * Markowsky and Wegman, "Exact and approximate membership testers", STOC
  * 1978) behind its header, directory entry and HyperLogLog.  Else *done is
- * false and f untouched.
+ * false and f untouched (also on a failure to write it but SBF_E_NOMEM).
  */
 static SbfStatus
 compact_first(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
@@ -101,7 +101,8 @@ compact_first(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 		return SBF_OK;
 	st = sbf_compact_store(f, h, (uint64_t) n, c.b, &c.cp, c.len, false);
 	*done = st == SBF_OK;
-	return st;
+	/* as compact_if_smaller: only an allocation's failure is the final's */
+	return st == SBF_E_NOMEM ? st : SBF_OK;
 }
 
 /*
