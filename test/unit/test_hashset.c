@@ -77,8 +77,9 @@ hs_input(int p, uint64_t n)
 
 /*
  * The compact form in f's place when it is smaller (docs/format5.md,
- * section 3): capacity n at the same share, the hashes' ranks listed, up to
- * 4,096 hashes and 8 kB.
+ * section 3): capacity n at the same share (at 63 fingerprint bits up to
+ * SBF_COMPACT_EXACT_MAX hashes), the hashes' ranks listed, up to 4,096
+ * hashes and 8 kB.
  */
 static void
 ref_compact(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
@@ -88,9 +89,11 @@ ref_compact(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
 	size_t		len;
 	int			b;
 
-	if (n > 4096 || p->hll_p != SBF_HLL_P_DEFAULT ||
-		sbf_compact_bits(n, sbf_sized_error(p->error_rate, p->tightening),
-						 SBF_HLL_P_DEFAULT, &b) != SBF_OK)
+	b = SBF_COMPACT_EXACT_BITS;
+	if (n < 1 || n > 4096 || p->hll_p != SBF_HLL_P_DEFAULT ||
+		(n > SBF_COMPACT_EXACT_MAX &&
+		 sbf_compact_bits(n, sbf_sized_error(p->error_rate, p->tightening),
+						  SBF_HLL_P_DEFAULT, &b) != SBF_OK))
 		return;
 	sbf_compact_ranks(h, n, b, &rk);
 	cp.ranks = &rk;
@@ -105,8 +108,8 @@ ref_compact(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
 /*
  * The reference build: a right-sized filter with hashes added one at a time
  * while that keeps the exact form (1.2's bytes); else the one builder of a
- * format-4 segment at 1.2's right-sized share (docs/format4.md, section 6),
- * or the compact form where it is smaller (ref_compact).
+ * format-4 segment at 1.2's right-sized share (docs/format4.md, section 6);
+ * either way the compact form where it is smaller (ref_compact).
  */
 static void
 ref_build(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
@@ -118,11 +121,14 @@ ref_build(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
 	for (i = 0; i < n; i++)
 		CHECK_ST(sbf_add_hash(f, h[i], NULL), SBF_OK);
 	sbf_filter_view(f, &v);
-	if (sbf_is_exact(&v) || n == 0)
+	if (n == 0)
 		return;
-	sbf_filter_free(f);
-	CHECK_ST(sbf_build_sorted(f, p, h, n, sbf_sized_error(p->error_rate, p->tightening),
-							  0, 4, &g_alloc), SBF_OK);
+	if (!sbf_is_exact(&v))
+	{
+		sbf_filter_free(f);
+		CHECK_ST(sbf_build_sorted(f, p, h, n, sbf_sized_error(p->error_rate, p->tightening),
+								  0, 4, &g_alloc), SBF_OK);
+	}
 	ref_compact(h, n, p, f);
 }
 
