@@ -49,25 +49,26 @@ compact_plan(const SbfParams *p, const uint64_t *h, size_t n, double share,
 }
 
 /*
- * The compact form (compact_plan) into f in place of the value f holds
- * (segmented, or the exact form), when it is strictly smaller.  f is kept
- * as it is otherwise, and on any failure but SBF_E_NOMEM.
+ * The planned compact form c (compact_plan; NULL: none) into f in place of
+ * the value f holds (segmented, or the exact form), when it is strictly
+ * smaller.  f is kept as it is otherwise, and on any failure but
+ * SBF_E_NOMEM.
  */
 static SbfStatus
-compact_if_smaller(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
-				   double share)
+compact_if_smaller(SbfFilter *f, const CompactPlan *c, const uint64_t *h,
+				   size_t n)
 {
-	CompactPlan c;
 	SbfStatus	st;
 
-	if (!compact_plan(p, h, n, share, &c) || c.len >= f->len)
+	if (c == NULL || c->len >= f->len)
 		return SBF_OK;
-	st = sbf_compact_store(f, h, (uint64_t) n, c.b, &c.cp, c.len, false);
+	st = sbf_compact_store(f, h, (uint64_t) n, c->b, &c->cp, c->len, false);
 	return st == SBF_E_NOMEM ? st : SBF_OK;
 }
 
 /*
- * The compact form into the new value f when it is strictly smaller than
+ * The planned compact form c (NULL: none) into the new value f when it is
+ * strictly smaller than
  * anything the paths of sbf_build_final below could write, known without
  * writing them (so *done, and the same bytes they end with): the exact
  * form (while n <= SBF_EXACT_MAX), and any one-segment value, whose data
@@ -79,27 +80,25 @@ compact_if_smaller(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n
  */
 static SbfStatus
 compact_first(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
-			  double share, bool *done)
+			  double share, const CompactPlan *c, bool *done)
 {
-	CompactPlan c;
 	size_t		hll_bytes;
 	double		floor_bytes;
 	SbfStatus	st;
 
 	*done = false;
-	if (sbf_params_check(p) != SBF_OK || !(share > 0.0 && share < 0.5) ||
-		!compact_plan(p, h, n, share, &c))
+	if (c == NULL || sbf_params_check(p) != SBF_OK || !(share > 0.0 && share < 0.5))
 		return SBF_OK;
-	if (n <= SBF_EXACT_MAX && c.len >= SBF_EXACT_HEADER_BYTES + 8 * n)
+	if (n <= SBF_EXACT_MAX && c->len >= SBF_EXACT_HEADER_BYTES + 8 * n)
 		return SBF_OK;
 	st = sbf_build_hll_size(h, n, p->hll_p, f->a, &hll_bytes);
 	if (st != SBF_OK)
 		return st;
 	floor_bytes = (double) (SBF_HEADER_BYTES + SBF_SEGDIR_BYTES + hll_bytes) +
 		(double) n * -log2(share) / 8.0;
-	if (!((double) c.len < floor_bytes))
+	if (!((double) c->len < floor_bytes))
 		return SBF_OK;
-	st = sbf_compact_store(f, h, (uint64_t) n, c.b, &c.cp, c.len, false);
+	st = sbf_compact_store(f, h, (uint64_t) n, c->b, &c->cp, c->len, false);
 	*done = st == SBF_OK;
 	/* as compact_if_smaller: only an allocation's failure is the final's */
 	return st == SBF_E_NOMEM ? st : SBF_OK;
@@ -120,13 +119,18 @@ sbf_build_final(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 				size_t prefix, const SbfAllocator *a)
 {
 	double		share = sbf_sized_error(p->error_rate, p->tightening);
+	CompactPlan plan;
+	const CompactPlan *c = NULL;
 	bool		done = false;
 	SbfStatus	st;
 
 	sbf_filter_start(f, prefix, a);
 	if (!sbf_write_v2)
 	{
-		st = compact_first(f, p, h, n, share, &done);
+		/* planned once: the paths below only compare its length */
+		if (compact_plan(p, h, n, share, &plan))
+			c = &plan;
+		st = compact_first(f, p, h, n, share, c, &done);
 		if (st != SBF_OK || done)
 			return st;
 	}
@@ -146,7 +150,7 @@ sbf_build_final(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 		sbf_filter_view(f, &v);
 		exact = st == SBF_OK && used == n && sbf_is_exact(&v);
 		if (exact && !sbf_write_v2)
-			st = compact_if_smaller(f, p, h, n, share);
+			st = compact_if_smaller(f, c, h, n);
 		if (st != SBF_OK || sbf_write_v2 || exact)
 		{
 			if (st != SBF_OK)
@@ -158,7 +162,7 @@ sbf_build_final(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 	st = sbf_build_sorted(f, p, h, n, share, 0, prefix, a);
 	if (st == SBF_OK)
 	{
-		st = compact_if_smaller(f, p, h, n, share);
+		st = compact_if_smaller(f, c, h, n);
 		if (st != SBF_OK)
 			sbf_filter_free(f);
 	}
