@@ -6,9 +6,10 @@
 -- ranks list, then with it) and 8 (the bigint 5152), written by
 -- test/kit/kit_v5.c with the form's writer.  They read, answer
 -- and are described; an add of a member keeps the bytes, adds of new
--- elements rewrite the compact form while they fit its fingerprint bits, any
--- other write works on the segmented form of version 5 that answers the
--- same; malformed ones are refused.
+-- elements rewrite the compact form while its segmented form would be no
+-- larger than release 1.3's value of the same elements, any other write
+-- works on the segmented form of version 5 that answers the same;
+-- malformed ones are refused.
 
 -- sbf_agg at 1%: the compact form up to 4,096 elements, within 8 bytes an
 -- element plus 24 up to 8 elements and 1.1 times the optimal Bloom filter's
@@ -19,13 +20,15 @@ SELECT n, sbf_info(f)->>'form' AS form,
 	   sbf_matches(f, ARRAY(SELECT 'sz:' || i FROM generate_series(1, n) i)) = n AS members,
 	   # f = n AS count_exact
 FROM (SELECT n, (SELECT sbf_agg('sz:' || i) FROM generate_series(1, n) i) AS f
-	  FROM unnest(ARRAY[5, 30, 100, 300, 1000, 3000, 4096, 5000]) n) s
+	  FROM unnest(ARRAY[5, 9, 10, 11, 30, 100, 300, 1000, 3000, 4096, 5000]) n) s
 ORDER BY n;
 
 -- the exact form of 1.0-1.3 in the compact layout: up to 8 elements keep 63
 -- of their hashes' 64 bits (docs/format5.md, section 3, "Exact"), so no
 -- non-member is found, # is exact, and so is a union of two such values;
--- 9 elements and up take the fingerprint bits of their error rate
+-- 9 to 11 elements, which 1.3 wrote in the exact form, take the bits that
+-- leave room for the count to which its adds kept that form (14 here), 13
+-- and up the bits of their error rate
 SELECT n, (sbf_info(f)->>'fingerprint_bits')::int AS bits,
 	   pg_column_size(f) AS bytes, 8 * n + 24 AS bound,
 	   sbf_matches(f, ARRAY(SELECT 'ex:' || i FROM generate_series(1, n) i)) AS members,
@@ -38,8 +41,9 @@ SELECT sbf_info(u)->>'form' AS form, (sbf_info(u)->>'fingerprint_bits')::int AS 
 FROM (SELECT (SELECT sbf_agg('ex:' || i) FROM generate_series(1, 5) i) ||
 			 (SELECT sbf_agg('ex:' || i) FROM generate_series(3, 8) i) AS u) s;
 
--- adds to one element stay exact up to 8, then take the 9th element's bits:
--- at every count the bytes sbf_agg writes for the same set
+-- adds to one element keep its capacity 1 and the 63 bits up to 8
+-- elements, then take the bits with the room 1.3's exact form had (14): at
+-- every count within 8 bytes an element plus 24, every member found
 CREATE FUNCTION pg_temp.grown_from_one(n int) RETURNS scalablebloom
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -50,10 +54,12 @@ BEGIN
 	END LOOP;
 	RETURN f;
 END $$;
-SELECT n, pg_temp.grown_from_one(n) = (SELECT sbf_agg('ex:' || i) FROM generate_series(1, n) i)
-		  AS same_as_agg,
-	   (sbf_info(pg_temp.grown_from_one(n))->>'fingerprint_bits')::int AS bits
-FROM generate_series(1, 12) n;
+SELECT n, (sbf_info(f)->>'fingerprint_bits')::int AS bits,
+	   (sbf_info(f)->>'capacity')::int AS capacity,
+	   pg_column_size(f) <= 8 * n + 24 AS within_8n_24,
+	   sbf_matches(f, ARRAY(SELECT 'ex:' || i FROM generate_series(1, n) i)) = n AS all_found
+FROM (SELECT n, pg_temp.grown_from_one(n) AS f FROM generate_series(1, 12) n) s
+ORDER BY n;
 
 SELECT 'sbf1:BUAMB3sUrkfheoQ/Hh42NE/AtGS7FZyTLj4+sk+uYb0L8Xah3sF92QT/Wd0wp7m/Ag=='::scalablebloom AS c \gset
 SELECT 'sbf1:BUAKCXsUrkfheoQ/AQECQAA='::scalablebloom AS one \gset
@@ -93,21 +99,24 @@ SELECT sbf_info(f)->>'version' AS version, sbf_info(f)->>'form' AS form,
 	   # f AS count
 FROM (SELECT sbf_add(:'c'::scalablebloom, ARRAY(SELECT 'new:' || i FROM generate_series(1, 500) i)) AS f) s;
 
--- adds of new elements rewrite the compact form in place while they fit:
--- sbf_agg of 100 elements, then the next ones one at a time, is sbf_agg of
--- them all byte for byte (no two fingerprints collide here) until the room
--- its 14 bits leave is used (k / 2^14 within 0.01^1.04: k <= 136); the
--- next add makes the segmented form; every element found
+-- adds of new elements rewrite the compact form in place while its
+-- segmented form would be no larger than 1.3's value of the same elements
+-- (docs/format5.md, section 3, "Adds"): sbf_agg of 100 elements (14 bits;
+-- 1.3 wrote a bloom segment of 125 bytes for them) takes the next ones one
+-- at a time, its capacity 100 kept, while its code stays within those
+-- bytes; the next add makes the segmented form, its second segment 1.3's
+-- (capacity 200); every element found, # exact
 WITH RECURSIVE grow(k, f) AS (
 	SELECT 100, (SELECT sbf_agg('p' || i) FROM generate_series(1, 100) i)
 	UNION ALL
 	SELECT k + 1, f || ('p' || (k + 1)) FROM grow WHERE k < 140)
 SELECT count(*) FILTER (WHERE sbf_info(f)->>'form' = 'compact') AS compact,
-	   count(*) FILTER (WHERE f::bytea = (SELECT sbf_agg('p' || i) FROM generate_series(1, k) i)::bytea)
-		   AS equal_to_agg,
+	   bool_and((sbf_info(f)->>'capacity')::int = 100)
+		   FILTER (WHERE sbf_info(f)->>'form' = 'compact') AS capacity_kept,
 	   max(k) FILTER (WHERE sbf_info(f)->>'form' = 'compact') AS last_compact,
 	   max((sbf_info(f)->>'fingerprint_bits')::int) AS bits,
 	   min(k) FILTER (WHERE sbf_info(f)->>'form' = 'segments') AS first_segmented,
+	   max((sbf_info(f)->'segments'->1->>'capacity')::int) AS second_capacity,
 	   bool_and(sbf_matches(f, ARRAY(SELECT 'p' || i FROM generate_series(1, k) i)) = k) AS all_found,
 	   bool_and(# f = k) AS count_exact
 FROM grow;

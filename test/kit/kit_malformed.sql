@@ -165,7 +165,7 @@ INSERT INTO cand
 SELECT name, w, true, x, false FROM bases,
 	LATERAL (SELECT CASE WHEN fl & 16 <> 0 THEN 15 + 2 * get_byte(b, 14) ELSE 14 END AS hi) c,
 	LATERAL (VALUES
-		('capacity_below_n', pg_temp.setb(b, 13, get_byte(b, 12) - 1)),
+		('capacity_0', pg_temp.setb(b, 13, 0)),
 		('n_not_shortest', substring(b FROM 1 FOR 12) || set_byte('\x8000'::bytea, 0, get_byte(b, 12) | 128) || substring(b FROM 14)),
 		('high_area_bit', pg_temp.setb(b, hi, get_byte(b, hi) # 128))) t(w, x)
 WHERE compact AND get_byte(b, 12) < 128 AND get_byte(b, 13) < 128 AND fl & 32 = 0;

@@ -311,8 +311,14 @@ compact_rejects(void)
 	BREAK(e, -0.01, SBF_E_PARAM);
 	BREAK(e, NAN, SBF_E_PARAM);
 	BREAK(e, 0.007, SBF_E_PARAM);	/* 30 / 4096 = 0.0073 */
-	BREAK(capacity, 29, SBF_E_PARAM);
+	BREAK(capacity, 0, SBF_E_PARAM);
 	BREAK(capacity, 41, SBF_E_PARAM);	/* 41 / 4096 > 0.01 */
+	/* a capacity below n is a value grown in place: its bound n / 2^b */
+	c = craft_default();
+	c.capacity = 29;
+	len = craft(&c, buf);
+	CHECK_ST(sbf_compact_check(buf, len, &v), SBF_OK);
+	CHECK(sbf_compact_fpr_bound(&v) == ldexp(30.0, -12));
 	BREAK(extra, 1, SBF_E_LENGTH);
 	BREAK(extra, -1, SBF_E_LENGTH);
 	/* n: zero, a count the code does not hold, overlong LEB128 */
@@ -540,7 +546,13 @@ compact_limits_and_allocations(void)
 	p = DEFAULTS;
 	p.capacity = 3;
 	CHECK_ST(sbf_compact_size(3, 10, &p, &len), SBF_OK);
-	CHECK_ST(sbf_compact_size(4, 10, &p, &len), SBF_E_PARAM);	/* capacity < n */
+	/* n may pass the capacity (adds in place) within the bound, not past it */
+	CHECK_ST(sbf_compact_size(4, 10, &p, &len), SBF_OK);
+	CHECK_ST(sbf_compact_size(11, 10, &p, &len), SBF_E_PARAM);	/* 11 / 2^10 > e */
+	p.capacity = 0;
+	CHECK_ST(sbf_compact_size(3, 10, &p, &len), SBF_E_PARAM);
+	p.capacity = 3;
+	CHECK_ST(sbf_compact_size(3, 10, &p, &len), SBF_OK);
 	reset_counts(SIZE_MAX);
 	g_fail_after = 0;
 	CHECK_ST(sbf_compact_write(h, 3, 10, &p, buf, len, &g_alloc), SBF_E_NOMEM);

@@ -1,13 +1,13 @@
 /*
  * test_compact_add.c
  *	  Adds to a compact value in place (sbf_compact_add.c; docs/format5.md,
- *	  section 3, "Adds"): while the new fingerprints fit the value's
- *	  capacity or the share its builder sized it at, the value stays
- *	  compact, byte for byte what the builder writes for the union of the
- *	  sets where no fingerprints collide, one add at a time or batched;
- *	  past that, or past the builder's bounds, it takes its segmented form.
- *	  Ranks above a fingerprint's cap go to the ranks list in place.
- *	  Failed allocations leave the value as it was.
+ *	  section 3, "Adds"): while its segmented form would be no larger than
+ *	  release 1.3's value of the same elements, the value stays compact at
+ *	  its bits and capacity, one add at a time or batched; past that, or
+ *	  past the builder's bounds, it takes its segmented form, and no value
+ *	  on the way is larger than 1.3's.  Ranks above a fingerprint's cap go
+ *	  to the ranks list in place.  Failed allocations leave the value as it
+ *	  was.
  */
 #include <math.h>
 #include <stdio.h>
@@ -97,76 +97,118 @@ copy_filter(const SbfFilter *f, SbfFilter *g)
 }
 
 /*
- * A value sbf_agg wrote for n elements, grown by the elements its b leaves
- * room for (capacity n + m within the builder's share, n + m within its
- * 4,096): one add at a time,
- * each inserted, it stays compact and equals sbf_agg over all n + m
- * elements byte for byte (no two of whose fingerprints collide), as the batched
- * add does; the next element makes its segmented form, every member found.
+ * Release 1.3's sbf_agg final over the n hashes h (sorted in place): the
+ * exact form while 1.2's rule keeps it exact, else one segment, header
+ * capacity 1,000 -- what 1.4's builder writes where it writes no compact
+ * value.  Adds to it grow as 1.3's did (1.4's first segment of a converted
+ * exact form is no larger than 1.3's), so it is the bound for the same
+ * adds to 1.4's value.
  */
 static void
-equals_aggregate(void)
+aggregate13(SbfFilter *f, uint64_t *h, uint64_t n)
 {
-	static const uint64_t ns[] = {20, 100, 300, 1000, 3000};
-	size_t		c;
+	SbfParams	p = params(1000, 0.01, 2, 0.9, SBF_HLL_P_DEFAULT);
+	size_t		used = 0;
+	SbfView		v;
 
-	for (c = 0; c < sizeof(ns) / sizeof(ns[0]); c++)
+	sbf_hash_sort_all(h, (size_t) n);
+	CHECK_ST(sbf_create_sized(f, &p, n, 4, &g_alloc), SBF_OK);
+	CHECK_ST(sbf_exact_add_run(f, h, (size_t) n, &used), SBF_OK);
+	sbf_filter_view(f, &v);
+	if (used == n && sbf_is_exact(&v))
+		return;
+	sbf_filter_free(f);
+	CHECK_ST(sbf_build_sorted(f, &p, h, (size_t) n, sbf_sized_error(0.01, 0.9),
+							  0, 4, &g_alloc), SBF_OK);
+}
+
+/*
+ * Adds the hashes key(space, from .. to) to f and to r (1.3's value of the
+ * same elements): one at a time or as one batch, f never larger than r
+ * after any of them, its fpr_bound within 1%, every element added found.
+ */
+static void
+add_beside_13(SbfFilter *f, SbfFilter *r, int space, uint64_t from, uint64_t to,
+			  bool single)
+{
+	uint64_t   *h = malloc((to - from + 1) * sizeof(uint64_t));
+	uint64_t	i;
+	SbfView		v;
+
+	for (i = from; i < to; i++)
 	{
-		uint64_t	n = ns[c];
-		uint64_t   *a;
-		SbfFilter	f;
-		SbfFilter	g;
-		SbfFilter	u;
-		SbfView		v;
-		SbfSegment	s;
-		uint64_t	room;
-		uint64_t   *all;
-		uint64_t	i;
-		bool		inserted;
-		int			b;
+		h[i - from] = key(space, i);
+		if (!single)
+			continue;
+		CHECK_ST(sbf_add_hash(f, h[i - from], NULL), SBF_OK);
+		CHECK_ST(sbf_add_hash(r, h[i - from], NULL), SBF_OK);
+		CHECK(f->len <= r->len);
+	}
+	if (!single)
+	{
+		CHECK_ST(sbf_add_hashes(f, h, (size_t) (to - from)), SBF_OK);
+		CHECK_ST(sbf_add_hashes(r, h, (size_t) (to - from)), SBF_OK);
+		CHECK(f->len <= r->len);
+	}
+	CHECK_ST(validate_filter(f, &v), SBF_OK);
+	CHECK(sbf_fpr_bound(&v) <= 0.01);
+	for (i = from; i < to; i++)
+		CHECK(sbf_contains_hash(&v, h[i - from]));
+	free(h);
+}
 
-		/* n elements whose fingerprints differ, so that sbf_agg's n is theirs */
-		CHECK_ST(sbf_compact_bits(n, sbf_sized_error(0.01, 0.9), SBF_HLL_P_DEFAULT, &b), SBF_OK);
-		a = fresh_keys(NULL, 0, b, 11, n);
-		aggregate(&f, a, n);
-		CHECK_ST(validate_filter(&f, &v), SBF_OK);
-		CHECK(sbf_is_compact(&v) && v.capacity == n);
-		room = (uint64_t) floor(ldexp(sbf_sized_error(0.01, 0.9), v.fp_bits)) - n;
-		CHECK(room < n);
-		/* no more than the builder writes compact */
-		if (n + room > SBF_COMPACT_BUILD_MAX)
-			room = SBF_COMPACT_BUILD_MAX - n;
-		copy_filter(&f, &g);
-		all = fresh_keys(a, n, v.fp_bits, 12, room);
-		for (i = 0; i < room; i++)
+/*
+ * Issue 36's "no value larger than 1.3's for the same input": values
+ * sbf_agg wrote for n elements (the exact form's 63 bits, the compact form
+ * at the room 1.3's exact form had, the compact form within 1.3's first
+ * segment), grown by adds in steps of 15% to 40 times their size, and one
+ * add at a time to 400 elements, are never larger than 1.3's values of the
+ * same elements grown by the same adds (shown to fail with the compact
+ * segment's area unchecked in sbf_compact_chain, and with rewrite_cut at
+ * the builder's bits).
+ */
+static void
+never_above_13(void)
+{
+	static const uint64_t ns[] = {1, 3, 8, 9, 10, 12, 30, 100, 300, 1000, 3000};
+	size_t		c;
+	int			single;
+
+	for (single = 0; single < 2; single++)
+	{
+		for (c = 0; c < sizeof(ns) / sizeof(ns[0]); c++)
 		{
-			CHECK_ST(sbf_add_hash(&f, all[i], &inserted), SBF_OK);
-			CHECK(inserted);
-		}
-		CHECK_ST(sbf_add_hashes(&g, all, (size_t) room), SBF_OK);
-		CHECK(same_bytes(&f, &g));
-		CHECK_ST(validate_filter(&f, &v), SBF_OK);
-		CHECK(sbf_is_compact(&v) && v.capacity == n + room);
-		memcpy(all + room, a, n * sizeof(uint64_t));
-		aggregate(&u, all, n + room);
-		CHECK(same_bytes(&f, &u));
-		sbf_filter_free(&u);
-		CHECK(sbf_cardinality(&v) == (double) (n + room));
+			uint64_t	n = ns[c];
+			uint64_t   *a = keys(30, n);
+			uint64_t   *a13 = keys(30, n);
+			uint64_t	done = 0;
+			double		m;
+			SbfFilter	f;
+			SbfFilter	r;
 
-		/* one more: the segmented form */
-		CHECK_ST(sbf_add_hash(&f, key(13, 0), &inserted), SBF_OK);
-		CHECK(inserted);
-		CHECK_ST(validate_filter(&f, &v), SBF_OK);
-		CHECK(!sbf_is_compact(&v) && v.version == SBF_FORMAT_V5 && v.nsegments == 2);
-		sbf_get_segment(&v, 0, &s);
-		CHECK(s.kind == SBF_KIND_COMPACT && s.count == n + room);
-		for (i = 0; i < n + room; i++)
-			CHECK(sbf_contains_hash(&v, all[i]));
-		CHECK(sbf_contains_hash(&v, key(13, 0)));
-		sbf_filter_free(&f);
-		sbf_filter_free(&g);
-		free(a);
-		free(all);
+			if (single && n > 100)
+			{
+				free(a);
+				free(a13);
+				continue;
+			}
+			aggregate(&f, a, n);
+			aggregate13(&r, a13, n);
+			CHECK(f.len <= r.len);
+			for (m = 0.5; single ? n + done < 400 : m <= 40.0; m *= 1.15)
+			{
+				uint64_t	t = single ? done + 1 : (uint64_t) ceil((double) n * m);
+
+				if (t <= done)
+					continue;
+				add_beside_13(&f, &r, 31, done, t, single != 0);
+				done = t;
+			}
+			sbf_filter_free(&f);
+			sbf_filter_free(&r);
+			free(a);
+			free(a13);
+		}
 	}
 }
 
@@ -174,11 +216,12 @@ equals_aggregate(void)
  * The exact form as 1.4's builder writes it (docs/format5.md, section 3,
  * "Exact"): 1 to SBF_COMPACT_EXACT_MAX elements compact at 63 fingerprint
  * bits, capacity n, # n, within 8 bytes an element and 20 (24 with the
- * 4-byte varlena header), no non-member of another space found; one element
- * grown by adds one at a time is byte for byte sbf_agg of its set at every
- * count, the add past SBF_COMPACT_EXACT_MAX included (the builder's b at the
- * share) and the adds in place after it, up to the 13 elements 1.3 still
- * wrote in the exact form.
+ * 4-byte varlena header), no non-member of another space found.  One
+ * element grown by adds one at a time keeps its capacity 1 and the 63
+ * bits to SBF_COMPACT_EXACT_MAX elements; past them it is written at the
+ * bits that leave room for the count to which 1.3 kept its exact form
+ * (sbf_exact_agg_room, within the bound of 1.3's first segment) and stays
+ * compact to that count, every member found.
  */
 static void
 exact_adds(void)
@@ -186,18 +229,15 @@ exact_adds(void)
 	SbfFilter	f;
 	SbfView		v;
 	uint64_t   *all;
+	uint64_t	room = sbf_exact_agg_room(0.01, 0.9, 2, 1, SBF_EXACT_MAX);
 	uint64_t	n;
 	uint64_t	i;
-	bool		inserted;
 	int			b;
-	int			b13;
 
-	/* 13 keys whose fingerprints differ at the bits of 9 to 13 elements */
-	CHECK_ST(sbf_compact_bits(9, sbf_sized_error(0.01, 0.9), SBF_HLL_P_DEFAULT, &b), SBF_OK);
-	CHECK_ST(sbf_compact_bits(13, sbf_sized_error(0.01, 0.9), SBF_HLL_P_DEFAULT, &b13), SBF_OK);
-	CHECK(b == b13);
-	all = fresh_keys(NULL, 0, b, 21, 13);
-	for (n = 1; n <= 13; n++)
+	CHECK(room > 8 && room < SBF_EXACT_MAX);
+	CHECK_ST(sbf_compact_bits(room, 1.0 / 128, SBF_HLL_P_DEFAULT, &b), SBF_OK);
+	all = fresh_keys(NULL, 0, b, 21, room);
+	for (n = 1; n <= SBF_COMPACT_EXACT_MAX; n++)
 	{
 		uint64_t   *a = malloc(n * sizeof(uint64_t));
 		SbfFilter	u;
@@ -208,25 +248,23 @@ exact_adds(void)
 		CHECK_ST(validate_filter(&u, &v), SBF_OK);
 		CHECK(sbf_is_compact(&v) && v.capacity == n && v.nfp == n &&
 			  sbf_cardinality(&v) == (double) n);
-		if (n <= SBF_COMPACT_EXACT_MAX)
-			CHECK(v.fp_bits == SBF_COMPACT_EXACT_BITS && u.len <= 8 * n + 20);
-		else
-			CHECK(v.fp_bits == b && u.len < 24 + n * 2);
-		for (i = 0; i < n; i++)
-			CHECK(sbf_contains_hash(&v, all[i]));
-		for (i = 0; i < 100000 && n <= SBF_COMPACT_EXACT_MAX; i++)
+		CHECK(v.fp_bits == SBF_COMPACT_EXACT_BITS && u.len <= 8 * n + 20);
+		for (i = 0; i < 100000; i++)
 			found += sbf_contains_hash(&v, key(22, i));
 		CHECK(found == 0);
-		if (n == 1)
-			copy_filter(&u, &f);
-		else
-		{
-			CHECK_ST(sbf_add_hash(&f, all[n - 1], &inserted), SBF_OK);
-			CHECK(inserted && same_bytes(&f, &u));
-		}
 		sbf_filter_free(&u);
 		free(a);
 	}
+	aggregate(&f, all, 1);
+	for (n = 2; n <= room; n++)
+	{
+		CHECK_ST(sbf_add_hash(&f, all[n - 1], NULL), SBF_OK);
+		CHECK_ST(validate_filter(&f, &v), SBF_OK);
+		CHECK(sbf_is_compact(&v) && v.capacity == 1 && v.nfp == n);
+		CHECK(v.fp_bits == (n <= SBF_COMPACT_EXACT_MAX ? SBF_COMPACT_EXACT_BITS : b));
+	}
+	for (i = 0; i < room; i++)
+		CHECK(sbf_contains_hash(&v, all[i]));
 	sbf_filter_free(&f);
 	free(all);
 }
@@ -454,7 +492,7 @@ failed_allocations(void)
 int
 main(void)
 {
-	RUN(equals_aggregate);
+	RUN(never_above_13);
 	RUN(exact_adds);
 	RUN(ranks);
 	RUN(capacity_kept);

@@ -547,9 +547,7 @@ final_the_long_way(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n
 	}
 	if (!exact)
 		CHECK_ST(sbf_build_sorted(f, p, h, n, share, 0, 4, &g_alloc), SBF_OK);
-	if (n > SBF_COMPACT_BUILD_MAX ||
-		(n > SBF_COMPACT_EXACT_MAX &&
-		 sbf_compact_bits(n, share, SBF_HLL_P_DEFAULT, &b) != SBF_OK))
+	if (n > SBF_COMPACT_BUILD_MAX || sbf_build_compact_bits(p, n, &b) != SBF_OK)
 		return;
 	sbf_compact_ranks(h, n, b, &rk);
 	if (sbf_compact_size(n, b, &cp, &len) == SBF_OK && len < f->len &&

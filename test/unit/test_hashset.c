@@ -89,11 +89,8 @@ ref_compact(const uint64_t *h, uint64_t n, const SbfParams *p, SbfFilter *f)
 	size_t		len;
 	int			b;
 
-	b = SBF_COMPACT_EXACT_BITS;
 	if (n < 1 || n > 4096 || p->hll_p != SBF_HLL_P_DEFAULT ||
-		(n > SBF_COMPACT_EXACT_MAX &&
-		 sbf_compact_bits(n, sbf_sized_error(p->error_rate, p->tightening),
-						  SBF_HLL_P_DEFAULT, &b) != SBF_OK))
+		sbf_build_compact_bits(p, n, &b) != SBF_OK)
 		return;
 	sbf_compact_ranks(h, n, b, &rk);
 	cp.ranks = &rk;

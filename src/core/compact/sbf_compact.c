@@ -87,10 +87,13 @@ check_numbers(uint64_t n, int b, double e, uint64_t capacity, uint16_t growth,
 {
 	if (n < 1 || n > SBF_EF_MAX_N || b < 1 || b > SBF_EF_MAX_BITS)
 		return SBF_E_PARAM;
-	if (!(e > 0.0 && e < 0.5) || capacity < n)
+	if (!(e > 0.0 && e < 0.5) || capacity < 1)
 		return SBF_E_PARAM;
-	/* the rate bound: capacity / 2^b <= e, in doubles (ldexp is exact) */
-	if (!((double) capacity <= ldexp(e, b)))
+	/*
+	 * the rate bound: max(n, capacity) / 2^b <= e, in doubles (ldexp is
+	 * exact); n passes the capacity after adds in place (sbf_compact_add.c)
+	 */
+	if (!((double) (capacity > n ? capacity : n) <= ldexp(e, b)))
 		return SBF_E_PARAM;
 	if (growth < 1 || growth > SBF_MAX_GROWTH ||
 		!(tightening > 0.0 && tightening <= 1.0))
@@ -445,7 +448,9 @@ sbf_compact_decode(const SbfCompactView *v, uint64_t *fp, const SbfAllocator *a)
 double
 sbf_compact_fpr_bound(const SbfCompactView *v)
 {
-	return ldexp((double) v->capacity, -v->shape.b);
+	uint64_t	most = v->capacity > v->shape.n ? v->capacity : v->shape.n;
+
+	return ldexp((double) most, -v->shape.b);
 }
 
 SbfStatus

@@ -19,7 +19,8 @@
  *	    3   1   L, low bits: sbf_ef_low_bits(n, b)
  *	    4   8   error_rate e, 0 < e < 0.5
  *	    12  ..  n, fingerprints (LEB128), 1..SBF_EF_MAX_N
- *	    ..  ..  capacity (LEB128), n <= capacity, capacity <= e 2^b
+ *	    ..  ..  capacity (LEB128) >= 1, the count the value was built for;
+ *	            max(n, capacity) <= e 2^b (adds in place take n past it)
  *	    ..  10  if PARAMS: growth (2 bytes, 1..SBF_MAX_GROWTH) and tightening
  *	            (8, 0 < r <= 1), not both the defaults (then PARAMS is clear)
  *	    ..  ..  if RANKS (only where b > 9): k (LEB128, 1..512) and k entries
@@ -30,7 +31,7 @@
  *	            (sbf_compact_hll); RANKS is clear when there are none
  *	    ..  ..  the Elias-Fano code of the n ascending fingerprints
  *	  and nothing after it.  A non-member matches with probability about
- *	  n / 2^b, at most capacity / 2^b <= e (the form's fpr_bound).  # is n,
+ *	  n / 2^b, at most max(n, capacity) / 2^b <= e (the form's fpr_bound).  # is n,
  *	  exact unless OVERLAP.
  */
 #ifndef SBF_COMPACT_H
@@ -83,7 +84,7 @@ typedef struct SbfCompactRanks
 typedef struct SbfCompactParams
 {
 	double		error_rate;
-	uint64_t	capacity;		/* >= n */
+	uint64_t	capacity;		/* the count it was built for (>= 1) */
 	uint16_t	growth;			/* for the segments that follow at capacity */
 	double		tightening;
 	bool		overlap;		/* n counts an estimate (after a union) */
@@ -175,7 +176,7 @@ sbf_compact_array_has(const SbfCompactView *v, const uint64_t *fp, uint64_t h)
 	return sbf_ef_array_has(fp, v->shape.n, sbf_ef_fingerprint(h, v->shape.b));
 }
 
-/* The form's fpr_bound: capacity / 2^b. */
+/* The form's fpr_bound: max(n, capacity) / 2^b. */
 extern double sbf_compact_fpr_bound(const SbfCompactView *v);
 
 /*

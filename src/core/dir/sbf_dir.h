@@ -321,6 +321,16 @@ extern SbfStatus sbf_plan_next(const SbfView *v, uint64_t *capacity, double *err
 extern void sbf_write_entry(uint8_t *buf, uint32_t i, uint64_t capacity,
 							uint64_t count, double error, const SbfKindGeom *g);
 extern void sbf_write_version(uint8_t *buf);
+/*
+ * What sbf_build_sorted plans for n hashes at share, known without them:
+ * the segment's geometry (*g, *bytes of data) and the error bound its
+ * directory entry stores (*error: share, or the complete kind's exact rate
+ * below it); the first segment of the chain a compact value grown in
+ * place is measured against (sbf_compact_chain.c).  The plan's failures.
+ */
+extern SbfStatus sbf_build_first(uint64_t n, double share, SbfKindGeom *g,
+								 uint64_t *bytes, double *error);
+
 extern void sbf_build_write_head(uint8_t *buf, const SbfParams *p, uint8_t flags,
 								 bool dense, size_t hll_bytes, const SbfKindGeom *g,
 								 uint64_t n, double error);

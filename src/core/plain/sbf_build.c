@@ -64,6 +64,21 @@ sbf_build_plan(uint64_t n, double share, bool fused_ok, SbfKindGeom *g,
 							  fused_ok ? 0 : sbf_kind_complete_mask(), g, bytes);
 }
 
+/* sbf_plain.h */
+SbfStatus
+sbf_build_first(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes,
+				double *error)
+{
+	SbfStatus	st = sbf_build_plan(n, share, true, g, bytes);
+
+	if (st != SBF_OK)
+		return st;
+	/* as build_with stores it */
+	*error = sbf_kind_ops(g->kind)->insert == NULL ?
+		sbf_kind_ops(g->kind)->rate_at(g, n) : share;
+	return SBF_OK;
+}
+
 /* Writes the header and the one directory entry of a built value. */
 void
 sbf_build_write_head(uint8_t *buf, const SbfParams *p, uint8_t flags, bool dense,

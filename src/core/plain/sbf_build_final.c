@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "sbf_compact.h"
+#include "sbf_dir.h"
 #include "sbf_internal.h"
 #include "sbf_plain.h"
 
@@ -22,26 +23,40 @@ typedef struct CompactPlan
 } CompactPlan;
 
 /*
- * The compact form of the n ascending hashes h at share: capacity n, b
- * SBF_COMPACT_EXACT_BITS for at most SBF_COMPACT_EXACT_MAX hashes (the
- * exact form's answers), else the least with n / 2^b <= share and above the
- * default HyperLogLog precision (sbf_compact_bits), the parameters stored,
- * the hashes' ranks above the fingerprints' cap listed (sbf_compact_ranks:
- * its HyperLogLog is theirs).  false when a builder writes none: above
- * SBF_COMPACT_BUILD_MAX hashes or SBF_COMPACT_BUILD_MAX_BYTES (what a lookup
- * plan decodes), or at another HyperLogLog precision than the default (the
- * form's).
+ * The compact form of the n ascending hashes h: capacity n, b
+ * sbf_build_compact_bits, the parameters stored, the hashes' ranks above
+ * the fingerprints' cap listed (sbf_compact_ranks: its HyperLogLog is
+ * theirs).  false when a builder writes none: above SBF_COMPACT_BUILD_MAX
+ * hashes or SBF_COMPACT_BUILD_MAX_BYTES (what a lookup plan decodes), or at
+ * another HyperLogLog precision than the default (the form's).
  */
+/* sbf_plain.h */
+SbfStatus
+sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b)
+{
+	double		share = sbf_sized_error(p->error_rate, p->tightening);
+	uint64_t	room;
+	SbfKindGeom g;
+	uint64_t	bytes;
+	double		first;
+
+	*b = SBF_COMPACT_EXACT_BITS;
+	if (n <= SBF_COMPACT_EXACT_MAX)
+		return n >= 1 ? SBF_OK : SBF_E_PARAM;
+	room = sbf_exact_agg_room(p->error_rate, p->tightening, p->growth, n,
+							  SBF_EXACT_MAX);
+	if (sbf_build_first(n, share, &g, &bytes, &first) == SBF_OK && first < share)
+		share = first;
+	return sbf_compact_bits(room > n ? room : n, share, SBF_HLL_P_DEFAULT, b);
+}
+
 static bool
-compact_plan(const SbfParams *p, const uint64_t *h, size_t n, double share,
-			 CompactPlan *c)
+compact_plan(const SbfParams *p, const uint64_t *h, size_t n, CompactPlan *c)
 {
 	c->cp = (SbfCompactParams) {p->error_rate, (uint64_t) n, p->growth,
 	p->tightening, false, &c->rk};
-	c->b = SBF_COMPACT_EXACT_BITS;
 	if (n < 1 || n > SBF_COMPACT_BUILD_MAX || p->hll_p != SBF_HLL_P_DEFAULT ||
-		(n > SBF_COMPACT_EXACT_MAX &&
-		 sbf_compact_bits((uint64_t) n, share, SBF_HLL_P_DEFAULT, &c->b) != SBF_OK))
+		sbf_build_compact_bits(p, (uint64_t) n, &c->b) != SBF_OK)
 		return false;
 	sbf_compact_ranks(h, (uint64_t) n, c->b, &c->rk);
 	return sbf_compact_size((uint64_t) n, c->b, &c->cp, &c->len) == SBF_OK &&
@@ -128,7 +143,7 @@ sbf_build_final(SbfFilter *f, const SbfParams *p, const uint64_t *h, size_t n,
 	if (!sbf_write_v2)
 	{
 		/* planned once: the paths below only compare its length */
-		if (compact_plan(p, h, n, share, &plan))
+		if (compact_plan(p, h, n, &plan))
 			c = &plan;
 		st = compact_first(f, p, h, n, share, c, &done);
 		if (st != SBF_OK || done)

@@ -1,19 +1,19 @@
 /*
  * sbf_compact_add.c
  *	  Adds to a compact value in place (docs/format5.md, section 3, "Adds"):
- *	  while its fingerprints with the new ones fit the value's capacity, or
- *	  the share its builder sized it at (the capacity then grows to the new
- *	  count), the value is written again in the compact form, at the same
- *	  fingerprint bits, its ranks list the old one with the new hashes'.
- *	  Where no two fingerprints collide that is the value sbf_agg writes
- *	  for the union of the sets.  An exact value (SBF_COMPACT_EXACT_BITS
+ *	  while its fingerprints with the new ones stay where its segmented form
+ *	  would be no larger than the value release 1.3 grew from the same
+ *	  elements (capacity_for), the value is written again in the compact
+ *	  form, at the same fingerprint bits and capacity, its ranks list the
+ *	  old one with the new hashes'.  An exact value (SBF_COMPACT_EXACT_BITS
  *	  fingerprint bits) that adds take past SBF_COMPACT_EXACT_MAX is written
- *	  at the bits the builder gives its new count instead.  Otherwise the
- *	  caller adds to its segmented form (sbf_filter.c).
+ *	  at fewer bits instead, with the room 1.3's exact form had.  Otherwise
+ *	  the caller adds to its segmented form (sbf_filter.c).
  */
 #include <math.h>
 
 #include "sbf_compact.h"
+#include "sbf_dir.h"
 #include "sbf_hash_sort.h"
 #include "sbf_internal.h"
 #include "sbf_plain.h"
@@ -107,18 +107,50 @@ merge_ranks(SbfCompactRanks *r, const SbfCompactRanks *s)
 }
 
 /*
- * The capacity of a compact value of cv's parameters holding n fingerprints:
- * cv's while n fits it, else n while n / 2^b is within the share its
- * builder gives a set (sbf_sized_error); 0 when neither.
+ * The bound under which a compact value of cv's parameters and capacity c
+ * stays in place: within share, and within what the segment release 1.3
+ * wrote for c elements stored (sbf_build_first), so that its segmented
+ * form spends no more of the budget than 1.3's chain had.
+ */
+static double
+first_bound(const SbfCompactView *cv, uint64_t c)
+{
+	double		share = sbf_sized_error(cv->error_rate, cv->tightening);
+	double		first;
+	uint64_t	bytes;
+	SbfKindGeom g;
+
+	if (sbf_build_first(c, share, &g, &bytes, &first) == SBF_OK && first < share)
+		return first;
+	return share;
+}
+
+/*
+ * The capacity of a compact value of cv's parameters holding n fingerprints
+ * after adds in place, 0 where it must take its segmented form instead.
+ * Its capacity is kept: the count it was built for, where release 1.3's
+ * value of the same elements started (docs/format5.md, section 3, "Adds").
+ * At SBF_COMPACT_EXACT_BITS while it may (the caller cuts past
+ * SBF_COMPACT_EXACT_MAX).  Where 1.3 wrote that count in the exact form
+ * (sbf_exact_agg_room), while max(n, c) / 2^b is within first_bound: the
+ * writers gave b the room for the count to which 1.3 kept it exact.  Any
+ * other while it stays within the chain 1.3 grew from that count
+ * (sbf_compact_chain).  So no value on the way is larger than 1.3's for
+ * the same elements.
  */
 static uint64_t
 capacity_for(const SbfCompactView *cv, uint64_t n)
 {
-	double		share = sbf_sized_error(cv->error_rate, cv->tightening);
+	uint64_t	c = cv->capacity;
+	uint64_t	header;
 
-	if (n <= cv->capacity)
-		return cv->capacity;
-	return (double) n <= ldexp(share, cv->shape.b) ? n : 0;
+	if (cv->shape.b == SBF_COMPACT_EXACT_BITS)
+		return c;
+	if (n < c)
+		return 0;
+	if (sbf_exact_agg_room(cv->error_rate, cv->tightening, cv->growth, c, c) > 0)
+		return (double) n <= ldexp(first_bound(cv, c), cv->shape.b) ? c : 0;
+	return sbf_compact_chain(cv, n, &header) ? c : 0;
 }
 
 /*
@@ -145,24 +177,29 @@ rewrite(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp, uint64_t n,
 
 /*
  * Writes the n ascending fingerprints fp of an exact value (b
- * SBF_COMPACT_EXACT_BITS) that an add takes past SBF_COMPACT_EXACT_MAX as
- * the compact form the builder writes for n hashes: capacity n, b the least
- * with n / 2^b within its share, the ranks above that b's cap those of fp
- * with the value's own (which hold each hash's rank where its 63 bits do
- * not).  false (f as it was) when the value would pass what the builder
- * writes compact; a failure to allocate is *st = SBF_E_NOMEM.
+ * SBF_COMPACT_EXACT_BITS) that an add takes past SBF_COMPACT_EXACT_MAX in
+ * the compact form at fewer bits: its capacity kept, b the least with room
+ * for the count to which release 1.3 kept its exact form of that capacity
+ * (sbf_exact_agg_room, at least n) within first_bound, the ranks above that
+ * b's cap those of fp with the value's own (which hold each hash's rank
+ * where its 63 bits do not).  false (f as it was) when the value would
+ * pass what the builder writes compact; a failure to allocate is *st =
+ * SBF_E_NOMEM.
  */
 static bool
 rewrite_cut(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp,
 			uint64_t n, const SbfCompactRanks *ranks, SbfStatus *st)
 {
 	SbfCompactRanks rk;
-	SbfCompactParams cp = {cv->error_rate, n, cv->growth, cv->tightening,
-		(cv->flags & SBF_COMPACT_FLAG_OVERLAP) != 0, &rk};
+	SbfCompactParams cp = {cv->error_rate, cv->capacity, cv->growth,
+		cv->tightening, (cv->flags & SBF_COMPACT_FLAG_OVERLAP) != 0, &rk};
+	uint64_t	room = sbf_exact_agg_room(cv->error_rate, cv->tightening,
+										  cv->growth, cv->capacity,
+										  SBF_EXACT_MAX);
 	size_t		len;
 	int			b;
 
-	if (sbf_compact_bits(n, sbf_sized_error(cv->error_rate, cv->tightening),
+	if (sbf_compact_bits(room > n ? room : n, first_bound(cv, cv->capacity),
 						 SBF_HLL_P_DEFAULT, &b) != SBF_OK)
 		return false;
 	sbf_compact_ranks(fp, n, b, &rk);
@@ -234,7 +271,8 @@ sbf_compact_add_in_place(SbfFilter *f, const SbfView *v, const uint64_t *h,
 	sbf_compact_view_ranks(&cv, &r);
 	sbf_compact_ranks(h, (uint64_t) k, cv.shape.b, &add);
 	changed = merge_ranks(&r, &add);
-	capacity = capacity_for(&cv, n + m);
+	/* a rank raised, no new fingerprint: the count and its room as they were */
+	capacity = m == 0 ? cv.capacity : capacity_for(&cv, n + m);
 	if (m == 0 && !changed)
 		done = true;
 	else if (n + m > SBF_COMPACT_BUILD_MAX || capacity == 0)

@@ -16,18 +16,16 @@
 
 /*
  * The segmented value of the checked compact value cv, built into f (its
- * payload prefix bytes in): header from cv's parameters (capacity, e,
- * growth, tightening; HyperLogLog precision SBF_HLL_P_DEFAULT; capacity
- * cv's divided by the growth, rounded up, and at most SBF_DEFAULT_CAPACITY
- * as 1.3's sbf_agg left it: the segment adds append first holds about as
- * many as cv (not twice as many: adds in place may have grown cv's count
- * past the set the builder wrote; test/bench/agg_adds_sweep.sh), OVERLAP
- * when cv has it; one directory entry of the compact kind, capacity =
- * count = n and error capacity / 2^b (cv's own bound, at least n / 2^b);
- * the data cv's code, zero-padded; the HyperLogLog of the fingerprints
- * (sbf_compact_hll).  Every lookup answers as cv's, # is n while cv's is
- * exact, fpr_bound is cv's.  SBF_E_PARAM when b is not above the
- * precision (the compact form's writer keeps it above), SBF_E_NOMEM,
+ * payload prefix bytes in): header from cv's parameters (e, growth,
+ * tightening; HyperLogLog precision SBF_HLL_P_DEFAULT; capacity the one
+ * whose next segment continues the chain release 1.3 grew from sbf_agg's
+ * value of cv's capacity, sbf_compact_chain), OVERLAP when cv has it; one
+ * directory entry of the compact kind, capacity = count = n and error cv's
+ * bound max(n, capacity) / 2^b; the data cv's code, zero-padded; the
+ * HyperLogLog of the fingerprints (sbf_compact_hll).  Every lookup answers
+ * as cv's, # is n while cv's is exact, fpr_bound is cv's.  SBF_E_PARAM
+ * when b is not above the precision (the compact form's writer keeps it
+ * above), SBF_E_NOMEM,
  * SBF_E_TOO_LARGE.
  */
 SbfStatus
@@ -47,9 +45,7 @@ sbf_compact_expand(const SbfCompactView *cv, SbfFilter *f, size_t prefix,
 	SbfStatus	st;
 
 	sbf_filter_start(f, prefix, a);
-	p.capacity = (cv->capacity + cv->growth - 1) / cv->growth;
-	if (p.capacity > SBF_DEFAULT_CAPACITY)
-		p.capacity = SBF_DEFAULT_CAPACITY;
+	(void) sbf_compact_chain(cv, cv->shape.n, &p.capacity);
 	p.error_rate = cv->error_rate;
 	p.growth = cv->growth;
 	p.tightening = cv->tightening;
@@ -90,7 +86,7 @@ sbf_compact_expand(const SbfCompactView *cv, SbfFilter *f, size_t prefix,
 	sbf_build_write_head(buf, &p,
 						 (cv->flags & SBF_COMPACT_FLAG_OVERLAP) ? SBF_FLAG_OVERLAP : 0,
 						 dense, hll_bytes, &g, cv->shape.n,
-						 ldexp((double) cv->capacity, -cv->shape.b));
+						 sbf_compact_fpr_bound(cv));
 	sbf_hll_encode(regs, p.hll_p, dense, buf + start + bytes);
 	a->free(regs, a->ctx);
 	f->len = (size_t) size;

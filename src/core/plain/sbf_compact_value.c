@@ -127,5 +127,6 @@ sbf_compact_view_rate(const SbfView *v, SbfCompactRate which)
 		case SBF_COMPACT_RATE_BOUND:
 			break;
 	}
-	return ldexp((double) v->capacity, -(int) v->fp_bits);
+	return ldexp((double) (v->capacity > v->nfp ? v->capacity : v->nfp),
+				 -(int) v->fp_bits);
 }

@@ -137,6 +137,33 @@ sbf_exact_fits(const SbfView *v, const uint64_t *extra, uint32_t nextra)
 						  bytes) >= bytes;
 }
 
+/* sbf_plain.h */
+uint64_t
+sbf_exact_agg_room(double error_rate, double tightening, uint16_t growth,
+				   uint64_t n0, uint64_t upto)
+{
+	SbfView		v;
+	uint64_t	n;
+
+	memset(&v, 0, sizeof(v));
+	v.error_rate = error_rate;
+	v.tightening = tightening;
+	v.growth = growth;
+	v.capacity = SBF_DEFAULT_CAPACITY;
+	v.first_capacity = n0;
+	v.first_error = sbf_sized_error(error_rate, tightening);
+	for (n = n0; n >= 1 && n <= SBF_EXACT_MAX && n <= upto; n++)
+	{
+		uint64_t	bytes = SBF_EXACT_HEADER_BYTES + n * 8;
+		size_t		hll = n <= SBF_HLL_SPARSE_MAX(SBF_HLL_P_DEFAULT) ?
+			(size_t) n * 4 : SBF_HLL_DENSE_BYTES(SBF_HLL_P_DEFAULT);
+
+		if (segmented_size(&v, n, hll, bytes) < bytes)
+			break;
+	}
+	return n > n0 ? n - 1 : 0;
+}
+
 /* Copies the hashes of an exact view into a new array (NULL if no memory). */
 uint64_t *
 sbf_exact_hashes(const SbfView *v, const SbfAllocator *a)

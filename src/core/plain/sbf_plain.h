@@ -194,6 +194,47 @@ extern SbfStatus sbf_build_sorted(SbfFilter *f, const SbfParams *p,
 								  const SbfAllocator *a);
 
 /*
+ * The fingerprint bits of the compact form the builder writes for n
+ * elements with p's parameters (sbf_build_final.c; docs/format5.md,
+ * section 3): SBF_COMPACT_EXACT_BITS up to SBF_COMPACT_EXACT_MAX, else the
+ * least b with m / 2^b within sbf_sized_error and the bound the segment
+ * 1.3 wrote in its place stored (sbf_build_first: a fused segment's exact
+ * rate may be below the share; the compact value then spends no more of
+ * the budget, and the chain adds append is no larger than 1.3's), m = n,
+ * or where 1.3 wrote the set in the exact form the count to which its
+ * adds kept it so (sbf_exact_agg_room: adds in place reach it,
+ * sbf_compact_add.c), and above the default HyperLogLog precision.
+ * SBF_E_PARAM when there is none (n 0, or no b up to the form's largest).
+ */
+extern SbfStatus sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b);
+
+/*
+ * The largest count, up to upto, to which release 1.3 kept exact under
+ * single adds the value its sbf_agg wrote in the exact form for n0 elements
+ * (first segment n0 at sbf_sized_error, header capacity
+ * SBF_DEFAULT_CAPACITY) with these parameters; 0 when its sbf_agg of n0
+ * wrote a segment (or upto < n0).  Counted with
+ * the HyperLogLog at its largest for each count, so at least 1.3's own
+ * (sbf_exact.c; sbf_compact_add.c and sbf_build_final.c give a compact
+ * value taking its place the room to pass it).
+ */
+extern uint64_t sbf_exact_agg_room(double error_rate, double tightening,
+								   uint16_t growth, uint64_t n0, uint64_t upto);
+
+/*
+ * Where the segments adds append to the compact value cv holding n
+ * fingerprints start (sbf_compact_chain.c; docs/format5.md, section 3):
+ * true when its segmented form is no larger than the value release 1.3
+ * grew from sbf_agg's value of cv's capacity at the same count, spends no
+ * more of the budget, and so continues 1.3's chain, with *capacity the
+ * header capacity that makes the next segment 1.3's; false otherwise
+ * (*capacity then cv's capacity, at most SBF_DEFAULT_CAPACITY).
+ */
+struct SbfCompactView;
+extern bool sbf_compact_chain(const struct SbfCompactView *cv, uint64_t n,
+							  uint64_t *capacity);
+
+/*
  * The bytes of the HyperLogLog area sbf_build_sorted writes for the n
  * hashes h at precision p, into *nbytes.  SBF_E_NOMEM.
  */
@@ -240,8 +281,8 @@ extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
  * has a segmented form).  sbf_compact_parse_view: the stored reader's
  * (sbf_compact_parse), needing the whole value (SBF_E_TRUNCATED when avail
  * is short).  Its lookups read the code's bytes; the rates are n / 2^b
- * (expected), distinct fingerprints / 2^b (current) and capacity / 2^b
- * (bound).  sbf_compact_view_keeps: whether an add of h leaves the value
+ * (expected), distinct fingerprints / 2^b (current) and max(n, capacity)
+ * / 2^b (bound).  sbf_compact_view_keeps: whether an add of h leaves the value
  * as it is (h matches, and its rank is within the value's HyperLogLog:
  * below the cap, or not above its RANKS entry).  sbf_view_expand
  * (sbf_compact_expand.c): its segmented form

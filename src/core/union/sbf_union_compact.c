@@ -84,7 +84,7 @@ compact_inputs(const SbfView *in, uint32_t n, const SbfUnionSpec *spec, int *b,
 			return false;
 		if (in[i].fp_bits < *b)
 			*b = in[i].fp_bits;
-		*appended += ldexp((double) in[i].capacity, -(int) in[i].fp_bits);
+		*appended += sbf_compact_view_rate(&in[i], SBF_COMPACT_RATE_BOUND);
 	}
 	return true;
 }

@@ -14,7 +14,8 @@ package sbf;
  *   3   1   L, low bits: Ef.lowBits(n, b)
  *   4   8   error_rate e, 0 &lt; e &lt; 0.5
  *   12  ..  n (LEB128), 1..2^32
- *   ..  ..  capacity (LEB128), n &lt;= capacity, capacity / 2^b &lt;= e
+ *   ..  ..  capacity (LEB128) &gt;= 1, the count the value was built for (adds in place take n
+ *           past it); max(n, capacity) / 2^b &lt;= e
  *   ..  10  if PARAMS: growth (2 bytes, 1..16) and tightening (8, 0 &lt; r &lt;= 1), not both
  *           the defaults 2 and 0.9
  *   ..  ..  if RANKS (only where b &gt; 9): k (LEB128, 1..512), then k entries of 2 bytes, e =
@@ -28,7 +29,7 @@ package sbf;
  * stored value's rule b &gt; 9 (sbf_compact_value.c: every stored compact value has a segmented
  * form, whose HyperLogLog takes precision 9 from the fingerprints). A hash matches when its
  * fingerprint is in the set; {@code # f} is n (exact unless OVERLAP); the rate bound is
- * capacity / 2^b, the expected rate n / 2^b, the current rate the distinct fingerprints / 2^b.
+ * max(n, capacity) / 2^b, the expected rate n / 2^b, the current rate the distinct fingerprints / 2^b.
  *
  * <p>The RANKS list: the HyperLogLog at precision 9 made from the fingerprints (the core's
  * sbf_compact_hll) caps each register's rank at b - 8, where a fingerprint has no bit above its
@@ -95,10 +96,10 @@ final class Compact {
     private static boolean numbersOk(long n, int bits, double e, long capacity, int growth, double tightening) {
         if (n < 1 || n > Ef.MAX_N || bits < 1 || bits > Ef.MAX_BITS)
             return false;
-        if (!(e > 0.0 && e < 0.5) || Long.compareUnsigned(capacity, n) < 0)
+        if (!(e > 0.0 && e < 0.5) || capacity == 0)
             return false;
-        /* the rate bound: capacity / 2^b <= e, in doubles (scalb is exact here) */
-        if (!(Le.udouble(capacity) <= Math.scalb(e, bits)))
+        /* the rate bound: max(n, capacity) / 2^b <= e, in doubles (scalb is exact here) */
+        if (!(Le.udouble(Long.compareUnsigned(capacity, n) > 0 ? capacity : n) <= Math.scalb(e, bits)))
             return false;
         return growth >= 1 && growth <= MAX_GROWTH && tightening > 0.0 && tightening <= 1.0;
     }
@@ -197,9 +198,10 @@ final class Compact {
         return f.ef.has(Ef.fingerprint(h, f.ef.b));
     }
 
-    /** The form's rate bound (fpr_bound): capacity / 2^b. */
+    /** The form's rate bound (fpr_bound): max(n, capacity) / 2^b. */
     static double fprBound(Filter f) {
-        return Math.scalb(Le.udouble(f.capacity), -f.ef.b);
+        long most = Long.compareUnsigned(f.capacity, f.ef.n) > 0 ? f.capacity : f.ef.n;
+        return Math.scalb(Le.udouble(most), -f.ef.b);
     }
 
     /** The expected rate (fpr_estimate): n / 2^b. */

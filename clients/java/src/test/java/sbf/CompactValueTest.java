@@ -318,10 +318,10 @@ class CompactValueTest {
         l.add(new Break("low bits 0", s -> s.low = 0));
         for (double e : new double[] {0.0, -0.0, -0.01, 0.5, 0.75, Double.NaN, Double.POSITIVE_INFINITY, Double.MIN_VALUE})
             l.add(new Break("error rate " + e, s -> s.e = e));
-        /* the rate bound: capacity / 2^b <= e, 30 / 4096 > 0.0073 */
+        /* the rate bound: max(n, capacity) / 2^b <= e, 30 / 4096 > 0.0073 */
         l.add(new Break("error rate below capacity / 2^b", s -> s.e = 0.0073));
         l.add(new Break("capacity 41 > e 2^b", s -> s.capacity = leb(41)));
-        l.add(new Break("capacity below n", s -> s.capacity = leb(29)));
+        l.add(new Break("capacity 0", s -> s.capacity = leb(0)));
         l.add(new Break("capacity 2^64 - 1", s -> s.capacity = leb(-1L)));
         l.add(new Break("capacity past 64 bits", s -> s.capacity = new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, 2}));
         l.add(new Break("capacity of 11 bytes", s -> s.capacity = new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -127, 0}));
