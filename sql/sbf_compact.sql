@@ -101,11 +101,13 @@ FROM (SELECT sbf_add(:'c'::scalablebloom, ARRAY(SELECT 'new:' || i FROM generate
 
 -- adds of new elements rewrite the compact form in place while its
 -- segmented form would be no larger than 1.3's value of the same elements
--- (docs/format5.md, section 3, "Adds"): sbf_agg of 100 elements (14 bits;
--- 1.3 wrote a bloom segment of 125 bytes for them) takes the next ones one
--- at a time, its capacity 100 kept, while its code stays within those
--- bytes; the next add makes the segmented form, its second segment 1.3's
--- (capacity 200); every element found, # exact
+-- (docs/format5.md, section 3, "Adds"): sbf_agg of 100 elements (14 bits)
+-- takes the next ones one at a time, its capacity 100 kept, while its
+-- bound k / 2^14 stays within that of the segment 1.3 wrote for the 100
+-- (0.01^1.04: k <= 136); the next add makes the segmented form, whose
+-- second segment ends where 1.3's second one did, at 300, plus a margin
+-- for the elements 1.3 skipped as false positives (15 here); every
+-- element found, # exact
 WITH RECURSIVE grow(k, f) AS (
 	SELECT 100, (SELECT sbf_agg('p' || i) FROM generate_series(1, 100) i)
 	UNION ALL

@@ -15,7 +15,7 @@ DECLARE
 	done int;
 	m float8;
 BEGIN
-	FOREACH n IN ARRAY ARRAY[1, 3, 5, 8, 9, 10, 11, 12, 20, 30, 100, 300, 1000, 3000] LOOP
+	FOREACH n IN ARRAY ARRAY[1, 3, 5, 8, 9, 10, 11, 12, 20, 30, 64, 100, 265, 300, 1000, 3000] LOOP
 		SELECT sbf_agg('a' || i) INTO f FROM generate_series(1, n) i;
 		done := 0;
 		m := CASE WHEN n < 30 THEN 0.5 ELSE 0.05 END;
@@ -36,7 +36,7 @@ DECLARE
 	t int;
 	f scalablebloom;
 BEGIN
-	FOREACH n IN ARRAY ARRAY[1, 3, 8, 10, 12, 30, 100, 300] LOOP
+	FOREACH n IN ARRAY ARRAY[1, 3, 8, 10, 12, 30, 64, 100, 265, 300] LOOP
 		SELECT sbf_agg('a' || i) INTO f FROM generate_series(1, n) i;
 		FOR t IN 1..(CASE WHEN n < 100 THEN 1500 ELSE 4 * n END) LOOP
 			f := f || ('b' || t);

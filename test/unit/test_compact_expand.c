@@ -103,9 +103,8 @@ expand_answers(void)
 			CHECK(strcmp(sbf_count_source(&v), "directory") == 0 &&
 				  sbf_cardinality(&v) == (double) ns[i]);
 			CHECK(sbf_fpr_bound(&v) == sbf_compact_fpr_bound(&cv));
-			/* 1.3's sbf_agg of the capacity: the chain starts where it did */
-			CHECK(v.capacity == (cv.capacity < SBF_DEFAULT_CAPACITY ? cv.capacity :
-								 SBF_DEFAULT_CAPACITY) &&
+			/* the count it was built for: the chain continues 1.3's from it */
+			CHECK(v.capacity == cv.capacity &&
 				  v.error_rate == cv.error_rate &&
 				  v.growth == cv.growth && v.tightening == cv.tightening &&
 				  v.hll_p == SBF_HLL_P_DEFAULT && (v.flags & SBF_FLAG_OVERLAP) == 0);
@@ -140,9 +139,9 @@ expand_params_overlap(void)
 
 /*
  * Adds after it append by the growth rule: the first new segment 1.3's
- * second after its sbf_agg of n (capacity n growth, the expanded value's
- * capacity n; at error (e - p)(1 - r), below p), the value staying
- * version 5; a union
+ * second after its sbf_agg of n (capacity n growth, plus the margin for
+ * 1.3's false-positive skips; the expanded value's capacity n; at error
+ * (e - p)(1 - r), below p), the value staying version 5; a union
  * with a version-4 value is version 5 too; every key found in both.
  */
 static void
@@ -172,7 +171,7 @@ expand_then_write(void)
 	CHECK(v.version == SBF_FORMAT_V5 && v.nsegments == 2);
 	sbf_get_segment(&v, 0, &s0);
 	sbf_get_segment(&v, 1, &s1);
-	CHECK(s1.capacity == 600 && s1.error < s0.error);
+	CHECK(s1.capacity >= 600 && s1.capacity <= 640 && s1.error < s0.error);
 	for (i = 0; i < 400; i++)
 		h[i] = key(6, i);
 	qsort(h, 400, sizeof(uint64_t), unit_cmp_u64);

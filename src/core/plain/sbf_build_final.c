@@ -27,8 +27,9 @@ typedef struct CompactPlan
  * sbf_build_compact_bits, the parameters stored, the hashes' ranks above
  * the fingerprints' cap listed (sbf_compact_ranks: its HyperLogLog is
  * theirs).  false when a builder writes none: above SBF_COMPACT_BUILD_MAX
- * hashes or SBF_COMPACT_BUILD_MAX_BYTES (what a lookup plan decodes), or at
- * another HyperLogLog precision than the default (the form's).
+ * hashes or SBF_COMPACT_BUILD_MAX_BYTES (what a lookup plan decodes), at
+ * another HyperLogLog precision than the default (the form's), or where
+ * sbf_build_compact_bits gives none.
  */
 /* sbf_plain.h */
 SbfStatus
@@ -47,7 +48,14 @@ sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b)
 							  SBF_EXACT_MAX);
 	if (sbf_build_first(n, share, &g, &bytes, &first) == SBF_OK && first < share)
 		share = first;
-	return sbf_compact_bits(room > n ? room : n, share, SBF_HLL_P_DEFAULT, b);
+	if (sbf_compact_bits(room > n ? room : n, share, SBF_HLL_P_DEFAULT, b) != SBF_OK)
+		return SBF_E_PARAM;
+	/* where 1.3 wrote a segment: only a value whose adds stay within its chain */
+	if (room == 0 &&
+		!sbf_compact_chain_fits(p->error_rate, p->tightening, p->growth, n, n, *b,
+								false))
+		return SBF_E_PARAM;
+	return SBF_OK;
 }
 
 static bool

@@ -134,15 +134,14 @@ first_bound(const SbfCompactView *cv, uint64_t c)
  * SBF_COMPACT_EXACT_MAX).  Where 1.3 wrote that count in the exact form
  * (sbf_exact_agg_room), while max(n, c) / 2^b is within first_bound: the
  * writers gave b the room for the count to which 1.3 kept it exact.  Any
- * other while it stays within the chain 1.3 grew from that count
- * (sbf_compact_chain).  So no value on the way is larger than 1.3's for
+ * other while it and the values adds grow from it stay within the chain
+ * 1.3 grew from that count (sbf_compact_chain_fits).  So no value on the way is larger than 1.3's for
  * the same elements.
  */
 static uint64_t
 capacity_for(const SbfCompactView *cv, uint64_t n)
 {
 	uint64_t	c = cv->capacity;
-	uint64_t	header;
 
 	if (cv->shape.b == SBF_COMPACT_EXACT_BITS)
 		return c;
@@ -150,7 +149,8 @@ capacity_for(const SbfCompactView *cv, uint64_t n)
 		return 0;
 	if (sbf_exact_agg_room(cv->error_rate, cv->tightening, cv->growth, c, c) > 0)
 		return (double) n <= ldexp(first_bound(cv, c), cv->shape.b) ? c : 0;
-	return sbf_compact_chain(cv, n, &header) ? c : 0;
+	return sbf_compact_chain_fits(cv->error_rate, cv->tightening, cv->growth, c, n,
+								  cv->shape.b, true) ? c : 0;
 }
 
 /*

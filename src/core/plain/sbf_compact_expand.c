@@ -17,9 +17,10 @@
 /*
  * The segmented value of the checked compact value cv, built into f (its
  * payload prefix bytes in): header from cv's parameters (e, growth,
- * tightening; HyperLogLog precision SBF_HLL_P_DEFAULT; capacity the one
- * whose next segment continues the chain release 1.3 grew from sbf_agg's
- * value of cv's capacity, sbf_compact_chain), OVERLAP when cv has it; one
+ * tightening; HyperLogLog precision SBF_HLL_P_DEFAULT; capacity cv's, the
+ * count it was built for, from which the segments adds append continue
+ * the chain release 1.3 grew from sbf_agg's value of that count,
+ * sbf_compact_chain_next), OVERLAP when cv has it; one
  * directory entry of the compact kind, capacity = count = n and error cv's
  * bound max(n, capacity) / 2^b; the data cv's code, zero-padded; the
  * HyperLogLog of the fingerprints (sbf_compact_hll).  Every lookup answers
@@ -45,7 +46,7 @@ sbf_compact_expand(const SbfCompactView *cv, SbfFilter *f, size_t prefix,
 	SbfStatus	st;
 
 	sbf_filter_start(f, prefix, a);
-	(void) sbf_compact_chain(cv, cv->shape.n, &p.capacity);
+	p.capacity = cv->capacity;
 	p.error_rate = cv->error_rate;
 	p.growth = cv->growth;
 	p.tightening = cv->tightening;

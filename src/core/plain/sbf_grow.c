@@ -38,13 +38,21 @@ sbf_grow_plan(uint64_t capacity, double error, SbfKindGeom *g, uint64_t *bytes)
 /*
  * Capacity and error of the segment to append (sbf_core.h, SIZING; CHAIN):
  * capacity min(largest * s, c * s^nsegments), error (1 - r) of the budget
- * left.  Any kind: the directory's capacities and error bounds.
+ * left.  Any kind: the directory's capacities and error bounds.  Where the
+ * first segment is compact and holds at least c (a compact value's
+ * segmented form, version 5) the capacity continues the chain release 1.3
+ * grew from sbf_agg's value of c elements (sbf_compact_chain_next: the
+ * first segment counts what it holds, every other its capacity).
  */
 SbfStatus
 sbf_plan_next(const SbfView *v, uint64_t *capacity, double *error)
 {
 	uint64_t	maxcap = 0;
 	uint64_t	geo = v->capacity;
+	uint64_t	held = 0;
+	uint64_t	first = 0;
+	int			bits = 0;
+	bool		compact_first = false;
 	double		spent = 0.0;
 	double		smallest = 0.5;
 	double		largest = 0.0;
@@ -56,6 +64,13 @@ sbf_plan_next(const SbfView *v, uint64_t *capacity, double *error)
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
 	{
+		if (e.index == 0 && e.g.kind == SBF_KIND_COMPACT)
+		{
+			compact_first = true;
+			first = e.count;
+			bits = e.g.width;
+		}
+		held = e.capacity > UINT64_MAX - held ? UINT64_MAX : held + e.capacity;
 		if (e.capacity > maxcap)
 			maxcap = e.capacity;
 		spent += e.error;
@@ -74,6 +89,10 @@ sbf_plan_next(const SbfView *v, uint64_t *capacity, double *error)
 	/* tightening has shrunk the rates to underflow: the chain is at its end */
 	if (!(*error >= SBF_MIN_SEGMENT_ERROR))
 		return SBF_E_TOO_MANY_SEGMENTS;
+	/* a compact segment's capacity is its count */
+	if (compact_first && first >= v->capacity)
+		return sbf_compact_chain_next(v->error_rate, v->tightening, v->growth,
+									  v->capacity, first, bits, held, capacity);
 	return SBF_OK;
 }
 

@@ -204,7 +204,10 @@ extern SbfStatus sbf_build_sorted(SbfFilter *f, const SbfParams *p,
  * or where 1.3 wrote the set in the exact form the count to which its
  * adds kept it so (sbf_exact_agg_room: adds in place reach it,
  * sbf_compact_add.c), and above the default HyperLogLog precision.
- * SBF_E_PARAM when there is none (n 0, or no b up to the form's largest).
+ * SBF_E_PARAM when the builder writes no compact form: n 0, no b up to the
+ * form's largest, or, where 1.3 wrote a segment, a value whose first add
+ * would make it larger than 1.3's value of the same elements
+ * (sbf_compact_chain_fits).
  */
 extern SbfStatus sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b);
 
@@ -222,17 +225,24 @@ extern uint64_t sbf_exact_agg_room(double error_rate, double tightening,
 								   uint16_t growth, uint64_t n0, uint64_t upto);
 
 /*
- * Where the segments adds append to the compact value cv holding n
- * fingerprints start (sbf_compact_chain.c; docs/format5.md, section 3):
- * true when its segmented form is no larger than the value release 1.3
- * grew from sbf_agg's value of cv's capacity at the same count, spends no
- * more of the budget, and so continues 1.3's chain, with *capacity the
- * header capacity that makes the next segment 1.3's; false otherwise
- * (*capacity then cv's capacity, at most SBF_DEFAULT_CAPACITY).
+ * A compact value against release 1.3's value of the same elements
+ * (sbf_compact_chain.c; docs/format5.md, section 3, "Adds"), for
+ * parameters e, r, s and capacity c (the count sbf_agg built it for):
+ * sbf_compact_chain_fits, whether one of n >= c fingerprints at b bits,
+ * and every value adds grow from it, is no larger than 1.3's for the same
+ * elements (full_margin: with the margin for 1.3's false-positive skips,
+ * what adds in place ask; else with it or without, what the builder asks);
+ * sbf_compact_chain_next, the capacity of the segment to append to the
+ * segmented form of such a value, whose first segment holds n and whose
+ * segments held elements in all: its chain ends its segments at 1.3's
+ * boundaries plus that margin.  SBF_E_PARAM when the chain cannot be
+ * planned, SBF_E_TOO_LARGE past 64 bits.
  */
-struct SbfCompactView;
-extern bool sbf_compact_chain(const struct SbfCompactView *cv, uint64_t n,
-							  uint64_t *capacity);
+extern bool sbf_compact_chain_fits(double e, double r, uint16_t s, uint64_t c,
+								   uint64_t n, int b, bool full_margin);
+extern SbfStatus sbf_compact_chain_next(double e, double r, uint16_t s,
+										uint64_t c, uint64_t n, int b,
+										uint64_t held, uint64_t *capacity);
 
 /*
  * The bytes of the HyperLogLog area sbf_build_sorted writes for the n
