@@ -22,15 +22,6 @@ typedef struct CompactPlan
 	int			b;
 } CompactPlan;
 
-/*
- * The compact form of the n ascending hashes h: capacity n, b
- * sbf_build_compact_bits, the parameters stored, the hashes' ranks above
- * the fingerprints' cap listed (sbf_compact_ranks: its HyperLogLog is
- * theirs).  false when a builder writes none: above SBF_COMPACT_BUILD_MAX
- * hashes or SBF_COMPACT_BUILD_MAX_BYTES (what a lookup plan decodes), at
- * another HyperLogLog precision than the default (the form's), or where
- * sbf_build_compact_bits gives none.
- */
 /* sbf_plain.h */
 SbfStatus
 sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b)
@@ -58,6 +49,15 @@ sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b)
 	return SBF_OK;
 }
 
+/*
+ * The compact form of the n ascending hashes h: capacity n, b
+ * sbf_build_compact_bits, the parameters stored, the hashes' ranks above
+ * the fingerprints' cap listed (sbf_compact_ranks: its HyperLogLog is
+ * theirs).  false when a builder writes none: above SBF_COMPACT_BUILD_MAX
+ * hashes or SBF_COMPACT_BUILD_MAX_BYTES (what a lookup plan decodes), at
+ * another HyperLogLog precision than the default (the form's), or where
+ * sbf_build_compact_bits gives none.
+ */
 static bool
 compact_plan(const SbfParams *p, const uint64_t *h, size_t n, CompactPlan *c)
 {

@@ -135,8 +135,8 @@ first_bound(const SbfCompactView *cv, uint64_t c)
  * (sbf_exact_agg_room), while max(n, c) / 2^b is within first_bound: the
  * writers gave b the room for the count to which 1.3 kept it exact.  Any
  * other while it and the values adds grow from it stay within the chain
- * 1.3 grew from that count (sbf_compact_chain_fits).  So no value on the way is larger than 1.3's for
- * the same elements.
+ * 1.3 grew from that count (sbf_compact_chain_fits).  So no value on the
+ * way is larger than 1.3's for the same elements.
  */
 static uint64_t
 capacity_for(const SbfCompactView *cv, uint64_t n)
