@@ -7,7 +7,8 @@
  *	  (SBF_DEFAULT_CAPACITY); adds appended segments j = 1, 2, ... of
  *	  capacity min(largest s, D s^j) = min(c, D) s^j (sbf_plan_next) at
  *	  (1 - r) of the budget left (sbf_next_error), of the growth rule's kind
- *	  (sbf_grow_plan).  Its boundaries: B_0 = c, B_j = B_(j-1) + min(c, D) s^j.
+ *	  (sbf_grow_plan_rule at SBF_GROW_BLOOM_BELOW, as sbf_grow_plan writes
+ *	  outside 1.2's byte-for-byte mode, where no compact value is written).  Its boundaries: B_0 = c, B_j = B_(j-1) + min(c, D) s^j.
  *
  *	  A compact value of capacity c holding n fingerprints, once adds make
  *	  it segmented, ends its chain's boundaries at B_j + m for j >= K, K the
@@ -77,7 +78,8 @@ plan_chain(double e, double r, uint16_t s, uint64_t c, uint64_t upto,
 		if (!(error >= SBF_MIN_SEGMENT_ERROR))
 			break;
 		if (geometry &&
-			sbf_grow_plan(cap, error, &ch->g[j], &ch->bytes[j]) != SBF_OK)
+			sbf_grow_plan_rule(cap, error, SBF_GROW_BLOOM_BELOW, &ch->g[j],
+							   &ch->bytes[j]) != SBF_OK)
 			break;
 		ch->bound[j] = ch->bound[j - 1] + cap;
 		ch->spent[j] = ch->spent[j - 1] + error;
@@ -149,8 +151,8 @@ fits_from(const Chain13 *ch, double e, double r, uint64_t c, uint64_t n, int b,
 	gc.width = (uint8_t) b;
 	if (sbf_kind_compact_ops.check_geom(&gc) != SBF_OK ||
 		!sbf_kind_compact_ops.bytes(&gc, &cbytes) ||
-		sbf_grow_plan(ch->bound[K] + m - n, sbf_next_error(e, r, own, own),
-					  &gx, &xbytes) != SBF_OK)
+		sbf_grow_plan_rule(ch->bound[K] + m - n, sbf_next_error(e, r, own, own),
+						   SBF_GROW_BLOOM_BELOW, &gx, &xbytes) != SBF_OK)
 		return false;
 	end = sbf_prefix_size(K + 1);
 	for (j = 0; j <= K; j++)

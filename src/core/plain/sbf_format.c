@@ -107,6 +107,23 @@ sbf_next_error(double error_rate, double tightening, double spent,
 }
 
 /*
+ * The growth rule, in one place: the kind of a segment appended for
+ * capacity elements at rate error.  Blocked (one cache line a probe) while
+ * the share is at least bloom_below; below it the standard Bloom segment
+ * (kind 1), whose bits per element grow more slowly as the share shrinks
+ * (docs/format4.md, section 4: a line's load variance costs most at small
+ * shares).  bloom_below = 0 is pure blocked, 1 is 1.2's all-bloom.
+ */
+SbfStatus
+sbf_grow_plan_rule(uint64_t capacity, double error, double bloom_below,
+				   SbfKindGeom *g, uint64_t *bytes)
+{
+	if (error < bloom_below)
+		return sbf_kind_bloom_ops.plan(capacity, error, g, bytes);
+	return sbf_kind_blocked_ops.plan(capacity, error, g, bytes);
+}
+
+/*
  * Error of a first segment right-sized for a known count: e^1.04 costs 4%
  * more bits than the Bloom optimum at e (bits scale with -ln p) and leaves
  * e - e^1.04 of the budget for later growth.

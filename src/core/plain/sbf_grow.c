@@ -1,31 +1,15 @@
 /*
  * sbf_grow.c
  *	  Adds to a segmented value of format 4 (docs/format4.md, section 6):
- *	  the growth rule (which kind an appended segment is), the geometry of
- *	  the next segment (1.2's SIZING and CHAIN), appending it, and the add of
- *	  one hash.  A 1.0-1.2 value is relabelled to version 4 by the write that
+ *	  the growth rule as written (which kind an appended segment is; the
+ *	  rule itself is sbf_format.c's sizing), the geometry of the next
+ *	  segment (1.2's SIZING and CHAIN), appending it, and the add of one
+ *	  hash.  A 1.0-1.2 value is relabelled to version 4 by the write that
  *	  changes it, only once nothing can fail any more, so a failed add
  *	  leaves it exactly as it was.
  */
 #include "sbf_dir.h"
 #include "sbf_plain.h"
-
-/*
- * The growth rule, in one place: the kind of a segment appended for
- * capacity elements at rate error.  Blocked (one cache line a probe) while
- * the share is at least bloom_below; below it the standard Bloom segment
- * (kind 1), whose bits per element grow more slowly as the share shrinks
- * (docs/format4.md, section 4: a line's load variance costs most at small
- * shares).  bloom_below = 0 is pure blocked, 1 is 1.2's all-bloom.
- */
-SbfStatus
-sbf_grow_plan_rule(uint64_t capacity, double error, double bloom_below,
-				   SbfKindGeom *g, uint64_t *bytes)
-{
-	if (error < bloom_below)
-		return sbf_kind_bloom_ops.plan(capacity, error, g, bytes);
-	return sbf_kind_blocked_ops.plan(capacity, error, g, bytes);
-}
 
 /* The rule as written (SBF_GROW_BLOOM_BELOW, measured in test/bench/growth_bench.c). */
 SbfStatus
