@@ -73,9 +73,12 @@ sbf_plan_next(const SbfView *v, uint64_t *capacity, double *error)
 	/* tightening has shrunk the rates to underflow: the chain is at its end */
 	if (!(*error >= SBF_MIN_SEGMENT_ERROR))
 		return SBF_E_TOO_MANY_SEGMENTS;
-	/* a compact segment's capacity is its count */
+	/*
+	 * a compact segment's capacity is its count; where 1.3's chain cannot be
+	 * planned for the value's numbers, the capacity above stays
+	 */
 	if (compact_first && first >= v->capacity)
-		return sbf_compact_chain_next(v->error_rate, v->tightening, v->growth,
+		(void) sbf_compact_chain_next(v->error_rate, v->tightening, v->growth,
 									  v->capacity, first, bits, held, capacity);
 	return SBF_OK;
 }

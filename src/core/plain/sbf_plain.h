@@ -236,7 +236,8 @@ extern uint64_t sbf_exact_agg_room(double error_rate, double tightening,
  * segmented form of such a value, whose first segment holds n and whose
  * segments held elements in all: its chain ends its segments at 1.3's
  * boundaries plus that margin.  SBF_E_PARAM when the chain cannot be
- * planned, SBF_E_TOO_LARGE past 64 bits.
+ * planned, SBF_E_TOO_LARGE past 64 bits (*capacity untouched: the caller
+ * keeps its own rule).
  */
 extern bool sbf_compact_chain_fits(double e, double r, uint16_t s, uint64_t c,
 								   uint64_t n, int b, bool full_margin);
