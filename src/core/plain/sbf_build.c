@@ -79,6 +79,20 @@ sbf_build_first(uint64_t n, double share, SbfKindGeom *g, uint64_t *bytes,
 	return SBF_OK;
 }
 
+/* sbf_plain.h */
+double
+sbf_build_first_bound(double e, double r, uint64_t n)
+{
+	double		share = sbf_sized_error(e, r);
+	double		first;
+	uint64_t	bytes;
+	SbfKindGeom g;
+
+	if (sbf_build_first(n, share, &g, &bytes, &first) == SBF_OK && first < share)
+		return first;
+	return share;
+}
+
 /* Writes the header and the one directory entry of a built value. */
 void
 sbf_build_write_head(uint8_t *buf, const SbfParams *p, uint8_t flags, bool dense,

@@ -26,20 +26,16 @@ typedef struct CompactPlan
 SbfStatus
 sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b)
 {
-	double		share = sbf_sized_error(p->error_rate, p->tightening);
 	uint64_t	room;
-	SbfKindGeom g;
-	uint64_t	bytes;
-	double		first;
 
 	*b = SBF_COMPACT_EXACT_BITS;
 	if (n <= SBF_COMPACT_EXACT_MAX)
 		return n >= 1 ? SBF_OK : SBF_E_PARAM;
 	room = sbf_exact_agg_room(p->error_rate, p->tightening, p->growth, n,
 							  SBF_EXACT_MAX);
-	if (sbf_build_first(n, share, &g, &bytes, &first) == SBF_OK && first < share)
-		share = first;
-	if (sbf_compact_bits(room > n ? room : n, share, SBF_HLL_P_DEFAULT, b) != SBF_OK)
+	if (sbf_compact_bits(room > n ? room : n,
+						 sbf_build_first_bound(p->error_rate, p->tightening, n),
+						 SBF_HLL_P_DEFAULT, b) != SBF_OK)
 		return SBF_E_PARAM;
 	/* where 1.3 wrote a segment: only a value whose adds stay within its chain */
 	if (room == 0 &&

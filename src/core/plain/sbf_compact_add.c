@@ -107,34 +107,15 @@ merge_ranks(SbfCompactRanks *r, const SbfCompactRanks *s)
 }
 
 /*
- * The bound under which a compact value of cv's parameters and capacity c
- * stays in place: within share, and within what the segment release 1.3
- * wrote for c elements stored (sbf_build_first), so that its segmented
- * form spends no more of the budget than 1.3's chain had.
- */
-static double
-first_bound(const SbfCompactView *cv, uint64_t c)
-{
-	double		share = sbf_sized_error(cv->error_rate, cv->tightening);
-	double		first;
-	uint64_t	bytes;
-	SbfKindGeom g;
-
-	if (sbf_build_first(c, share, &g, &bytes, &first) == SBF_OK && first < share)
-		return first;
-	return share;
-}
-
-/*
  * The capacity of a compact value of cv's parameters holding n fingerprints
  * after adds in place, 0 where it must take its segmented form instead.
  * Its capacity is kept: the count it was built for, where release 1.3's
  * value of the same elements started (docs/format5.md, section 3, "Adds").
  * At SBF_COMPACT_EXACT_BITS while it may (the caller cuts past
  * SBF_COMPACT_EXACT_MAX).  Where 1.3 wrote that count in the exact form
- * (sbf_exact_agg_room), while max(n, c) / 2^b is within first_bound: the
- * writers gave b the room for the count to which 1.3 kept it exact.  Any
- * other while it and the values adds grow from it stay within the chain
+ * (sbf_exact_agg_room), while max(n, c) / 2^b is within
+ * sbf_build_first_bound: the writers gave b the room for the count to
+ * which 1.3 kept it exact.  Any other while it and the values adds grow from it stay within the chain
  * 1.3 grew from that count (sbf_compact_chain_fits).  So no value on the
  * way is larger than 1.3's for the same elements.
  */
@@ -148,7 +129,11 @@ capacity_for(const SbfCompactView *cv, uint64_t n)
 	if (n < c)
 		return 0;
 	if (sbf_exact_agg_room(cv->error_rate, cv->tightening, cv->growth, c, c) > 0)
-		return (double) n <= ldexp(first_bound(cv, c), cv->shape.b) ? c : 0;
+	{
+		double		bound = sbf_build_first_bound(cv->error_rate, cv->tightening, c);
+
+		return (double) n <= ldexp(bound, cv->shape.b) ? c : 0;
+	}
 	return sbf_compact_chain_fits(cv->error_rate, cv->tightening, cv->growth, c, n,
 								  cv->shape.b, true) ? c : 0;
 }
@@ -180,8 +165,8 @@ rewrite(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp, uint64_t n,
  * SBF_COMPACT_EXACT_BITS) that an add takes past SBF_COMPACT_EXACT_MAX in
  * the compact form at fewer bits: its capacity kept, b the least with room
  * for the count to which release 1.3 kept its exact form of that capacity
- * (sbf_exact_agg_room, at least n) within first_bound, the ranks above that
- * b's cap those of fp with the value's own (which hold each hash's rank
+ * (sbf_exact_agg_room, at least n) within sbf_build_first_bound, the
+ * ranks above that b's cap those of fp with the value's own (which hold each hash's rank
  * where its 63 bits do not).  false (f as it was) when the value would
  * pass what the builder writes compact; a failure to allocate is *st =
  * SBF_E_NOMEM.
@@ -199,7 +184,9 @@ rewrite_cut(SbfFilter *f, const SbfCompactView *cv, const uint64_t *fp,
 	size_t		len;
 	int			b;
 
-	if (sbf_compact_bits(room > n ? room : n, first_bound(cv, cv->capacity),
+	if (sbf_compact_bits(room > n ? room : n,
+						 sbf_build_first_bound(cv->error_rate, cv->tightening,
+											   cv->capacity),
 						 SBF_HLL_P_DEFAULT, &b) != SBF_OK)
 		return false;
 	sbf_compact_ranks(fp, n, b, &rk);

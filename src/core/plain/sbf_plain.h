@@ -212,6 +212,13 @@ extern SbfStatus sbf_build_sorted(SbfFilter *f, const SbfParams *p,
 extern SbfStatus sbf_build_compact_bits(const SbfParams *p, uint64_t n, int *b);
 
 /*
+ * The smaller of sbf_sized_error(e, r) and the bound 1.3's segment for n
+ * elements stored (sbf_build_first): the bound a compact value taking its
+ * place keeps within (sbf_build_final.c, sbf_compact_add.c).
+ */
+extern double sbf_build_first_bound(double e, double r, uint64_t n);
+
+/*
  * The largest count, up to upto, to which release 1.3 kept exact under
  * single adds the value its sbf_agg wrote in the exact form for n0 elements
  * (first segment n0 at sbf_sized_error, header capacity
