@@ -8,7 +8,7 @@ CREATE AGGREGATE pg_temp.add_one_by_one(text) (SFUNC = sbf_add, STYPE = scalable
 CREATE FUNCTION pg_temp.hll_estimate(f scalablebloom) RETURNS jsonb LANGUAGE sql AS $$
 	SELECT CASE sbf_info(f)->>'form'
 		   WHEN 'segments' THEN sbf_info(f)->'hll'->'estimate'
-		   WHEN 'compact' THEN sbf_info(sbf_union(f, sbf_empty()))->'hll'->'estimate' END
+		   WHEN 'compact' THEN sbf_info(sbf_union(f, sbf_empty(), 0.49))->'hll'->'estimate' END
 $$;
 
 -- an interaction log: 60 users over 3 days, user u has 5u rows a day drawn

@@ -156,6 +156,28 @@ SELECT sbf_info(u)->>'form' AS form, jsonb_array_length(sbf_info(u)->'segments')
 FROM (SELECT sbf_union((SELECT sbf_agg('s:' || i) FROM generate_series(1, 20) i),
 					   (SELECT sbf_agg('s:' || i) FROM generate_series(101, 3100) i), 0.1) AS u) s;
 
+-- sbf_union_agg of compact values only: the compact value their merging
+-- union gives (the same bytes as || of them, in any row order); one row
+-- comes back as it was; with a value of another kind, segments
+CREATE TEMP TABLE days AS
+SELECT d, sbf_agg('d:' || i) AS f
+FROM generate_series(1, 3) d, generate_series((d - 1) * 400 + 1, (d - 1) * 400 + 700) i
+GROUP BY d;
+SELECT sbf_info(u)->>'form' AS form, pg_column_size(u) AS bytes,
+	   u::bytea = (SELECT sbf_union(sbf_union(a.f, b.f, 0.02), c.f, 0.02)::bytea
+				   FROM days a, days b, days c WHERE a.d = 1 AND b.d = 2 AND c.d = 3) AS as_pairwise,
+	   u::bytea = (SELECT sbf_union_agg(f, 0.02 ORDER BY d DESC)::bytea FROM days) AS any_order,
+	   sbf_matches(u, ARRAY(SELECT 'd:' || i FROM generate_series(1, 1500) i)) AS members,
+	   # u BETWEEN 1490 AND 1500 AS count_close,
+	   (SELECT sum(pg_column_size(f)) FROM days) AS input_bytes
+FROM (SELECT sbf_union_agg(f, 0.02 ORDER BY d) AS u FROM days) s;
+SELECT sbf_union_agg(f)::bytea = (SELECT f::bytea FROM days WHERE d = 2) AS one_row_back
+FROM days WHERE d = 2;
+SELECT sbf_info(u)->>'form' AS form, jsonb_array_length(sbf_info(u)->'segments') AS segments
+FROM (SELECT sbf_union_agg(f, 0.05) AS u
+	  FROM (SELECT f FROM days WHERE d = 1
+			UNION ALL SELECT sbf_agg('big:' || i) FROM generate_series(1, 20000) i) t) s;
+
 -- a delta continues the chain of its segmented form: empty, CHAIN set
 SELECT # d AS count, sbf_info(d)->>'continues_chain' AS continues_chain
 FROM (SELECT sbf_delta(:'c'::scalablebloom) AS d) s;

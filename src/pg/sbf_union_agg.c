@@ -24,8 +24,10 @@
  * row order; the result is still a correct filter.  Exact (format 2)
  * inputs are converted to segments one by one as they come in
  * (union_agg_segments_of), so the collection is segments only and stays a
- * function of the set of rows; the aggregate's result is therefore always in
- * segment form, where a pairwise sbf_union of small filters stays exact.
+ * function of the set of rows.  The final is a union of the collection
+ * alone: where every segment is compact (compact inputs) it is one compact
+ * value, the inputs' own merging union (sbf_union_compact_collected), else
+ * segments, where a pairwise sbf_union of small exact filters stays exact.
  *
  * The aggregate returns NULL for zero rows (or only NULL rows); its final
  * function only reads the state, so it may be called more than once.

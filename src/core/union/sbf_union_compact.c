@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "sbf_compact.h"
+#include "sbf_dir.h"
 #include "sbf_hash_sort.h"
 #include "sbf_union_int.h"
 
@@ -122,24 +123,18 @@ cut_fingerprints(const SbfView *in, uint32_t n, int b, uint64_t *fp,
 }
 
 /*
- * Writes the compact value of the n fingerprints fp at b bits into out (its
- * prefix bytes zero), or returns false when it is not what the builder
- * writes compact; *st the status of a write that was tried.
+ * Writes the compact value of the n ascending fingerprints fp at b bits with
+ * cp into out (its prefix bytes zero), or returns false when it is not what
+ * the builder writes compact; *st the status of a write that was tried.
  */
 static bool
-write_union(SbfFilter *out, const SbfView *first, const SbfView *in, uint32_t k,
-			const SbfUnionSpec *spec, const uint64_t *fp, uint64_t n, int b,
-			const SbfCompactRanks *r, size_t prefix, SbfStatus *st)
+write_compact(SbfFilter *out, const SbfCompactParams *cp, const uint64_t *fp,
+			  uint64_t n, int b, size_t prefix, SbfStatus *st)
 {
-	SbfCompactParams cp = {spec->error_rate > 0.0 ? spec->error_rate : first->error_rate,
-		n, first->growth, first->tightening, false, r};
 	const SbfAllocator *a = out->a;
 	size_t		len;
-	uint32_t	i;
 
-	for (i = 0; i < k; i++)
-		cp.overlap |= (in[i].flags & SBF_COMPACT_FLAG_OVERLAP) != 0;
-	if (sbf_compact_size(n, b, &cp, &len) != SBF_OK || len > SBF_COMPACT_BUILD_MAX_BYTES)
+	if (sbf_compact_size(n, b, cp, &len) != SBF_OK || len > SBF_COMPACT_BUILD_MAX_BYTES)
 		return false;
 	out->base = a->alloc(prefix + len, a->ctx);
 	if (out->base == NULL)
@@ -148,7 +143,7 @@ write_union(SbfFilter *out, const SbfView *first, const SbfView *in, uint32_t k,
 		return true;
 	}
 	memset(out->base, 0, prefix);
-	*st = sbf_compact_write_sorted(fp, n, b, &cp, out->base + prefix, len);
+	*st = sbf_compact_write_sorted(fp, n, b, cp, out->base + prefix, len);
 	if (*st != SBF_OK)
 	{
 		sbf_filter_free(out);
@@ -157,6 +152,25 @@ write_union(SbfFilter *out, const SbfView *first, const SbfView *in, uint32_t k,
 	}
 	out->len = out->cap = len;
 	return true;
+}
+
+/*
+ * Writes the union of the k compact views in as the compact value of the n
+ * fingerprints fp at b bits (capacity n, OVERLAP if an input has it), as
+ * write_compact.
+ */
+static bool
+write_union(SbfFilter *out, const SbfView *in, uint32_t k, const SbfUnionSpec *spec,
+			const uint64_t *fp, uint64_t n, int b, const SbfCompactRanks *r,
+			size_t prefix, SbfStatus *st)
+{
+	SbfCompactParams cp = {spec->error_rate > 0.0 ? spec->error_rate : in[0].error_rate,
+		n, in[0].growth, in[0].tightening, false, r};
+	uint32_t	i;
+
+	for (i = 0; i < k; i++)
+		cp.overlap |= (in[i].flags & SBF_COMPACT_FLAG_OVERLAP) != 0;
+	return write_compact(out, &cp, fp, n, b, prefix, st);
 }
 
 /* sbf_union_int.h */
@@ -198,7 +212,150 @@ sbf_union_compact(SbfFilter *out, const SbfView *in, uint32_t n,
 			done = true;
 		}
 		else if ((double) m <= ldexp(budget, b))
-			done = write_union(out, &in[0], in, n, spec, fp, m, b, &r, prefix, st);
+			done = write_union(out, in, n, spec, fp, m, b, &r, prefix, st);
+	}
+	a->free(fp, a->ctx);
+	if (done && bound != NULL)
+		*bound = b_out;
+	return done;
+}
+
+/*
+ * Whether v is a segmented value of version 5 whose every segment is
+ * compact, with the HyperLogLog a compact value's ranks complete: *b gets
+ * the smallest b, *total the fingerprints, *appended the sum of the
+ * segments' bounds.
+ */
+static bool
+compact_segments(const SbfView *v, int *b, uint64_t *total, double *appended)
+{
+	SbfDirIter	it;
+	SbfDirEntry e;
+
+	*b = 64;
+	*total = 0;
+	*appended = 0.0;
+	if (v->version != SBF_FORMAT_V5 || sbf_is_compact(v) || sbf_is_exact(v) ||
+		(v->flags & SBF_FLAG_WINDOWED) != 0 || v->hash_id != SBF_HASH_XXH3 ||
+		v->hll_p != SBF_COMPACT_HLL_P || v->nsegments < 1)
+		return false;
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+	{
+		if (e.st != SBF_OK || e.g.kind != SBF_KIND_COMPACT)
+			return false;
+		*total += e.g.size;
+		if (*total > UNION_COMPACT_MAX_INPUT)
+			return false;
+		if (e.g.width < *b)
+			*b = e.g.width;
+		*appended += e.error;
+	}
+	return *b > SBF_COMPACT_HLL_P;
+}
+
+/*
+ * The fingerprints of v's compact segments (compact_segments) cut to b
+ * bits, ascending and each once, into fp (room for all); their count.  One
+ * segment's are its own, repeats kept (a builder's value of n hashes holds
+ * n fingerprints), so that the value it came from comes back.
+ */
+static uint64_t
+cut_segments(const SbfView *v, int b, uint64_t *fp)
+{
+	SbfDirIter	it;
+	SbfDirEntry e;
+	uint64_t	total = 0;
+	uint64_t	d = 0;
+	uint64_t	i;
+
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+	{
+		SbfEfShape	s;
+
+		(void) sbf_ef_shape(e.g.size, e.g.width, &s);
+		sbf_ef_decode_bytes(&s, v->buf + e.data, fp + total);
+		total += e.g.size;
+	}
+	if (v->nsegments == 1)
+		return total;
+	for (i = 0; i < total; i++)
+		fp[i] = sbf_ef_fingerprint(fp[i], b);
+	sbf_hash_sort_all(fp, (size_t) total);
+	for (i = 0; i < total; i++)
+		if (d == 0 || fp[i] != fp[d - 1])
+			fp[d++] = fp[i];
+	return d;
+}
+
+/*
+ * The ranks list of the n fingerprints fp at b bits from v's HyperLogLog:
+ * a register whose rank passes the cap of b holds a hash whose bits
+ * between the register and b are zero, so its fingerprint is the
+ * register's number (a register without it, which only a value written
+ * elsewhere could hold, is left out).
+ */
+static void
+collected_ranks(const SbfView *v, const uint64_t *fp, uint64_t n, int b,
+				SbfCompactRanks *r)
+{
+	uint8_t		regs[SBF_COMPACT_REGISTERS];
+	int			cap = b - SBF_COMPACT_HLL_P + 1;
+	uint32_t	j;
+
+	memset(r, 0, sizeof(*r));
+	sbf_hll_unpack(v->buf + v->hll_offset, v->hll_bytes,
+				   (v->flags & SBF_FLAG_HLL_DENSE) != 0, v->hll_p, regs);
+	for (j = 0; j < SBF_COMPACT_REGISTERS; j++)
+		if (regs[j] > cap && sbf_ef_array_has(fp, n, j))
+		{
+			r->rank[j] = regs[j];
+			r->count++;
+		}
+}
+
+/* sbf_union_int.h */
+bool
+sbf_union_compact_collected(SbfFilter *out, const SbfView *v,
+							const SbfUnionSpec *spec, double *bound,
+							size_t prefix, const SbfAllocator *a, SbfStatus *st)
+{
+	SbfCompactRanks r;
+	SbfCompactParams cp;
+	uint64_t   *fp;
+	uint64_t	total;
+	uint64_t	m;
+	double		appended;
+	double		b_out;
+	double		budget = spec->error_rate > 0.0 ? spec->error_rate : v->error_rate;
+	bool		done = false;
+	int			b;
+
+	*st = SBF_OK;
+	if (!spec->merge || !compact_segments(v, &b, &total, &appended))
+		return false;
+	fp = a->alloc((size_t) total * sizeof(uint64_t), a->ctx);
+	if (fp == NULL)
+	{
+		*st = SBF_E_NOMEM;
+		return true;
+	}
+	m = cut_segments(v, b, fp);
+	b_out = ldexp((double) m, -b);
+	/* over the budget: the union of the segments says so with its bound */
+	if (m <= SBF_COMPACT_BUILD_MAX && b_out <= appended &&
+		b_out <= budget * (1.0 + 1e-9) && (double) m <= ldexp(budget, b))
+	{
+		collected_ranks(v, fp, m, b, &r);
+		cp.error_rate = budget;
+		/* one segment: the compact value it was, capacity and OVERLAP kept */
+		cp.capacity = v->nsegments == 1 ? v->capacity : m;
+		cp.growth = v->growth;
+		cp.tightening = v->tightening;
+		cp.overlap = v->nsegments == 1 && (v->flags & SBF_FLAG_OVERLAP) != 0;
+		cp.ranks = &r;
+		done = write_compact(out, &cp, fp, m, b, prefix, st);
 	}
 	a->free(fp, a->ctx);
 	if (done && bound != NULL)

@@ -38,6 +38,22 @@ extern bool sbf_union_compact(SbfFilter *out, const SbfView *in, uint32_t n,
 							  const SbfUnionSpec *spec, double *bound,
 							  size_t prefix, const SbfAllocator *a, SbfStatus *st);
 
+/*
+ * A merging union of one segmented view whose every segment is compact
+ * (sbf_union_agg's collection) as one compact value, as sbf_union_compact
+ * unites the compact values those segments came from: fingerprints cut to
+ * the smallest b and kept once, the ranks list from the view's
+ * HyperLogLog, capacity the count (one segment: the view's capacity and
+ * OVERLAP, so that the value it came from comes back).  True when done
+ * (*st SBF_OK, *bound its bound) or failed (*st); false when the union of
+ * the segments is to be taken instead (not such a view, or beyond what the
+ * builder writes compact or the budget).
+ */
+extern bool sbf_union_compact_collected(SbfFilter *out, const SbfView *v,
+										const SbfUnionSpec *spec, double *bound,
+										size_t prefix, const SbfAllocator *a,
+										SbfStatus *st);
+
 /* One input segment. */
 typedef struct UnionItem
 {

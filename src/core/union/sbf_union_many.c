@@ -228,6 +228,8 @@ sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 	}
 	if (sbf_union_compact(out, in, n, spec, bound, prefix, a, &st))
 		return st;
+	if (n == 1 && sbf_union_compact_collected(out, &in[0], spec, bound, prefix, a, &st))
+		return st;
 	for (i = 0; i < n; i++)
 		if (sbf_is_compact(&in[i]))
 			return union_expanded(out, in, n, spec, bound, prefix, a);
