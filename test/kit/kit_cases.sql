@@ -273,6 +273,15 @@ INSERT INTO kcase (seq, name, typ, members, f)
 SELECT 345, 'v5_union_agg_e0.05_grown', 'text', a.members || b.members,
 	   (SELECT sbf_union_agg(x, 0.05) FROM (VALUES (a.f), (b.f)) v(x))
 FROM kcase a, kcase b WHERE a.seq = 322 AND b.seq = 303;
+-- 40 overlapping days of 30 (b = 12) united within 30%: one compact value
+-- with OVERLAP, # the elements behind its fingerprints (about 80 collide)
+CREATE TEMP TABLE odays AS
+	SELECT d, pg_temp.el('uo:', 30, d * 20 + 1) AS members FROM generate_series(0, 39) d;
+ALTER TABLE odays ADD COLUMN f scalablebloom;
+UPDATE odays SET f = pg_temp.agg('text', members, 0.01);
+INSERT INTO kcase (seq, name, typ, members, f)
+SELECT 346, 'v5_union_agg_overlap_40_days_e0.3', 'text', pg_temp.el('uo:', 810),
+	   (SELECT sbf_union_agg(f, 0.3) FROM odays);
 
 -- sbf_delta: the exact form with CHAIN, then its conversion (blocked), and the
 -- base united with its delta

@@ -32,7 +32,8 @@
  *	    ..  ..  the Elias-Fano code of the n ascending fingerprints
  *	  and nothing after it.  A non-member matches with probability about
  *	  n / 2^b, at most max(n, capacity) / 2^b <= e (the form's fpr_bound).  # is n,
- *	  exact unless OVERLAP.
+ *	  exact; with OVERLAP (a union kept once a fingerprint two inputs held)
+ *	  the elements behind n distinct fingerprints (sbf_compact_view_count).
  */
 #ifndef SBF_COMPACT_H
 #define SBF_COMPACT_H

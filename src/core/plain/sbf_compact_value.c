@@ -112,6 +112,15 @@ sbf_compact_view_keeps(const SbfView *v, uint64_t h)
 }
 
 double
+sbf_compact_view_count(const SbfView *v)
+{
+	if ((v->flags & SBF_COMPACT_FLAG_OVERLAP) == 0)
+		return (double) v->nfp;
+	return log1p(-ldexp((double) v->nfp, -(int) v->fp_bits)) /
+		log1p(-ldexp(1.0, -(int) v->fp_bits));
+}
+
+double
 sbf_compact_view_rate(const SbfView *v, SbfCompactRate which)
 {
 	SbfEfShape	s;

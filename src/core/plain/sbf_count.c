@@ -143,7 +143,7 @@ sbf_directory_count(const SbfView *v)
 	SbfDirEntry e;
 
 	if (sbf_is_compact(v))
-		return (double) v->nfp;
+		return sbf_compact_view_count(v);
 	memset(&ms, 0, sizeof(ms));
 	SBF_DIR_FOREACH(e, v)
 	{

@@ -542,7 +542,7 @@ sbf_cardinality_parts(const SbfView *v, const uint8_t *hll)
 	if (sbf_is_exact(v))
 		return (double) v->nhashes;
 	if (sbf_is_compact(v))
-		return (double) v->nfp;
+		return sbf_compact_view_count(v);
 	if (!sbf_cardinality_needs_hll(v))
 		return sbf_directory_count(v);
 	return sbf_hll_cardinality_parts(v, hll);

@@ -300,7 +300,10 @@ extern void sbf_filter_view(const SbfFilter *f, SbfView *v);
  * (sbf_compact_parse), needing the whole value (SBF_E_TRUNCATED when avail
  * is short).  Its lookups read the code's bytes; the rates are n / 2^b
  * (expected), distinct fingerprints / 2^b (current) and max(n, capacity)
- * / 2^b (bound).  sbf_compact_view_keeps: whether an add of h leaves the value
+ * / 2^b (bound).  sbf_compact_view_count: its # -- n, or where OVERLAP (a
+ * union kept once a fingerprint that two inputs held) the number of
+ * distinct elements whose b-bit fingerprints take n distinct values,
+ * expected: ln(1 - n/2^b) / ln(1 - 2^-b).  sbf_compact_view_keeps: whether an add of h leaves the value
  * as it is (h matches, and its rank is within the value's HyperLogLog:
  * below the cap, or not above its RANKS entry).  sbf_view_expand
  * (sbf_compact_expand.c): its segmented form
@@ -321,6 +324,7 @@ extern void sbf_view_compact(const SbfView *v, struct SbfCompactView *cv);
 extern bool sbf_compact_view_has(const SbfView *v, uint64_t h);
 extern bool sbf_compact_view_keeps(const SbfView *v, uint64_t h);
 extern double sbf_compact_view_rate(const SbfView *v, SbfCompactRate which);
+extern double sbf_compact_view_count(const SbfView *v);
 extern SbfStatus sbf_view_expand(const SbfView *v, SbfFilter *f, size_t prefix,
 								 const SbfAllocator *a);
 

@@ -155,21 +155,20 @@ write_compact(SbfFilter *out, const SbfCompactParams *cp, const uint64_t *fp,
 }
 
 /*
- * Writes the union of the k compact views in as the compact value of the n
- * fingerprints fp at b bits (capacity n, OVERLAP if an input has it), as
- * write_compact.
+ * Writes the union of compact views (first: the first of them) as the
+ * compact value of the n fingerprints fp at b bits, as write_compact:
+ * capacity n, OVERLAP where the inputs held more fingerprints (total) than
+ * it keeps, so that # counts the elements behind them
+ * (sbf_compact_view_count).
  */
 static bool
-write_union(SbfFilter *out, const SbfView *in, uint32_t k, const SbfUnionSpec *spec,
-			const uint64_t *fp, uint64_t n, int b, const SbfCompactRanks *r,
-			size_t prefix, SbfStatus *st)
+write_union(SbfFilter *out, const SbfView *first, const SbfUnionSpec *spec,
+			const uint64_t *fp, uint64_t n, uint64_t total, int b,
+			const SbfCompactRanks *r, size_t prefix, SbfStatus *st)
 {
-	SbfCompactParams cp = {spec->error_rate > 0.0 ? spec->error_rate : in[0].error_rate,
-		n, in[0].growth, in[0].tightening, false, r};
-	uint32_t	i;
+	SbfCompactParams cp = {spec->error_rate > 0.0 ? spec->error_rate : first->error_rate,
+		n, first->growth, first->tightening, n < total, r};
 
-	for (i = 0; i < k; i++)
-		cp.overlap |= (in[i].flags & SBF_COMPACT_FLAG_OVERLAP) != 0;
 	return write_compact(out, &cp, fp, n, b, prefix, st);
 }
 
@@ -212,7 +211,7 @@ sbf_union_compact(SbfFilter *out, const SbfView *in, uint32_t n,
 			done = true;
 		}
 		else if ((double) m <= ldexp(budget, b))
-			done = write_union(out, in, n, spec, fp, m, b, &r, prefix, st);
+			done = write_union(out, &in[0], spec, fp, m, total, b, &r, prefix, st);
 	}
 	a->free(fp, a->ctx);
 	if (done && bound != NULL)
@@ -353,7 +352,7 @@ sbf_union_compact_collected(SbfFilter *out, const SbfView *v,
 		cp.capacity = v->nsegments == 1 ? v->capacity : m;
 		cp.growth = v->growth;
 		cp.tightening = v->tightening;
-		cp.overlap = v->nsegments == 1 && (v->flags & SBF_FLAG_OVERLAP) != 0;
+		cp.overlap = v->nsegments == 1 ? (v->flags & SBF_FLAG_OVERLAP) != 0 : m < total;
 		cp.ranks = &r;
 		done = write_compact(out, &cp, fp, m, b, prefix, st);
 	}

@@ -28,7 +28,8 @@ package sbf;
  * The validator is the core's sbf_compact_check (src/core/compact/sbf_compact.c) with the
  * stored value's rule b &gt; 9 (sbf_compact_value.c: every stored compact value has a segmented
  * form, whose HyperLogLog takes precision 9 from the fingerprints). A hash matches when its
- * fingerprint is in the set; {@code # f} is n (exact unless OVERLAP); the rate bound is
+ * fingerprint is in the set; {@code # f} is n (with OVERLAP the elements behind n fingerprints, see
+ * count); the rate bound is
  * max(n, capacity) / 2^b, the expected rate n / 2^b, the current rate the distinct fingerprints / 2^b.
  *
  * <p>The RANKS list: the HyperLogLog at precision 9 made from the fingerprints (the core's
@@ -202,6 +203,17 @@ final class Compact {
     static double fprBound(Filter f) {
         long most = Long.compareUnsigned(f.capacity, f.ef.n) > 0 ? f.capacity : f.ef.n;
         return Math.scalb(Le.udouble(most), -f.ef.b);
+    }
+
+    /**
+     * {@code # f}: n, or with OVERLAP (a union kept once a fingerprint two inputs held) the
+     * elements whose b-bit fingerprints take n distinct values, expected:
+     * ln(1 - n/2^b) / ln(1 - 2^-b) (the core's sbf_compact_view_count).
+     */
+    static double count(Filter f) {
+        if ((f.flags & F_OVERLAP) == 0)
+            return Le.udouble(f.ef.n);
+        return Math.log1p(-Math.scalb(Le.udouble(f.ef.n), -f.ef.b)) / Math.log1p(-Math.scalb(1.0, -f.ef.b));
     }
 
     /** The expected rate (fpr_estimate): n / 2^b. */

@@ -226,7 +226,7 @@ final class Plain {
             case "exact":
                 return f.hashes.length;
             case "fingerprints":
-                return (double) f.ef.n;
+                return Compact.count(f);
             case "hll":
                 return hllEstimate(f);
             default:
