@@ -297,6 +297,43 @@ budget(void)
 	sbf_filter_free(&u);
 }
 
+/*
+ * An exact set (63 bits) united with a compact value of 10 (14 bits): one
+ * compact value at 14 bits, the exact set counted at what it takes cut to
+ * them (1.3 united the two exact forms without spending a rate), every
+ * member found, # 13; where the cut would pass the sum (3 and 3,000: 19
+ * bits, but a 30-element value cut the 3,000 to 12), segments.
+ */
+static void
+exact_with_cut(void)
+{
+	SbfFilter	f;
+	SbfFilter	g;
+	SbfFilter	u;
+	SbfView		v;
+	uint64_t	i;
+
+	agg_range(&f, 36, 0, 3, 0.01);
+	agg_range(&g, 36, 3, 13, 0.01);
+	CHECK_ST(unite(&f, &g, &u, 0.05, true, NULL), SBF_OK);
+	CHECK_ST(validate_filter(&u, &v), SBF_OK);
+	CHECK(sbf_is_compact(&v) && v.fp_bits == 14 && v.nfp == 13 && sbf_cardinality(&v) == 13.0);
+	for (i = 0; i < 13; i++)
+		CHECK(sbf_contains_hash(&v, key(36, i)));
+	CHECK(u.len < g.len + f.len);
+	sbf_filter_free(&u);
+	sbf_filter_free(&g);
+	agg_range(&g, 36, 3, 33, 0.01);
+	sbf_filter_free(&f);
+	agg_range(&f, 36, 100, 3100, 0.01);
+	CHECK_ST(unite(&f, &g, &u, 0.05, true, NULL), SBF_OK);
+	CHECK_ST(validate_filter(&u, &v), SBF_OK);
+	CHECK(!sbf_is_compact(&v));
+	sbf_filter_free(&f);
+	sbf_filter_free(&g);
+	sbf_filter_free(&u);
+}
+
 /* Every failed allocation: SBF_E_NOMEM and no result, then success. */
 static void
 failed_allocations(void)
@@ -333,6 +370,7 @@ main(void)
 	RUN(other_bits);
 	RUN(longer_bits);
 	RUN(budget);
+	RUN(exact_with_cut);
 	RUN(failed_allocations);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);

@@ -58,13 +58,16 @@ cut_ranks(const SbfCompactView *cv, const uint64_t *fp, int b, SbfCompactRanks *
 /*
  * Whether the n views can unite as one compact value: all compact, the
  * parameters that must match matching, not too many fingerprints.  *b gets
- * the smallest b, *appended the sum of their bounds.
+ * the smallest b, *appended the sum of their bounds, an exact set's (b =
+ * SBF_COMPACT_EXACT_BITS, the exact form 1.3 united without spending a
+ * rate) at its fingerprints over 2^b: what it takes cut to b.
  */
 static bool
 compact_inputs(const SbfView *in, uint32_t n, const SbfUnionSpec *spec, int *b,
 			   double *appended)
 {
 	uint64_t	total = 0;
+	uint64_t	exact = 0;
 	uint32_t	i;
 
 	*b = 64;
@@ -85,8 +88,12 @@ compact_inputs(const SbfView *in, uint32_t n, const SbfUnionSpec *spec, int *b,
 			return false;
 		if (in[i].fp_bits < *b)
 			*b = in[i].fp_bits;
-		*appended += sbf_compact_view_rate(&in[i], SBF_COMPACT_RATE_BOUND);
+		if (in[i].fp_bits == SBF_COMPACT_EXACT_BITS)
+			exact += in[i].nfp;
+		else
+			*appended += sbf_compact_view_rate(&in[i], SBF_COMPACT_RATE_BOUND);
 	}
+	*appended += ldexp((double) exact, -*b);
 	return true;
 }
 
@@ -223,13 +230,14 @@ sbf_union_compact(SbfFilter *out, const SbfView *in, uint32_t n,
  * Whether v is a segmented value of version 5 whose every segment is
  * compact, with the HyperLogLog a compact value's ranks complete: *b gets
  * the smallest b, *total the fingerprints, *appended the sum of the
- * segments' bounds.
+ * segments' bounds (an exact set's as compact_inputs counts it).
  */
 static bool
 compact_segments(const SbfView *v, int *b, uint64_t *total, double *appended)
 {
 	SbfDirIter	it;
 	SbfDirEntry e;
+	uint64_t	exact = 0;
 
 	*b = 64;
 	*total = 0;
@@ -248,8 +256,12 @@ compact_segments(const SbfView *v, int *b, uint64_t *total, double *appended)
 			return false;
 		if (e.g.width < *b)
 			*b = e.g.width;
-		*appended += e.error;
+		if (e.g.width == SBF_COMPACT_EXACT_BITS)
+			exact += e.g.size;
+		else
+			*appended += e.error;
 	}
+	*appended += ldexp((double) exact, -*b);
 	return *b > SBF_COMPACT_HLL_P;
 }
 
