@@ -71,22 +71,6 @@ low_mask(int l)
 	return l == 0 ? 0 : (UINT64_C(1) << l) - 1;
 }
 
-/* ORs the low len bits of v into bytes a from bit pos on. */
-static void
-put_bits(uint8_t *a, uint64_t pos, uint64_t v, int len)
-{
-	while (len > 0)
-	{
-		int			off = (int) (pos & 7);
-		int			take = 8 - off < len ? 8 - off : len;
-
-		a[pos >> 3] |= (uint8_t) ((v & low_mask(take)) << off);
-		v >>= take;
-		pos += (uint64_t) take;
-		len -= take;
-	}
-}
-
 /* The len (<= 62) bits of the nbytes bytes at a from bit pos on. */
 static inline uint64_t
 get_bits(const uint8_t *a, uint64_t nbytes, uint64_t pos, int len)
@@ -98,26 +82,51 @@ get_bits(const uint8_t *a, uint64_t nbytes, uint64_t pos, int len)
 
 	if (len == 0)
 		return 0;
-	v = sbf_load_le(a + byte, avail < 8 ? (size_t) avail : 8) >> off;
+	/* a load of a constant size is one instruction, of a variable one a call */
+	v = (avail >= 8 ? sbf_load_le(a + byte, 8) : sbf_load_le(a + byte, (size_t) avail)) >> off;
 	if (off + len > 64)
 		v |= (uint64_t) a[byte + 8] << (64 - off);
 	return v & low_mask(len);
 }
 
+/*
+ * The low bits are packed into a word that is stored whenever it fills (L
+ * <= 62, so a word that fills held at least 2 bits before), the rest at
+ * the end: low bits i * L .. i * L + L - 1 hold element i's, a word at a
+ * time.
+ */
 void
 sbf_ef_write(const SbfEfShape *s, const uint64_t *fp, uint8_t *out)
 {
 	uint8_t    *lo = out + hi_bytes(s);
+	uint64_t	mask = low_mask(s->L);
+	uint64_t	acc = 0;
+	uint64_t	at = 0;
+	int			nacc = 0;
 	uint64_t	i;
 
 	memset(out, 0, (size_t) sbf_ef_bytes(s));
 	for (i = 0; i < s->n; i++)
 	{
 		uint64_t	p = (fp[i] >> s->L) + i;
+		uint64_t	v = fp[i] & mask;
 
 		out[p >> 3] |= (uint8_t) (1u << (p & 7));
-		put_bits(lo, i * (uint64_t) s->L, fp[i] & low_mask(s->L), s->L);
+		if (s->L == 0)
+			continue;
+		acc |= v << nacc;
+		if (nacc + s->L < 64)
+		{
+			nacc += s->L;
+			continue;
+		}
+		sbf_store_le(lo + at, acc, 8);
+		at += 8;
+		acc = v >> (64 - nacc);
+		nacc += s->L - 64;
 	}
+	if (nacc > 0)
+		sbf_store_le(lo + at, acc, (size_t) (nacc + 7) / 8);
 }
 
 SbfStatus
@@ -401,7 +410,8 @@ sbf_ef_decode_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t *out)
 
 	for (w = 0; w < hb && i < s->n; w += 8)
 	{
-		uint64_t	word = sbf_load_le(buf + w, hb - w < 8 ? (size_t) (hb - w) : 8);
+		uint64_t	word = hb - w >= 8 ? sbf_load_le(buf + w, 8) :
+			sbf_load_le(buf + w, (size_t) (hb - w));
 
 		while (word != 0 && i < s->n)
 		{
