@@ -97,6 +97,22 @@ compact_inputs(const SbfView *in, uint32_t n, const SbfUnionSpec *spec, int *b,
 	return true;
 }
 
+/* The n fingerprints fp cut to b bits, ascending and each once; their count. */
+static uint64_t
+cut_unique(uint64_t *fp, uint64_t n, int b)
+{
+	uint64_t	d = 0;
+	uint64_t	i;
+
+	for (i = 0; i < n; i++)
+		fp[i] = sbf_ef_fingerprint(fp[i], b);
+	sbf_hash_sort_all(fp, (size_t) n);
+	for (i = 0; i < n; i++)
+		if (d == 0 || fp[i] != fp[d - 1])
+			fp[d++] = fp[i];
+	return d;
+}
+
 /*
  * The fingerprints of the n compact views cut to b bits, ascending and each
  * once, into fp (room for all); their count.  r gets the ranks list.
@@ -106,8 +122,6 @@ cut_fingerprints(const SbfView *in, uint32_t n, int b, uint64_t *fp,
 				 SbfCompactRanks *r)
 {
 	uint64_t	total = 0;
-	uint64_t	d = 0;
-	uint64_t	i;
 	uint32_t	k;
 
 	memset(r, 0, sizeof(*r));
@@ -120,13 +134,7 @@ cut_fingerprints(const SbfView *in, uint32_t n, int b, uint64_t *fp,
 		cut_ranks(&cv, fp + total, b, r);
 		total += cv.shape.n;
 	}
-	for (i = 0; i < total; i++)
-		fp[i] = sbf_ef_fingerprint(fp[i], b);
-	sbf_hash_sort_all(fp, (size_t) total);
-	for (i = 0; i < total; i++)
-		if (d == 0 || fp[i] != fp[d - 1])
-			fp[d++] = fp[i];
-	return d;
+	return cut_unique(fp, total, b);
 }
 
 /*
@@ -277,8 +285,6 @@ cut_segments(const SbfView *v, int b, uint64_t *fp)
 	SbfDirIter	it;
 	SbfDirEntry e;
 	uint64_t	total = 0;
-	uint64_t	d = 0;
-	uint64_t	i;
 
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
@@ -291,13 +297,7 @@ cut_segments(const SbfView *v, int b, uint64_t *fp)
 	}
 	if (v->nsegments == 1)
 		return total;
-	for (i = 0; i < total; i++)
-		fp[i] = sbf_ef_fingerprint(fp[i], b);
-	sbf_hash_sort_all(fp, (size_t) total);
-	for (i = 0; i < total; i++)
-		if (d == 0 || fp[i] != fp[d - 1])
-			fp[d++] = fp[i];
-	return d;
+	return cut_unique(fp, total, b);
 }
 
 /*
