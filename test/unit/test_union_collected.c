@@ -28,22 +28,6 @@
 
 #define MAX_IN	40
 
-/* sbf_agg's value of key(space, from .. to) at error rate e, into f. */
-static void
-agg_of(SbfFilter *f, int space, uint64_t from, uint64_t to, double e)
-{
-	SbfParams	p = params(1000, e, 2, 0.9, SBF_HLL_P_DEFAULT);
-	uint64_t	n = to - from;
-	uint64_t   *h = malloc(n * sizeof(uint64_t));
-	uint64_t	i;
-
-	for (i = 0; i < n; i++)
-		h[i] = key(space, from + i);
-	sbf_hash_sort_all(h, (size_t) n);
-	CHECK_ST(sbf_build_final(f, &p, h, (size_t) n, 4, &g_alloc), SBF_OK);
-	free(h);
-}
-
 /*
  * The aggregate's collection of f[order[0..n)] into c: each input's
  * segmented form (union_agg_segments_of), collected by a union that does
@@ -128,11 +112,11 @@ as_the_inputs_union(void)
 	uint64_t	i;
 	size_t		o;
 
-	agg_of(&f[0], 40, 0, 150, 0.01);
-	agg_of(&f[1], 40, 100, 300, 0.01);
-	agg_of(&f[2], 40, 250, 490, 0.01);
-	agg_of(&f[3], 40, 400, 580, 0.01);
-	agg_of(&f[4], 40, 5, 9, 0.01);
+	agg_keys(&f[0], 40, 0, 150, 0.01);
+	agg_keys(&f[1], 40, 100, 300, 0.01);
+	agg_keys(&f[2], 40, 250, 490, 0.01);
+	agg_keys(&f[3], 40, 400, 580, 0.01);
+	agg_keys(&f[4], 40, 5, 9, 0.01);
 	for (i = 0; i < 5; i++)
 	{
 		sbf_filter_view(&f[i], &v);
@@ -183,7 +167,7 @@ one_input_back(void)
 	uint64_t	h = key(41, 100);
 	bool		inserted;
 
-	agg_of(&f[0], 41, 0, 100, 0.01);
+	agg_keys(&f[0], 41, 0, 100, 0.01);
 	CHECK_ST(sbf_add_hash(&f[0], h, &inserted), SBF_OK);
 	CHECK_ST(validate_filter(&f[0], &v), SBF_OK);
 	CHECK(sbf_is_compact(&v) && v.nfp == 101);
@@ -216,8 +200,8 @@ segments_otherwise(void)
 	SbfView		v;
 	double		bound = 0.0;
 
-	agg_of(&f[0], 42, 0, 1000, 0.01);
-	agg_of(&f[1], 42, 1000, 21000, 0.01);
+	agg_keys(&f[0], 42, 0, 1000, 0.01);
+	agg_keys(&f[1], 42, 1000, 21000, 0.01);
 	collect(f, both, 2, 2, &c);
 	CHECK_ST(final(&c, 0.05, &u, NULL), SBF_OK);
 	CHECK_ST(validate_filter(&u, &v), SBF_OK);
@@ -226,7 +210,7 @@ segments_otherwise(void)
 	sbf_filter_free(&c);
 	sbf_filter_free(&u);
 	sbf_filter_free(&f[1]);
-	agg_of(&f[1], 42, 1000, 2000, 0.01);
+	agg_keys(&f[1], 42, 1000, 2000, 0.01);
 	collect(f, both, 2, 2, &c);
 	sbf_filter_view(&c, &v);
 	CHECK_ST(final(&c, 0.0, &u, &bound), SBF_E_OVER_BUDGET);
@@ -258,7 +242,7 @@ counts_elements(void)
 
 	for (i = 0; i < 40; i++)
 	{
-		agg_of(&f[i], 44, (uint64_t) i * 20, (uint64_t) i * 20 + 30, 0.01);
+		agg_keys(&f[i], 44, (uint64_t) i * 20, (uint64_t) i * 20 + 30, 0.01);
 		order[i] = 39 - i;
 	}
 	CHECK_ST(unite_all(f, 40, 0.3, &u, NULL), SBF_OK);
@@ -273,8 +257,8 @@ counts_elements(void)
 	sbf_filter_free(&w);
 	for (i = 0; i < 40; i++)
 		sbf_filter_free(&f[i]);
-	agg_of(&f[0], 45, 0, 5, 0.01);
-	agg_of(&f[1], 45, 5, 10, 0.01);
+	agg_keys(&f[0], 45, 0, 5, 0.01);
+	agg_keys(&f[1], 45, 5, 10, 0.01);
 	CHECK_ST(unite_all(f, 2, 0.0, &u, NULL), SBF_OK);
 	CHECK_ST(validate_filter(&u, &v), SBF_OK);
 	CHECK(sbf_is_compact(&v) && (v.flags & SBF_COMPACT_FLAG_OVERLAP) == 0 &&
@@ -293,8 +277,8 @@ failed_allocations(void)
 	SbfFilter	c;
 	long		k;
 
-	agg_of(&f[0], 43, 0, 300, 0.01);
-	agg_of(&f[1], 43, 200, 500, 0.01);
+	agg_keys(&f[0], 43, 0, 300, 0.01);
+	agg_keys(&f[1], 43, 200, 500, 0.01);
 	collect(f, both, 2, 2, &c);
 	for (k = 0; k < 20; k++)
 	{

@@ -24,22 +24,6 @@
 #include "unit_alloc.h"
 #include "unit_core.h"
 
-/* sbf_agg's value of key(space, from .. to) at error rate e, into f. */
-static void
-agg_range(SbfFilter *f, int space, uint64_t from, uint64_t to, double e)
-{
-	SbfParams	p = params(1000, e, 2, 0.9, SBF_HLL_P_DEFAULT);
-	uint64_t	n = to - from;
-	uint64_t   *h = malloc(n * sizeof(uint64_t));
-	uint64_t	i;
-
-	for (i = 0; i < n; i++)
-		h[i] = key(space, from + i);
-	sbf_hash_sort_all(h, (size_t) n);
-	CHECK_ST(sbf_build_final(f, &p, h, (size_t) n, 4, &g_alloc), SBF_OK);
-	free(h);
-}
-
 /* The union of f and g (merge, no budget) into u, from views. */
 static SbfStatus
 unite(const SbfFilter *f, const SbfFilter *g, SbfFilter *u, double rate,
@@ -99,9 +83,9 @@ same_bits(void)
 		uint64_t	end = offs[c] + 1000;
 		uint64_t	i;
 
-		agg_range(&f, 30, 0, 1000, 0.01);
-		agg_range(&g, 30, offs[c], end, 0.01);
-		agg_range(&all, 30, 0, end, 0.01);
+		agg_keys(&f, 30, 0, 1000, 0.01);
+		agg_keys(&g, 30, offs[c], end, 0.01);
+		agg_keys(&all, 30, 0, end, 0.01);
 		sbf_filter_view(&f, &vf);
 		sbf_filter_view(&g, &vg);
 		CHECK(sbf_is_compact(&vf) && sbf_is_compact(&vg) && vf.fp_bits == vg.fp_bits);
@@ -141,8 +125,8 @@ exact_union(void)
 	SbfView		v;
 	uint64_t	i;
 
-	agg_range(&f, 31, 0, 5, 0.01);
-	agg_range(&g, 31, 2, 8, 0.01);
+	agg_keys(&f, 31, 0, 5, 0.01);
+	agg_keys(&g, 31, 2, 8, 0.01);
 	CHECK_ST(unite(&f, &g, &u, 0.01, true, NULL), SBF_OK);
 	CHECK_ST(unite(&g, &f, &w, 0.01, true, NULL), SBF_OK);
 	CHECK(same_bytes(&u, &w));
@@ -154,7 +138,7 @@ exact_union(void)
 	CHECK(!sbf_contains_hash(&v, key(31, 8)));
 	sbf_filter_free(&g);
 	sbf_filter_free(&w);
-	agg_range(&g, 31, 0, 100, 0.01);
+	agg_keys(&g, 31, 0, 100, 0.01);
 	CHECK_ST(unite(&u, &g, &w, 0.01, true, NULL), SBF_OK);
 	CHECK_ST(validate_filter(&w, &v), SBF_OK);
 	CHECK(sbf_is_compact(&v) && v.fp_bits < 20 && v.nfp <= 100);
@@ -186,8 +170,8 @@ other_bits(void)
 	uint8_t		ra[1 << SBF_HLL_P_DEFAULT];
 	uint64_t	i;
 
-	agg_range(&f, 31, 0, 1000, 0.01);
-	agg_range(&g, 31, 0, 2000, 0.01);
+	agg_keys(&f, 31, 0, 1000, 0.01);
+	agg_keys(&g, 31, 0, 2000, 0.01);
 	sbf_filter_view(&f, &vf);
 	sbf_filter_view(&g, &vg);
 	CHECK(vf.fp_bits + 1 == vg.fp_bits);
@@ -196,7 +180,7 @@ other_bits(void)
 	CHECK(sbf_is_compact(&v) && v.fp_bits == vf.fp_bits);
 	for (i = 0; i < 2000; i++)
 		CHECK(sbf_contains_hash(&v, key(31, i)));
-	agg_range(&all, 31, 0, 2000, 0.01);
+	agg_keys(&all, 31, 0, 2000, 0.01);
 	registers(&u, ru);
 	registers(&all, ra);
 	CHECK(memcmp(ru, ra, sizeof(ru)) == 0);
@@ -205,8 +189,8 @@ other_bits(void)
 	sbf_filter_free(&u);
 	sbf_filter_free(&all);
 
-	agg_range(&f, 32, 0, 20, 0.01);
-	agg_range(&g, 32, 100, 3100, 0.01);
+	agg_keys(&f, 32, 0, 20, 0.01);
+	agg_keys(&g, 32, 100, 3100, 0.01);
 	CHECK_ST(unite(&f, &g, &u, 0.1, false, NULL), SBF_OK);
 	CHECK_ST(validate_filter(&u, &v), SBF_OK);
 	CHECK(!sbf_is_compact(&v) && v.nsegments == 2);
@@ -214,8 +198,8 @@ other_bits(void)
 	sbf_filter_free(&g);
 	sbf_filter_free(&u);
 
-	agg_range(&f, 33, 0, 3000, 0.01);
-	agg_range(&g, 33, 3000, 6000, 0.01);
+	agg_keys(&f, 33, 0, 3000, 0.01);
+	agg_keys(&g, 33, 3000, 6000, 0.01);
 	CHECK_ST(unite(&f, &g, &u, 0.1, false, NULL), SBF_OK);
 	CHECK_ST(validate_filter(&u, &v), SBF_OK);
 	CHECK(!sbf_is_compact(&v));
@@ -285,8 +269,8 @@ budget(void)
 	SbfView		v;
 	double		bound = 0.0;
 
-	agg_range(&f, 34, 0, 2000, 0.01);
-	agg_range(&g, 34, 2000, 4000, 0.01);
+	agg_keys(&f, 34, 0, 2000, 0.01);
+	agg_keys(&g, 34, 2000, 4000, 0.01);
 	CHECK_ST(unite(&f, &g, &u, 0.0, true, &bound), SBF_E_OVER_BUDGET);
 	CHECK(bound > 0.01 && u.base == NULL);
 	CHECK_ST(unite(&f, &g, &u, bound, true, NULL), SBF_OK);
@@ -313,8 +297,8 @@ exact_with_cut(void)
 	SbfView		v;
 	uint64_t	i;
 
-	agg_range(&f, 36, 0, 3, 0.01);
-	agg_range(&g, 36, 3, 13, 0.01);
+	agg_keys(&f, 36, 0, 3, 0.01);
+	agg_keys(&g, 36, 3, 13, 0.01);
 	CHECK_ST(unite(&f, &g, &u, 0.05, true, NULL), SBF_OK);
 	CHECK_ST(validate_filter(&u, &v), SBF_OK);
 	CHECK(sbf_is_compact(&v) && v.fp_bits == 14 && v.nfp == 13 && sbf_cardinality(&v) == 13.0);
@@ -323,9 +307,9 @@ exact_with_cut(void)
 	CHECK(u.len < g.len + f.len);
 	sbf_filter_free(&u);
 	sbf_filter_free(&g);
-	agg_range(&g, 36, 3, 33, 0.01);
+	agg_keys(&g, 36, 3, 33, 0.01);
 	sbf_filter_free(&f);
-	agg_range(&f, 36, 100, 3100, 0.01);
+	agg_keys(&f, 36, 100, 3100, 0.01);
 	CHECK_ST(unite(&f, &g, &u, 0.05, true, NULL), SBF_OK);
 	CHECK_ST(validate_filter(&u, &v), SBF_OK);
 	CHECK(!sbf_is_compact(&v));
@@ -342,8 +326,8 @@ failed_allocations(void)
 	SbfFilter	g;
 	long		k;
 
-	agg_range(&f, 35, 0, 300, 0.01);
-	agg_range(&g, 35, 200, 500, 0.01);
+	agg_keys(&f, 35, 0, 300, 0.01);
+	agg_keys(&g, 35, 200, 500, 0.01);
 	for (k = 0; k < 20; k++)
 	{
 		SbfFilter	u;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sbf_core.h"
+#include "sbf_hash_sort.h"
 #include "sbf_plain.h"
 #include "sbf_internal.h"
 
@@ -117,6 +118,25 @@ add_keys(SbfFilter *f, int space, uint64_t from, uint64_t to)
 			return;
 		}
 	}
+}
+
+/*
+ * sbf_agg's value of keys [from, to) of a space at error rate e (capacity
+ * 1,000, growth 2, tightening 0.9) into f.
+ */
+static inline void
+agg_keys(SbfFilter *f, int space, uint64_t from, uint64_t to, double e)
+{
+	SbfParams	p = params(1000, e, 2, 0.9, SBF_HLL_P_DEFAULT);
+	uint64_t	n = to - from;
+	uint64_t   *h = malloc((n ? n : 1) * sizeof(uint64_t));
+	uint64_t	i;
+
+	for (i = 0; i < n; i++)
+		h[i] = key(space, from + i);
+	sbf_hash_sort_all(h, (size_t) n);
+	CHECK_ST(sbf_build_final(f, &p, h, (size_t) n, 4, &g_alloc), SBF_OK);
+	free(h);
 }
 
 /* Validates a filter's payload, returning the view. */
