@@ -626,7 +626,8 @@ info_form(StringInfo buf, const SbfView *v)
  * object per segment, with its kind.  Reads header, directory and the
  * HyperLogLog area only: fill and fpr_estimate are expected values from the
  * directory's counts (sbf_segment_expected_fill), so the cost does not grow
- * with the bit arrays.
+ * with the bit arrays, but for fpr_bound of a value with kind-1 segments,
+ * computed from their bits (sbf_prefix_fpr_bound).
  */
 Datum
 sbf_info(PG_FUNCTION_ARGS)
@@ -676,7 +677,7 @@ sbf_info(PG_FUNCTION_ARGS)
 	appendStringInfo(&buf, ", \"cardinality\": " INT64_FORMAT,
 					 round_count(sbf_cardinality_parts(&v, hll)));
 	appendStringInfoString(&buf, ", \"fpr_bound\": ");
-	sbf_append_json_float(&buf, sbf_fpr_bound(&v));
+	sbf_append_json_float(&buf, sbf_prefix_fpr_bound(&r, PG_GETARG_DATUM(0)));
 	appendStringInfoString(&buf, ", \"fpr_estimate\": ");
 	sbf_append_json_float(&buf, sbf_expected_fpr(&v));
 	appendStringInfo(&buf, ", \"bytes\": %zu, \"segments\": [", r.len + VARHDRSZ);

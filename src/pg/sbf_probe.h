@@ -66,6 +66,7 @@ typedef struct SbfPrefixRead
 extern void sbf_prefix_open(Datum d, SbfPrefixRead *r);
 extern const uint8 *sbf_prefix_hll(SbfPrefixRead *r);
 extern void sbf_prefix_close(SbfPrefixRead *r);
+extern double sbf_prefix_fpr_bound(SbfPrefixRead *r, Datum d);
 
 /* ---- sbf_cache.c and sbf_cache_session.c: opening a filter for probes ---- */
 

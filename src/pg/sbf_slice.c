@@ -387,6 +387,28 @@ sbf_prefix_hll(SbfPrefixRead *r)
 	return (const uint8 *) VARDATA(area);
 }
 
+/*
+ * The fpr_bound of the filter d opened by sbf_prefix_open as r: from the
+ * prefix where the bound reads only the directory, else from the whole
+ * value (a kind-1 segment's bound counts its bits: docs/format.md RATE
+ * BOUND).
+ */
+double
+sbf_prefix_fpr_bound(SbfPrefixRead *r, Datum d)
+{
+	ScalableBloom *whole;
+	SbfView		v;
+	double		bound;
+
+	if (r->raw == NULL || !sbf_fpr_bound_reads_data(&r->view))
+		return sbf_fpr_bound(&r->view);
+	whole = (ScalableBloom *) detoast_attr((struct varlena *) DatumGetPointer(d));
+	sbf_view_of(whole, &v);
+	bound = sbf_fpr_bound(&v);
+	pfree(whole);
+	return bound;
+}
+
 /* Releases what sbf_prefix_open and sbf_prefix_hll fetched. */
 void
 sbf_prefix_close(SbfPrefixRead *r)

@@ -111,14 +111,19 @@ sub load
 }
 
 # Per value, whether 1.3 answers as 1.2 did: the text form, #, the sbf_info
-# keys 1.2 showed (f23_project), the absent probes that answer true, the
+# keys 1.2 showed (f23_project), but fpr_bound, which is at least 1.2's
+# (since 1.4 a kind-1 segment's bound is also computed from its bits,
+# docs/format.md RATE BOUND), the absent probes that answer true, the
 # members that answer false (only expired window members), sbf_matches.
 # Per hash set: the text form and #.
 our $old_answers_sql = q{
 	SELECT string_agg(line, E'\n' ORDER BY id) FROM (
 		SELECT s.id, format('%s text=%s card=%s info=%s fp=%s miss=%s matches=%s', s.id,
 							v.f::text = s.text12, # v.f = s.card12,
-							f23_project(sbf_info(v.f), s.info12) = s.info12,
+							f23_project(sbf_info(v.f) - 'fpr_bound', s.info12 - 'fpr_bound')
+								= s.info12 - 'fpr_bound'
+							AND coalesce((sbf_info(v.f) ->> 'fpr_bound')::float8
+										 >= (s.info12 ->> 'fpr_bound')::float8, true),
 							a.fp = s.fp12, a.miss = s.miss12,
 							a.matches IS NOT DISTINCT FROM s.matches12) AS line
 		FROM f23_src s JOIN f23 v USING (id)

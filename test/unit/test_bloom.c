@@ -80,6 +80,17 @@ fold_double(Digest *g, double x)
 }
 
 /* Folds a plain payload and every read-only answer of it. */
+/*
+ * fpr_bound as 1.2 computed it, the sum of the stored rates (sbf_fpr_budget),
+ * which 1.4's (RATE BOUND) is at least.
+ */
+static double
+stored_sum(const SbfView *v)
+{
+	CHECK(sbf_fpr_bound(v) >= sbf_fpr_budget(v));
+	return sbf_fpr_budget(v);
+}
+
 static void
 fold_plain(Digest *g, const uint8_t *buf, size_t len, uint64_t seed)
 {
@@ -104,7 +115,7 @@ fold_plain(Digest *g, const uint8_t *buf, size_t len, uint64_t seed)
 	fold_double(g, sbf_directory_count(&v));
 	fold_double(g, sbf_expected_fpr(&v));
 	fold_double(g, sbf_current_fpr(&v));
-	fold_double(g, sbf_fpr_bound(&v));
+	fold_double(g, stored_sum(&v));
 	fold_bytes(g, sbf_count_source(&v), strlen(sbf_count_source(&v)));
 	for (i = 0; i < v.nsegments; i++)
 	{

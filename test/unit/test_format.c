@@ -311,7 +311,11 @@ measured_fpr(void)
 		printf("# growth %u: %u segments, %zu bytes, measured fpr %.5f, "
 			   "estimated %.5f, bound %.5f\n", growths[gi], v.nsegments,
 			   v.len, fpr, est, bound);
-		CHECK(bound <= 0.01 + 1e-12);
+		/*
+		 * growth 2 and 4 keep the budget; growth 1's small-p segments
+		 * answer above their p (docs/sizing.md), and the bound says so
+		 */
+		CHECK(growths[gi] == 1 ? bound > 0.01 : bound <= 0.01 + 1e-12);
 		/* three standard deviations of a 200k-sample measurement */
 		CHECK(fpr <= bound + 3 * sqrt(bound / 200000));
 		/* the fill-based estimate agrees with the measurement */
@@ -346,7 +350,8 @@ seed000_mode(void)
 		CHECK(s.error == 0.01);
 		CHECK(s.words_offset == v.bits_offset + i * sbf_words_bytes(s0.nbits));
 	}
-	CHECK(fabs(sbf_fpr_bound(&v) - 0.05) < 1e-12);
+	/* five times e, or more where a full segment's bits answer above e */
+	CHECK(sbf_fpr_bound(&v) >= 0.05 && sbf_fpr_bound(&v) < 0.055);
 	sbf_filter_free(&f);
 }
 

@@ -254,7 +254,7 @@ union_many_orders(void)
 				in[i] = v[orders[o][i]];
 			CHECK_ST(sbf_union_many(&u, in, 3, &spec, &bound, 0, &g_alloc), SBF_OK);
 			CHECK_ST(validate_filter(&u, &vu), SBF_OK);
-			CHECK(bound == sbf_fpr_bound(&vu));
+			CHECK(bound == sbf_fpr_budget(&vu));
 			for (i = 0; i < 3; i++)
 				for (j = 0; j < (i == 1 ? 700u : 200u - 25 * i); j++)
 					missing += !sbf_contains_hash(&vu, key(20 + i, j));
@@ -346,7 +346,7 @@ union_budget(void)
 	/* an explicit budget that fits: the result carries it */
 	CHECK_ST(sbf_union_budget(&a, &vb, 0.0167, &bound), SBF_OK);
 	CHECK_ST(validate_filter(&a, &va), SBF_OK);
-	CHECK(va.error_rate == 0.0167 && sbf_fpr_bound(&va) == bound);
+	CHECK(va.error_rate == 0.0167 && sbf_fpr_budget(&va) == bound);
 	sbf_filter_free(&a);
 	sbf_filter_free(&b);
 

@@ -396,6 +396,22 @@ sbf_bloom_set(uint8_t *words, uint64_t m, uint32_t k, uint64_t h)
 /* Fraction of set bits of an m-bit array (ceil(m/64) words). */
 extern double sbf_bits_fill(const uint8_t *words, uint64_t m);
 
+/* x^k for a small integer k by squaring (the Java reader's Rates.ipow). */
+static inline double
+sbf_ipow(double x, uint32_t k)
+{
+	double		r = 1.0;
+
+	while (k)
+	{
+		if (k & 1)
+			r *= x;
+		x *= x;
+		k >>= 1;
+	}
+	return r;
+}
+
 /* Decodes directory entry i of a payload, without its words offset. */
 static inline void
 sbf_read_segment(const uint8_t *buf, uint32_t i, SbfSegment *seg)

@@ -86,21 +86,6 @@ sbf_blocked_check_data(const SbfKindGeom *g, const uint8_t *data)
 	return SBF_OK;
 }
 
-/* x^k for a small integer k (rate_of). */
-static double
-ipow(double x, uint32_t k)
-{
-	double		r = 1.0;
-
-	while (k)
-	{
-		if (k & 1)
-			r *= x;
-		x *= x;
-		k >>= 1;
-	}
-	return r;
-}
 
 /*
  * The distribution of the number D of distinct bits among k probes drawn
@@ -545,7 +530,7 @@ sbf_blocked_rate_of(const SbfKindGeom *g, const uint8_t *data)
 
 		for (w = 0; w < SBF_BLOCKED_LINE_BYTES / 8; w++)
 			ones += sbf_popcount64(sbf_load64(line + 8 * w));
-		sum += ipow((double) ones / SBF_BLOCKED_LINE_BITS, g->width);
+		sum += sbf_ipow((double) ones / SBF_BLOCKED_LINE_BITS, g->width);
 		/* a line is 8 words: a check every SBF_WORK_STRIDE words */
 		if ((l + 1) % (SBF_WORK_STRIDE / 8) == 0)
 			sbf_hook_interrupt();

@@ -411,6 +411,7 @@ const SbfKindOps sbf_kind_bloom_ops = {
 	.choose_min_size = 512,
 	.probe_span = bloom_probe_span,
 	.mark = sbf_bloom_mark,
+	.bound_of = sbf_bloom_bound_of,
 };
 
 /* Kind 4: format 3's segment, kind 4 of format 4 windowed. */

@@ -23,6 +23,15 @@ SBF_KIND_GROWS(bloom);
 SBF_KIND_USES(wbloom);
 extern bool sbf_wbloom_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h);
 
+/*
+ * kind 1's rate from its bits (SbfKindOps.bound_of; sbf_bloom_bound.c),
+ * and the 64-bit extractions a value's bound takes at most in all (a few
+ * ms; shared by its bloom segments)
+ */
+#define SBF_BLOOM_BOUND_WORK	(UINT64_C(1) << 20)
+extern double sbf_bloom_bound_of(const SbfKindGeom *g, const uint8_t *data,
+								 uint64_t count, uint64_t work);
+
 /* the batched mark of kind 1 (SbfKindOps.mark) */
 extern void sbf_bloom_mark(const SbfKindGeom *g, const uint8_t *data,
 						   const uint64_t *h, size_t n, bool *hit);

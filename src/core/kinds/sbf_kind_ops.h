@@ -108,6 +108,14 @@ typedef struct SbfKindOps
 	double		(*rate_at) (const SbfKindGeom *g, uint64_t n);
 	/* the rate of this data for any hash not inserted (from its bits) */
 	double		(*rate_of) (const SbfKindGeom *g, const uint8_t *data);
+	/*
+	 * That rate where the stored error p may understate it, for a segment
+	 * of count elements, exact where it takes at most about work steps,
+	 * else a model with a margin (fpr_bound takes the larger of p and it:
+	 * docs/format.md RATE BOUND); NULL: the stored p bounds the data's rate.
+	 */
+	double		(*bound_of) (const SbfKindGeom *g, const uint8_t *data,
+							 uint64_t count, uint64_t work);
 
 	/* ---- what the generic code asks of a kind instead of naming it ---- */
 

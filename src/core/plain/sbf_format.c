@@ -659,9 +659,14 @@ sbf_current_fpr(const SbfView *v)
 	return fpr_of_fills(v, false);
 }
 
-/* Upper bound of the false-positive rate when every segment is full: sum p. */
-double
-sbf_fpr_bound(const SbfView *v)
+/*
+ * The sum over v's segments of the stored p, or with data of the larger of
+ * it and, for a kind whose stored p may understate it, the rate its bits
+ * give (the exact computation's work shared out between the segments), at
+ * most 1; the compact form's bound.
+ */
+static double
+rate_sum(const SbfView *v, bool data)
 {
 	double		sum = 0.0;
 	SbfDirIter	it;
@@ -671,8 +676,56 @@ sbf_fpr_bound(const SbfView *v)
 		return sbf_compact_view_rate(v, SBF_COMPACT_RATE_BOUND);
 	sbf_dir_view(&it, v);
 	while (sbf_dir_next(&it, &e))
-		sum += e.error;
+	{
+		double		r = e.error;
+
+		if (data && e.ops->bound_of != NULL)
+		{
+			double		d = e.ops->bound_of(&e.g, v->buf + e.data, e.count,
+											SBF_BLOOM_BOUND_WORK / v->nsegments);
+
+			if (d > r)
+				r = d;
+		}
+		sum += r;
+	}
 	return sum < 1.0 ? sum : 1.0;
+}
+
+/*
+ * The budget a value spends (what unions and writers check against its
+ * error_rate, every release alike): the sum of its segments' stored p.
+ */
+double
+sbf_fpr_budget(const SbfView *v)
+{
+	return rate_sum(v, false);
+}
+
+/* Upper bound of the false-positive rate (docs/format.md RATE BOUND). */
+double
+sbf_fpr_bound(const SbfView *v)
+{
+	return rate_sum(v, true);
+}
+
+/*
+ * Whether sbf_fpr_bound reads segment data (not only the header and
+ * directory): when a segment's kind computes a bound from its bits.
+ */
+bool
+sbf_fpr_bound_reads_data(const SbfView *v)
+{
+	SbfDirIter	it;
+	SbfDirEntry e;
+
+	if (sbf_is_compact(v))
+		return false;
+	sbf_dir_view(&it, v);
+	while (sbf_dir_next(&it, &e))
+		if (e.ops->bound_of != NULL)
+			return true;
+	return false;
 }
 
 /* Builds a view over a mutable filter's current payload (no validation). */

@@ -130,6 +130,10 @@ extern double sbf_segment_fill(const SbfView *v, uint32_t i);
 extern double sbf_current_fpr(const SbfView *v);
 /* Upper bound of the false-positive rate when every segment is full: sum P_t. */
 extern double sbf_fpr_bound(const SbfView *v);
+/* the sum of the stored rates: what a union spends of its error_rate */
+extern double sbf_fpr_budget(const SbfView *v);
+/* whether sbf_fpr_bound reads data areas (a view of the prefix cannot give it) */
+extern bool sbf_fpr_bound_reads_data(const SbfView *v);
 
 /* ---- writing ---- */
 

@@ -28,7 +28,8 @@
  *	   segment against every segment.  A kind without a merge (fused) and
  *	   an item that fits nowhere are result segments of their own
  *	   (appended, unchanged).
- *	3. plan, budget: the result's fpr_bound is the sum of its segments' p;
+ *	3. plan, budget: the sum of the result segments' stored p (its
+ *	   sbf_fpr_budget; its fpr_bound is at least that: RATE BOUND);
  *	   with tightening < 1 a result over the error_rate is refused
  *	   (SBF_E_OVER_BUDGET) when the caller asks for the check.
  *	4. apply: the result segments are sorted into the result's canonical
@@ -278,7 +279,7 @@ union_hll(UnionPlan *pl, const SbfView *in, uint32_t n, const SbfAllocator *a)
 
 /*
  * Plans the union of n >= 1 validated views: canonical segments, merges,
- * HyperLogLog, size and fpr_bound.  Nothing is written.
+ * HyperLogLog, size and budget.  Nothing is written.
  */
 static SbfStatus
 union_plan(UnionPlan *pl, const SbfView *in, uint32_t n,
@@ -314,7 +315,7 @@ union_plan(UnionPlan *pl, const SbfView *in, uint32_t n,
 		return SBF_E_TOO_LARGE;
 	len += pl->hll_bytes;
 	pl->bound = 0.0;
-	/* the same sum, in the same order, as sbf_fpr_bound */
+	/* the same sum, in the same order, as sbf_fpr_budget */
 	for (i = 0; i < pl->s.nout; i++)
 		pl->bound += pl->s.out[i].seed->error;
 	pl->len = (size_t) len;

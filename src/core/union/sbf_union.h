@@ -33,7 +33,7 @@ typedef struct SbfUnionSpec
 	bool		merge;			/* OR segments of equal geometry that fit;
 								 * false: only drop duplicate segments */
 	bool		enforce;		/* SBF_E_OVER_BUDGET when the result's
-								 * fpr_bound exceeds its error_rate (never
+								 * budget exceeds its error_rate (never
 								 * with tightening 1: no compound bound) */
 } SbfUnionSpec;
 
@@ -48,9 +48,10 @@ typedef struct SbfUnionSpec
  * the segment's rate bound (bloom: the fill expected at capacity; blocked:
  * the OR's exact rate within the larger p); a fused segment and every
  * other segment are appended unchanged.  Segmented results are format 4.  No false negatives
- * either way.  *bound (if not NULL) receives the result's fpr_bound, also
- * when SBF_E_OVER_BUDGET is returned, so a caller can name the error_rate
- * that would fit.  SBF_E_INCOMPATIBLE per sbf_union_mismatch.
+ * either way.  *bound (if not NULL) receives the result's budget (the sum
+ * of its stored rates, sbf_fpr_budget; its fpr_bound is at least that),
+ * also when SBF_E_OVER_BUDGET is returned, so a caller can name the
+ * error_rate that would fit.  SBF_E_INCOMPATIBLE per sbf_union_mismatch.
  */
 extern SbfStatus sbf_union_many(SbfFilter *out, const SbfView *in, uint32_t n,
 								const SbfUnionSpec *spec, double *bound,

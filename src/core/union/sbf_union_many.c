@@ -83,7 +83,8 @@ union_canonical(SbfFilter *u, const SbfUnionSpec *spec)
 
 /*
  * Hands u to out unless the spec's budget refuses it (then u is freed):
- * *bound gets u's fpr_bound either way.
+ * *bound gets u's budget (sbf_fpr_budget: its segments' stored rates)
+ * either way.
  */
 static SbfStatus
 union_finish(SbfFilter *out, SbfFilter *u, const SbfView *first,
@@ -93,7 +94,7 @@ union_finish(SbfFilter *out, SbfFilter *u, const SbfView *first,
 	double		b;
 
 	sbf_filter_view(u, &uv);
-	b = sbf_fpr_bound(&uv);
+	b = sbf_fpr_budget(&uv);
 	if (bound != NULL)
 		*bound = b;
 	if (spec->enforce && first->tightening < 1.0 &&

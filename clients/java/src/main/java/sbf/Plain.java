@@ -273,8 +273,16 @@ final class Plain {
             return Compact.fprBound(f);
         double sum = 0.0;
         if (f.segs != null)
-            for (Seg s : f.segs)
-                sum += s.error;
+            for (Seg s : f.segs) {
+                double r = s.error;
+                if (s.kind == Seg.BLOOM) {
+                    /* docs/format.md RATE BOUND: the larger of p and the bits' rate */
+                    double d = BloomBound.of(f.buf, s, s.count, BloomBound.WORK / f.segs.length);
+                    if (d > r)
+                        r = d;
+                }
+                sum += r;
+            }
         return sum < 1.0 ? sum : 1.0;
     }
 
