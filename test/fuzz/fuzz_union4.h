@@ -219,7 +219,8 @@ u4_check_result(const SbfFilter *u, const U4Seg *s, uint32_t n,
 			FUZZ_ASSERT(u4_has_segment(&v, &s[i]));
 	}
 	if (spec->enforce && in[0].tightening < 1.0)
-		FUZZ_ASSERT(sbf_fpr_bound(&v) <= in[0].error_rate * (1.0 + 1e-9));
+		FUZZ_ASSERT(sbf_fpr_budget(&v) <= in[0].error_rate * (1.0 + 1e-9));
+	FUZZ_ASSERT(sbf_fpr_bound(&v) >= sbf_fpr_budget(&v));
 	/* its own union: of two copies (the value itself), and of the value
 	 * alone (the full union: canonical order is a fixed point) */
 	two[0] = v;

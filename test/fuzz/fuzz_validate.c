@@ -31,12 +31,15 @@ check_queries(const SbfView *v)
 	double		c = sbf_cardinality(v);
 	double		fpr = sbf_current_fpr(v);
 	double		bound = sbf_fpr_bound(v);
+	double		budget = sbf_fpr_budget(v);
 	uint32_t	i;
 
 	FUZZ_ASSERT(c >= 0.0 && !isnan(c));
 	FUZZ_ASSERT(fpr >= 0.0 && fpr <= 1.0);
 	/* a tiny segment error may sum to 0 */
 	FUZZ_ASSERT(bound >= 0.0 && bound <= 1.0);
+	/* RATE BOUND: at least the stored rates' sum */
+	FUZZ_ASSERT(budget >= 0.0 && bound >= budget);
 	for (i = 0; i < v->nsegments; i++)
 	{
 		SbfSegment	seg;
