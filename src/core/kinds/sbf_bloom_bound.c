@@ -20,15 +20,14 @@
  *	  for the exact rate.  Where that passes the work the caller gives
  *	  (sbf_fpr_bound: SBF_BLOOM_BOUND_WORK for the value, shared by its bloom
  *	  segments), the model fill^k (1 + k^2 / m) + count / (m ny): the exact
- *	  rates of 60 arrays of 376 to 23,963 bits at 0.1-30%
- *	  (test/unit/test_bloom_bound.c) are fill^k (1 + c k^2 / m) + count /
- *	  (m ny) with -1.6 < c < 0.5, the second term a member's own (x, y).
+ *	  rates of 57 arrays of 376 to 23,963 bits at 0.1-30%
+ *	  (test/bench/bloom_bound_model.sh) are fill^k (1 + c k^2 / m) + count /
+ *	  (m ny) with -1.6 < c < 0.44, the second term a member's own (x, y).
  */
 #include <math.h>
 
 #include "sbf_internal.h"
 #include "sbf_kind.h"
-
 
 /*
  * The len <= 64 bits at positions pos..pos+len-1 of the m-bit array, pos + len
