@@ -342,9 +342,9 @@ sbf_fused_mixes(uint8_t attempt, uint64_t h, uint64_t *x, uint64_t *x2)
  * being nbytes bytes: a lookup over many segments built with one seed number
  * (windowed buckets: nearly all peel with the first) mixes each hash once.
  */
-bool
-sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data, uint64_t nbytes,
-					uint64_t x, uint64_t x2)
+static inline bool
+has_mixed(const SbfKindGeom *g, const uint8_t *data, uint64_t nbytes,
+		  uint64_t x, uint64_t x2)
 {
 	uint64_t	len = seg_len(g);
 	uint64_t	mask = len - 1;
@@ -358,6 +358,29 @@ sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data, uint64_t nbytes,
 	if (g->arity == 4)
 		v ^= fp_get(data, nbytes, (p0 + 3 * len) ^ ((x2 >> 40) & mask), f);
 	return v == 0;
+}
+
+bool
+sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data, uint64_t nbytes,
+					uint64_t x, uint64_t x2)
+{
+	return has_mixed(g, data, nbytes, x, x2);
+}
+
+/*
+ * sbf_fused_has_mixed of n hashes' mixes x[i], x2[i]: marks hit[i] where
+ * the segment holds the hash (a hash hit already is not probed).  One call
+ * a segment, not one a hash: a windowed bucket's batched adds ask every
+ * segment about a chunk of hashes.
+ */
+void
+sbf_fused_mark_mixed(const SbfKindGeom *g, const uint8_t *data, uint64_t nbytes,
+					 const uint64_t *x, const uint64_t *x2, size_t n, bool *hit)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		hit[i] |= !hit[i] && has_mixed(g, data, nbytes, x[i], x2[i]);
 }
 
 /*

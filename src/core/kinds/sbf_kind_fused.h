@@ -44,6 +44,11 @@ extern void sbf_fused_mixes(uint8_t attempt, uint64_t h, uint64_t *x, uint64_t *
 extern bool sbf_fused_has_mixed(const SbfKindGeom *g, const uint8_t *data,
 								uint64_t nbytes, uint64_t x, uint64_t x2);
 
+/* sbf_fused_has_mixed of n hashes: marks hit[i] where it holds (set stays set). */
+extern void sbf_fused_mark_mixed(const SbfKindGeom *g, const uint8_t *data,
+								 uint64_t nbytes, const uint64_t *x,
+								 const uint64_t *x2, size_t n, bool *hit);
+
 /* plan() for a given arity (3 or 4). */
 extern SbfStatus sbf_fused_plan_arity(uint64_t n, double share, uint8_t arity,
 									  SbfKindGeom *g, uint64_t *bytes);

@@ -28,7 +28,7 @@
 #include "sbf_window_int.h"
 #include "sbf_hash_sort.h"
 
-/* Hashes whose holding segments are found together (find_holders). */
+/* Hashes whose holding segments are found together (find_holders; < 2^16). */
 #define HOLD_CHUNK		512
 /* Mixes of each (sbf_win_mix 0 .. HOLD_MIXES - 1) computed once for all segments */
 #define HOLD_MIXES		4
@@ -184,33 +184,54 @@ newest_pairs(const SbfWindow *w)
 }
 
 /*
- * The hashes of h[0..n) not hit yet that segment s, whose positions are
- * sbf_win_position's (lane MIX), holds: its kind's contains, with the first
- * HOLD_MIXES mixes of each hash taken from mix (the same in every segment).
+ * Marks the hashes of h[0..n) not hit yet that segment s, whose positions
+ * are sbf_win_position's (lane MIX), holds: its kind's contains, with the
+ * first HOLD_MIXES mixes of each hash taken from mix (the same in every
+ * segment).  Probe by probe over the hashes still in the running (idx): a
+ * hash leaves at its first clear bit, so a hash not held costs about two
+ * probes, and no branch depends on a bit (half of them are clear: such a
+ * branch would mispredict half the time).
  */
 static void
 mark_mixed(const SbfWinSeg *s, const uint64_t *h, size_t n,
 		   uint64_t (*mix)[HOLD_MIXES], bool *hit)
 {
 	uint32_t	k = s->g.width;
-	uint32_t	first = k < HOLD_MIXES ? k : HOLD_MIXES;
+	uint16_t	idx[HOLD_CHUNK];
+	size_t		m = 0;
 	size_t		i;
+	uint32_t	q;
 
 	for (i = 0; i < n; i++)
 	{
-		uint32_t	q;
-		bool		all = !hit[i];
-
-		/*
-		 * the first probes without a branch on a bit (about half of them
-		 * are clear for a hash not held: a branch would mispredict)
-		 */
-		for (q = 0; q < first; q++)
-			all &= sbf_bit_test(s->bits, sbf_win_mulhi(mix[i][q], s->g.size));
-		for (; all && q < k; q++)
-			all = sbf_bit_test(s->bits, sbf_win_position(h[i], q, s->g.size));
-		hit[i] |= all;
+		idx[m] = (uint16_t) i;
+		m += !hit[i];
 	}
+	for (q = 0; q < k && m > 0; q++)
+	{
+		size_t		keep = 0;
+
+		/* keep <= i: idx[keep] is never a place still to be read */
+		if (q < HOLD_MIXES)
+			for (i = 0; i < m; i++)
+			{
+				uint16_t	t = idx[i];
+
+				idx[keep] = t;
+				keep += sbf_bit_test(s->bits, sbf_win_mulhi(mix[t][q], s->g.size));
+			}
+		else
+			for (i = 0; i < m; i++)
+			{
+				uint16_t	t = idx[i];
+
+				idx[keep] = t;
+				keep += sbf_bit_test(s->bits, sbf_win_position(h[t], q, s->g.size));
+			}
+		m = keep;
+	}
+	for (i = 0; i < m; i++)
+		hit[idx[i]] = true;
 }
 
 /* The mixes a chunk's hashes share across segments (find_holders). */
@@ -249,8 +270,7 @@ mark_segment(const SbfWinSeg *s, const uint64_t *h, size_t n, HoldMixes *x,
 		for (i = 0; !x->fused && i < n; i++)
 			sbf_fused_mixes(0, h[i], &x->fx[i], &x->fx2[i]);
 		x->fused = true;
-		for (i = 0; i < n; i++)
-			hit[i] |= sbf_fused_has_mixed(&s->g, s->bits, s->bytes, x->fx[i], x->fx2[i]);
+		sbf_fused_mark_mixed(&s->g, s->bits, s->bytes, x->fx, x->fx2, n, hit);
 	}
 	else
 		sbf_kind_mark(&s->g, s->bits, h, n, hit);
