@@ -371,7 +371,9 @@ merge_gather(SbfSpill *sp, MergeSrc *s, uint64 hi, uint64 *g, uint32 *ng, uint32
  * hash space is cut into slices of about SPILL_SLICE_HASHES / 2 hashes: each
  * run's part of a slice is contiguous, so the slice is gathered from every
  * run and sorted and de-duplicated in memory by the bucket sort, whose cost
- * does not grow with k.  A slice that would gather more than its buffer
+ * does not grow with k; up to SBF_HASH_MERGE_MAX_K runs (the three partial
+ * states of a parallel build, a group a little over spill_at) have their
+ * parts merged instead, at a third of the cost.  A slice that would gather more than its buffer
  * (hashes that crowd together, or repeats) is halved and gathered again; a
  * slice of one hash value gathers at most k <= SPILL_SLICE_HASHES.  With the
  * test setting sbf.spill_threshold, a slice holds that many hashes (at least
@@ -392,6 +394,10 @@ sbf_spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg,
 	uint64	   *g = palloc(cap * sizeof(uint64));
 	uint64	   *out = palloc(cap * sizeof(uint64));
 	uint32	   *count = palloc(Max(sbf_hash_sort_count_size(cap), 1) * sizeof(uint32));
+	/* few runs: each slice is their parts merged, not sorted */
+	bool		merge = k <= SBF_HASH_MERGE_MAX_K;
+	uint64	   *tmp = merge && k > 2 ? palloc(cap * sizeof(uint64)) : NULL;
+	uint64		ends[SBF_HASH_MERGE_MAX_K];
 	uint64		all = 0;
 	uint64		total = 0;
 	uint64		lo = 0;
@@ -424,7 +430,11 @@ sbf_spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg,
 		CHECK_FOR_INTERRUPTS();
 		memcpy(mark, src, k * sizeof(MergeSrc));
 		for (i = 0; i < k && fits; i++)
+		{
 			fits = merge_gather(sp, &src[i], hi, g, &ng, cap);
+			if (merge)
+				ends[i] = ng;
+		}
 		if (!fits)
 		{
 			if (span == 0)
@@ -434,7 +444,10 @@ sbf_spill_merge(SbfSpill *sp, int first, int k, SpillSink sink, void *arg,
 			span--;
 			continue;
 		}
-		nu = sbf_hash_sort_unique_span(g, ng, out, count, lo, Max(span, 1));
+		if (merge)
+			nu = sbf_hash_merge_unique(g, ends, k, out, tmp);
+		else
+			nu = sbf_hash_sort_unique_span(g, ng, out, count, lo, Max(span, 1));
 		total += nu;
 		if (repeated != NULL && nu < ng && !*repeated)
 		{

@@ -19,6 +19,7 @@
 #include "sbf_union.h"
 #include "sbf_hashset.h"
 #include "sbf_internal.h"
+#include "sbf_hash_sort.h"
 
 #include "unit_check.h"
 #include "unit_alloc.h"
@@ -229,6 +230,57 @@ hs_roundtrip(SbfHashSet *s, bool with_rate, uint64_t *n, size_t *bytes)
 	*bytes = size;
 	free(buf);
 	return out;
+}
+
+/*
+ * sbf_hash_merge_unique gives what sbf_hash_sort_unique gives for the
+ * concatenation of 1 to SBF_HASH_MERGE_MAX_K ascending pieces: empty pieces,
+ * repeats within a piece and across pieces, the extreme hashes 0 and
+ * UINT64_MAX, pieces of every relative length.
+ */
+static void
+hash_merge_unique(void)
+{
+	static const uint64_t lens[] = {0, 1, 2, 5, 64, 1000};
+	uint64_t	src[3 * 1000 + 8];
+	uint64_t	dst[3 * 1000 + 8];
+	uint64_t	tmp[3 * 1000 + 8];
+	int			k;
+	int			round;
+
+	for (k = 1; k <= SBF_HASH_MERGE_MAX_K; k++)
+		for (round = 0; round < 216; round++)
+		{
+			uint64_t	ends[SBF_HASH_MERGE_MAX_K];
+			uint64_t	n = 0;
+			uint64_t	nref;
+			uint64_t   *ref;
+			int			i;
+
+			for (i = 0; i < k; i++)
+			{
+				uint64_t	len = lens[(round / (i == 0 ? 1 : i == 1 ? 6 : 36)) % 6];
+				uint64_t	start = n;
+				uint64_t	j;
+
+				for (j = 0; j < len; j++)
+				{
+					/* small values repeat across pieces; some repeat within */
+					uint64_t	v = (round & 1) ? key(11, j % 97 + (uint64_t) i) : key(12 + i, j);
+
+					src[n++] = j == 0 && round % 5 == 0 ? 0 :
+						j == len - 1 && round % 7 == 0 ? UINT64_MAX : v;
+				}
+				qsort(src + start, len, sizeof(uint64_t), ref_cmp64);
+				ends[i] = n;
+			}
+			ref = ref_sort_unique(src, n, &nref);
+			memset(dst, 0xAB, sizeof(dst));
+			CHECK(sbf_hash_merge_unique(src, ends, k, dst, tmp) == nref);
+			CHECK(memcmp(dst, ref, nref * sizeof(uint64_t)) == 0);
+			free(ref);
+		}
+	CHECK(sbf_hash_merge_unique(src, NULL, 0, dst, tmp) == 0);
 }
 
 /*
@@ -950,6 +1002,7 @@ hashset_nomem(void)
 int
 main(void)
 {
+	RUN(hash_merge_unique);
 	RUN(hashset_engine);
 	RUN(hashset_union);
 	RUN(hashset_codec);

@@ -137,6 +137,71 @@ sbf_hash_sort_unique_span(const uint64_t *src, uint64_t n, uint64_t *dst,
 	return k;
 }
 
+/*
+ * Merges ascending a[0..na) and b[0..nb) into dst, dropping repeats (within
+ * either or across both); returns the count.  The loop's choice is a
+ * comparison turned into increments, not a branch: which input holds the
+ * smaller of two uniform hashes is a coin toss a branch would mispredict.
+ */
+static uint64_t
+merge_two(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
+		  uint64_t *dst)
+{
+	uint64_t	i = 0;
+	uint64_t	j = 0;
+	uint64_t	n = 0;
+
+	while (i < na && j < nb)
+	{
+		uint64_t	x = a[i];
+		uint64_t	y = b[j];
+		uint64_t	m = x < y ? x : y;
+
+		i += x <= y;
+		j += y <= x;
+		dst[n] = m;
+		n += n == 0 || dst[n - 1] != m;
+	}
+	for (; i < na; i++)
+	{
+		dst[n] = a[i];
+		n += n == 0 || dst[n - 1] != a[i];
+	}
+	for (; j < nb; j++)
+	{
+		dst[n] = b[j];
+		n += n == 0 || dst[n - 1] != b[j];
+	}
+	return n;
+}
+
+/*
+ * Merges k <= SBF_HASH_MERGE_MAX_K ascending pieces of src, piece i being
+ * src[ends[i - 1] .. ends[i]) (ends[-1] = 0), into dst, dropping repeats;
+ * returns the count, and dst is what sbf_hash_sort_unique would give for
+ * src[0..ends[k - 1]).  tmp has room for ends[k - 1] hashes (k = 3 uses
+ * it); dst and tmp do not overlap src.
+ */
+uint64_t
+sbf_hash_merge_unique(const uint64_t *src, const uint64_t *ends, int k,
+					  uint64_t *dst, uint64_t *tmp)
+{
+	uint64_t	n;
+
+	switch (k)
+	{
+		case 0:
+			return 0;
+		case 1:
+			return merge_two(src, ends[0], NULL, 0, dst);
+		case 2:
+			return merge_two(src, ends[0], src + ends[0], ends[1] - ends[0], dst);
+		default:
+			n = merge_two(src, ends[0], src + ends[0], ends[1] - ends[0], tmp);
+			return merge_two(tmp, n, src + ends[1], ends[2] - ends[1], dst);
+	}
+}
+
 void
 sbf_hash_sort_all(uint64_t *h, size_t n)
 {
