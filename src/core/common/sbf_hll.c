@@ -269,6 +269,26 @@ sbf_hll_size_after_add(const uint8_t *area, size_t bytes, bool dense, int p,
 }
 
 /*
+ * Raises regs (2^p registers) to each of n hashes.  No branch: whether a
+ * register grows is a coin toss while the registers fill.
+ */
+void
+sbf_hll_regs_add(uint8_t *regs, int p, const uint64_t *h, size_t n)
+{
+	uint32_t	mask = SBF_HLL_REGISTERS(p) - 1;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	w = h[i] >> p;
+		uint8_t		rho = (uint8_t) (w == 0 ? 65 - p : sbf_ctz64(w) + 1);
+		uint8_t    *r = &regs[h[i] & mask];
+
+		*r = rho > *r ? rho : *r;
+	}
+}
+
+/*
  * Rewrites a full sparse area as dense, with register idx raised to rho.
  * Kept out of line so that the common add path has no large stack frame.
  */

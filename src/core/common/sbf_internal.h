@@ -574,6 +574,8 @@ extern SbfStatus sbf_hll_check(const uint8_t *area, size_t bytes, bool dense, in
 /* Expands an area into one byte per register (regs has 2^p entries). */
 extern void sbf_hll_unpack(const uint8_t *area, size_t bytes, bool dense, int p,
 						   uint8_t *regs);
+/* Raises the 2^p registers regs to every hash of h[0..n). */
+extern void sbf_hll_regs_add(uint8_t *regs, int p, const uint64_t *h, size_t n);
 /* Folds registers from precision p to np <= p exactly. */
 extern void sbf_hll_fold(const uint8_t *regs, int p, int np, uint8_t *out);
 /* Size of the canonical encoding of regs; *dense tells the representation. */

@@ -42,15 +42,19 @@ line_has(const uint8_t *line, uint64_t h, uint32_t k)
 {
 	uint64_t	w = sbf_mix64(h);
 	uint32_t	all = 1;
+	uint32_t	shift = 0;
 	uint32_t	j;
 
-	for (j = 0; j < k; j++)
+	for (j = 0; j < k; j++, shift += 9)
 	{
 		uint32_t	b;
 
-		if (j > 0 && j % PROBES_A_WORD == 0)
+		if (shift == 9 * PROBES_A_WORD)
+		{
 			w = sbf_mix64(w + GOLDEN);
-		b = (uint32_t) ((w >> (9 * (j % PROBES_A_WORD))) & LINE_MASK);
+			shift = 0;
+		}
+		b = (uint32_t) ((w >> shift) & LINE_MASK);
 		all &= (uint32_t) (line[b >> 3] >> (b & 7));
 	}
 	return (all & 1) != 0;
@@ -405,13 +409,17 @@ void
 sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits)
 {
 	uint64_t	w = sbf_mix64(h);
+	uint32_t	shift = 0;
 	uint32_t	j;
 
-	for (j = 0; j < k; j++)
+	for (j = 0; j < k; j++, shift += 9)
 	{
-		if (j > 0 && j % PROBES_A_WORD == 0)
+		if (shift == 9 * PROBES_A_WORD)
+		{
 			w = sbf_mix64(w + GOLDEN);
-		bits[j] = (uint16_t) ((w >> (9 * (j % PROBES_A_WORD))) & LINE_MASK);
+			shift = 0;
+		}
+		bits[j] = (uint16_t) ((w >> shift) & LINE_MASK);
 	}
 }
 
@@ -463,17 +471,22 @@ sbf_blocked_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 {
 	uint8_t    *line = data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
 	uint64_t	w = sbf_mix64(h);
+	uint32_t	k = g->width;	/* read once: the stores below may alias g */
 	uint8_t		changed = 0;
+	uint32_t	shift = 0;
 	uint32_t	j;
 
-	for (j = 0; j < g->width; j++)
+	for (j = 0; j < k; j++, shift += 9)
 	{
 		uint32_t	b;
 		uint8_t		mask;
 
-		if (j > 0 && j % PROBES_A_WORD == 0)
+		if (shift == 9 * PROBES_A_WORD)
+		{
 			w = sbf_mix64(w + GOLDEN);
-		b = (uint32_t) ((w >> (9 * (j % PROBES_A_WORD))) & LINE_MASK);
+			shift = 0;
+		}
+		b = (uint32_t) ((w >> shift) & LINE_MASK);
 		mask = (uint8_t) (1u << (b & 7));
 		changed |= (uint8_t) (~line[b >> 3] & mask);
 		line[b >> 3] |= mask;

@@ -18,21 +18,12 @@ static uint8_t *
 hll_of(const uint64_t *h, size_t n, int p, size_t *nbytes, bool *dense,
 	   const SbfAllocator *a)
 {
-	uint32_t	mask = SBF_HLL_REGISTERS(p) - 1;
 	uint8_t    *regs = a->alloc(SBF_HLL_REGISTERS(p), a->ctx);
-	size_t		i;
 
 	if (regs == NULL)
 		return NULL;
 	memset(regs, 0, SBF_HLL_REGISTERS(p));
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	w = h[i] >> p;
-		uint8_t		rho = (uint8_t) (w == 0 ? 65 - p : sbf_ctz64(w) + 1);
-
-		if (rho > regs[h[i] & mask])
-			regs[h[i] & mask] = rho;
-	}
+	sbf_hll_regs_add(regs, p, h, n);
 	*nbytes = sbf_hll_encoded_size(regs, p, dense);
 	return regs;
 }

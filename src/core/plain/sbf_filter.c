@@ -407,7 +407,6 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 	uint8_t    *buf;
 	uint8_t    *words;
 	uint64_t	count;
-	uint32_t	mask;
 	size_t		nbytes;
 	size_t		i;
 	bool		dense;
@@ -445,20 +444,12 @@ add_hashes_run(SbfFilter *f, const uint64_t *h, size_t n)
 		return add_each(f, h, n);
 
 	p = v.hll_p;
-	mask = SBF_HLL_REGISTERS(p) - 1;
 	regs = a->alloc(SBF_HLL_REGISTERS(p), a->ctx);
 	if (regs == NULL)
 		return SBF_E_NOMEM;
 	sbf_hll_unpack(v.buf + v.hll_offset, v.hll_bytes,
 				   (v.flags & SBF_FLAG_HLL_DENSE) != 0, p, regs);
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	w = h[i] >> p;
-		uint8_t		rho = (uint8_t) (w == 0 ? 65 - p : sbf_ctz64(w) + 1);
-
-		if (rho > regs[h[i] & mask])
-			regs[h[i] & mask] = rho;
-	}
+	sbf_hll_regs_add(regs, p, h, n);
 	nbytes = sbf_hll_encoded_size(regs, p, &dense);
 	/* registers only grow: the area never shrinks */
 	st = sbf_filter_reserve(f, f->len - v.hll_bytes + nbytes);
