@@ -41,6 +41,9 @@ first_segment_plan(uint64_t n, double pe, SbfKindGeom *g, uint64_t *bytes)
 	return sbf_kind_bloom_ops.plan(n, pe, g, bytes);
 }
 
+/* Segmented filters from this size on are made with room for a dense HyperLogLog. */
+#define ROOM_MIN_BYTES		((size_t) 1 << 20)
+
 /*
  * A new filter of either form: checks the parameters and that a first
  * segment of n elements at error pe can be built (an impossible one fails at
@@ -60,6 +63,7 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	size_t		pad;
 	size_t		start = 0;
 	size_t		size;
+	size_t		room;
 	uint8_t    *base;
 	uint8_t    *buf;
 	SbfStatus	st;
@@ -93,10 +97,19 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	if (bytes > SBF_MAX_BYTES - start)
 		return SBF_E_TOO_LARGE;
 	size = exact ? SBF_EXACT_HEADER_BYTES : start + (size_t) bytes;
-	if (prefix > SIZE_MAX - size)
+	/*
+	 * A large segment gets room for its dense HyperLogLog up front: filled,
+	 * it has one, and growing a large chunk later may copy it (a chunk the
+	 * allocator hinted for huge pages cannot be remapped): twice the filter
+	 * in memory at the end of a build.
+	 */
+	room = !exact && size >= ROOM_MIN_BYTES ? SBF_HLL_DENSE_BYTES(p->hll_p) : 0;
+	if (room > SBF_MAX_BYTES - size)
+		room = SBF_MAX_BYTES - size;	/* never past the largest payload */
+	if (prefix > SIZE_MAX - size - room)
 		return SBF_E_TOO_LARGE;
 
-	base = a->alloc(prefix + size, a->ctx);
+	base = a->alloc(prefix + size + room, a->ctx);
 	if (base == NULL)
 		return SBF_E_NOMEM;
 	memset(base, 0, prefix + size);
@@ -125,7 +138,7 @@ create_filter(SbfFilter *f, const SbfParams *p, uint64_t n, double pe,
 	}
 	f->base = base;
 	f->len = size;
-	f->cap = size;
+	f->cap = size + room;
 	return SBF_OK;
 }
 
