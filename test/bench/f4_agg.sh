@@ -184,7 +184,7 @@ fi
 if [ "${1:-}" = --body15 ]; then	# in a throwaway cluster of Debian's 15 (pg_tmp.sh)
 	export H15=$PGHOST P15=$PGPORT
 	q 15 -c "CREATE EXTENSION sbf" -c "CREATE EXTENSION hll"
-	f4_header "sbf_agg (1.3) against count(*) and hll_add_agg, one PostgreSQL 15 server"
+	f4_header "sbf_agg (this tree, $LN) against count(*) and hll_add_agg, one PostgreSQL 15 server"
 	echo "server: $(q 15 -c 'SELECT version()' | cut -d, -f1); sbf $(q 15 -c "SELECT extversion FROM pg_extension WHERE extname = 'sbf'"), hll $(q 15 -c "SELECT extversion FROM pg_extension WHERE extname = 'hll'"); work_mem $WORK_MEM, jit off, no parallel workers; REPS=$REPS"
 	echo
 	echo "## one group of N distinct bigints (hll_add_agg(hll_hash_bigint(x)), postgresql-hll's defaults)"
