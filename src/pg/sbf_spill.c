@@ -373,9 +373,10 @@ merge_gather(SbfSpill *sp, MergeSrc *s, uint64 hi, uint64 *g, uint32 *ng, uint32
  * run and sorted and de-duplicated in memory by the bucket sort, whose cost
  * does not grow with k; up to SBF_HASH_MERGE_MAX_K runs (the three partial
  * states of a parallel build, a group a little over spill_at) have their
- * parts merged instead, at a third of the cost.  A slice that would gather more than its buffer
- * (hashes that crowd together, or repeats) is halved and gathered again; a
- * slice of one hash value gathers at most k <= SPILL_SLICE_HASHES.  With the
+ * parts merged instead, at a third of the cost.  A slice that would gather
+ * more than its buffer (hashes that crowd together, or repeats) is halved
+ * and gathered again; a slice of one hash value gathers at most
+ * k <= SPILL_SLICE_HASHES.  With the
  * test setting sbf.spill_threshold, a slice holds that many hashes (at least
  * k) and the first slice is the whole hash space, so that the halving, the
  * gathering again and the widening back are all exercised.
