@@ -33,6 +33,26 @@ line_of(const SbfKindGeom *g, const uint8_t *data, uint64_t h)
 }
 
 /*
+ * The next probe of a hash (bits 0..511 of its line): 9 bits at a time from
+ * a 64-bit word, *shift stepping through it, a new word after seven.  *w
+ * starts at sbf_mix64(h), *shift at 0; the same sequence for every reader.
+ */
+static inline uint32_t
+probe_next(uint64_t *w, uint32_t *shift)
+{
+	uint32_t	b;
+
+	if (*shift == 9 * PROBES_A_WORD)
+	{
+		*w = sbf_mix64(*w + GOLDEN);
+		*shift = 0;
+	}
+	b = (uint32_t) ((*w >> *shift) & LINE_MASK);
+	*shift += 9;
+	return b;
+}
+
+/*
  * Whether all k probes of h are set in its line.  No early exit: the line is
  * in the cache after the first probe, and a branch per probe that goes either
  * way costs more than the probes it would skip.
@@ -45,16 +65,10 @@ line_has(const uint8_t *line, uint64_t h, uint32_t k)
 	uint32_t	shift = 0;
 	uint32_t	j;
 
-	for (j = 0; j < k; j++, shift += 9)
+	for (j = 0; j < k; j++)
 	{
-		uint32_t	b;
+		uint32_t	b = probe_next(&w, &shift);
 
-		if (shift == 9 * PROBES_A_WORD)
-		{
-			w = sbf_mix64(w + GOLDEN);
-			shift = 0;
-		}
-		b = (uint32_t) ((w >> shift) & LINE_MASK);
 		all &= (uint32_t) (line[b >> 3] >> (b & 7));
 	}
 	return (all & 1) != 0;
@@ -412,15 +426,8 @@ sbf_blocked_probes(uint64_t h, uint32_t k, uint16_t *bits)
 	uint32_t	shift = 0;
 	uint32_t	j;
 
-	for (j = 0; j < k; j++, shift += 9)
-	{
-		if (shift == 9 * PROBES_A_WORD)
-		{
-			w = sbf_mix64(w + GOLDEN);
-			shift = 0;
-		}
-		bits[j] = (uint16_t) ((w >> shift) & LINE_MASK);
-	}
+	for (j = 0; j < k; j++)
+		bits[j] = (uint16_t) probe_next(&w, &shift);
 }
 
 /*
@@ -476,18 +483,11 @@ sbf_blocked_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 	uint32_t	shift = 0;
 	uint32_t	j;
 
-	for (j = 0; j < k; j++, shift += 9)
+	for (j = 0; j < k; j++)
 	{
-		uint32_t	b;
-		uint8_t		mask;
+		uint32_t	b = probe_next(&w, &shift);
+		uint8_t		mask = (uint8_t) (1u << (b & 7));
 
-		if (shift == 9 * PROBES_A_WORD)
-		{
-			w = sbf_mix64(w + GOLDEN);
-			shift = 0;
-		}
-		b = (uint32_t) ((w >> shift) & LINE_MASK);
-		mask = (uint8_t) (1u << (b & 7));
 		changed |= (uint8_t) (~line[b >> 3] & mask);
 		line[b >> 3] |= mask;
 	}
