@@ -288,6 +288,7 @@ v3_window(SbfWindow *w, const SbfWinParams *p)
 	seg_window(w, p, &sbf_kind_wbloom_ops, ages, sizes, 3);
 	for (s = 0; s < 3; s++)
 		CHECK(sbf_win_add(w, T0 - 1, elem(9000000ULL + s)) == SBF_OK);
+	CHECK(sbf_win_settle(w) == SBF_OK);	/* encode_v3 reads w's pairs */
 }
 
 /* Answers of a view for ids [lo, lo + n) at every max_age, into out. */

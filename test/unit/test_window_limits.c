@@ -77,6 +77,7 @@ slide_across_the_whole_range(void)
 	sbf_filter_free(&f);
 	/* and back: an add far older than the window changes nothing */
 	CHECK(sbf_win_add(&w, INT64_MIN, elem(2000)) == SBF_OK);
+	CHECK(sbf_win_settle(&w) == SBF_OK);
 	CHECK(w.npairs == 1 && w.nsegs == 0);
 	/* sbf_expire to the same end */
 	CHECK(sbf_win_slide(&w, INT64_MIN) == SBF_OK);
@@ -115,6 +116,7 @@ newest_out_of_range_refused(void)
 	CHECK(sbf_win_add(&w, last + 1, elem(2)) == SBF_E_PARAM);
 	CHECK(sbf_win_slide(&w, INT64_MAX) == SBF_E_PARAM);
 	CHECK(sbf_win_slide(&w, INT64_MIN / DAY) == SBF_OK);	/* older: no-op */
+	CHECK(sbf_win_settle(&w) == SBF_OK);
 	CHECK(w.newest == last && w.npairs == 1);
 	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(1), last));
@@ -202,6 +204,7 @@ newest_near_int64_min(void)
 	sbf_win_init(&w, &p, &g_alloc);
 	CHECK(sbf_win_add(&w, INT64_MIN + 2, elem(1)) == SBF_OK);
 	CHECK(sbf_win_add(&w, INT64_MIN, elem(2)) == SBF_OK);
+	CHECK(sbf_win_settle(&w) == SBF_OK);
 	CHECK(w.npairs == 2);
 	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(2), INT64_MIN));
@@ -239,6 +242,7 @@ late_add_oldest_bucket(void)
 	CHECK(sbf_win_add(&w, 100, elem(1)) == SBF_OK);
 	CHECK(sbf_win_add(&w, 96, elem(2)) == SBF_OK);	/* age 4 = B - 1 */
 	CHECK(sbf_win_add(&w, 95, elem(3)) == SBF_OK);	/* age 5: outside */
+	CHECK(sbf_win_settle(&w) == SBF_OK);
 	CHECK(w.npairs == 2);
 	CHECK(win_encode_valid(0, &w, &f, &v));
 	CHECK(has_since(&v, elem(2), 96));

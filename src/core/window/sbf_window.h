@@ -241,8 +241,22 @@ typedef struct SbfWindow
 	 * choose (blocked, which is never the smallest).
 	 */
 	unsigned	avoid_kinds;
+	/*
+	 * Live adds: new pairs not yet among the sorted ones (sbf_window_live.c;
+	 * NULL: none).  Every function below that reads or changes the pairs
+	 * merges them first (sbf_win_settle).
+	 */
+	struct SbfWinLive *live;
 	const SbfAllocator *a;
 } SbfWindow;
+
+typedef struct SbfWinLive SbfWinLive;
+
+/*
+ * Merges the pairs that live adds left waiting into the sorted pairs
+ * (w->hash, w->age); every reader of the pairs calls it first.
+ */
+extern SbfStatus sbf_win_settle(SbfWindow *w);
 
 /* An empty, unstarted window. */
 extern void sbf_win_init(SbfWindow *w, const SbfWinParams *p, const SbfAllocator *a);
@@ -265,10 +279,11 @@ extern SbfStatus sbf_win_add(SbfWindow *w, int64_t b, uint64_t h);
 
 /*
  * Adds the n hashes h at bucket b: the same window, byte for byte, as n
- * calls of sbf_win_add in that order, in time linear in n (amortised, for
- * any size of the bucket): the new pairs wait in a hashed side buffer and
- * are merged into the sorted pairs once, or when the newest bucket is
- * converted into a segment (sbf_window_batch.c).
+ * calls of sbf_win_add in that order, each segment asked about many hashes
+ * at once (sbf_window_batch.c).  Both take amortised constant time per hash
+ * at any size of the bucket: new pairs wait in a hashed side buffer and are
+ * merged into the sorted pairs when the newest bucket is converted into a
+ * segment or the pairs are read (sbf_window_live.c).
  */
 extern SbfStatus sbf_win_add_many(SbfWindow *w, int64_t b, const uint64_t *h,
 								  size_t n);

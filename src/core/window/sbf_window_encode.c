@@ -75,6 +75,8 @@ sbf_win_encode(SbfWindow *w, SbfFilter *out, size_t prefix)
 
 	sbf_win_sort_segments(w);
 	sbf_filter_start(out, prefix, w->a);
+	if ((st = sbf_win_settle(w)) != SBF_OK)
+		return st;
 	offs = w->a->alloc(sizeof(size_t) * (w->nsegs + 1), w->a->ctx);
 	if (offs == NULL)
 		return SBF_E_NOMEM;

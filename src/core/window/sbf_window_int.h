@@ -316,8 +316,55 @@ typedef struct SbfWinSpend
 extern SbfStatus sbf_win_spend(SbfWinSpend *sp, const SbfWinSeg *seg, uint32_t j,
 							   bool ascending);
 
-/* Helpers of sbf_win_add_many (sbf_window_batch.c) in sbf_window_write.c. */
+/*
+ * The pairs that live adds leave waiting (sbf_window_waiting.c): started
+ * before a step (counting the newest bucket's pairs), freed by sbf_win_free
+ * and, after the merge into the sorted pairs, by sbf_win_settle.  A waiting
+ * pair is no sorted pair.
+ */
+struct SbfWinLive
+{
+	uint64_t   *h;				/* waiting pairs: hashes, in arrival order */
+	uint16_t   *age;			/* and their ages */
+	uint32_t	n;
+	uint32_t	cap;
+	uint32_t   *slot;			/* index + 1 into h; 0: empty */
+	uint32_t	mask;			/* table size - 1 (size = 2 cap) */
+	uint32_t	c;				/* pairs of age 0, sorted and waiting */
+};
+
+/* The table slot where h is or would go (L->cap > 0). */
+static inline uint32_t
+sbf_win_live_find(const SbfWinLive *L, uint64_t h)
+{
+	uint32_t	i = (uint32_t) sbf_mix64(h) & L->mask;
+
+	while (L->slot[i] != 0 && L->h[L->slot[i] - 1] != h)
+		i = (i + 1) & L->mask;
+	return i;
+}
+
+/* Room for need sorted pairs. */
 extern SbfStatus sbf_win_reserve_pairs(SbfWindow *w, size_t need);
+/* Pairs of the newest bucket among the sorted pairs. */
+extern uint32_t sbf_win_newest_pairs(const SbfWindow *w);
+extern SbfStatus sbf_win_live_start(SbfWindow *w);
+extern void sbf_win_live_free(SbfWindow *w);
+/* Appends new pair (x, a) to the waiting pairs. */
+extern SbfStatus sbf_win_live_push(SbfWindow *w, uint64_t x, uint16_t a);
+/* Merges the waiting pairs into the sorted pairs (the buffer stays, empty). */
+extern SbfStatus sbf_win_live_merge(SbfWindow *w, SbfWinLive *L);
+
+/*
+ * One hash's step of sbf_win_add (sbf_window_live.c; w->live started):
+ * holder is the newest segment holding the hash when known, NULL to look;
+ * *tried tells whether a conversion was tried (the segments may have
+ * changed).
+ */
+extern SbfStatus sbf_win_live_step(SbfWindow *w, uint64_t x, uint16_t a,
+								   SbfWinSeg *const *holder, bool *tried);
+
+/* Helpers of the live adds (sbf_window_live.c, sbf_window_batch.c) in sbf_window_write.c. */
 extern uint32_t sbf_win_pair_search(const SbfWindow *w, uint64_t h);
 extern bool sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a);
 extern bool sbf_win_holder_holds(SbfWinSeg *s, uint32_t a);

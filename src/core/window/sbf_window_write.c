@@ -36,6 +36,7 @@ sbf_win_free(SbfWindow *w)
 {
 	uint32_t	j;
 
+	sbf_win_live_free(w);
 	for (j = 0; j < w->nsegs; j++)
 		if (w->segs[j].owned)
 			win_free(w, (void *) w->segs[j].bits);
@@ -46,42 +47,6 @@ sbf_win_free(SbfWindow *w)
 	w->hash = NULL;
 	w->age = NULL;
 	w->nsegs = w->npairs = w->segcap = w->paircap = 0;
-}
-
-/* Room for need pairs. */
-SbfStatus
-sbf_win_reserve_pairs(SbfWindow *w, size_t need)
-{
-	size_t		cap;
-	uint64_t   *h;
-	uint16_t   *a;
-
-	if (need <= w->paircap)
-		return SBF_OK;
-	if (need > SBF_MAX_BYTES / SBF_WIN_PAIR_BYTES)
-		return SBF_E_TOO_LARGE;
-	cap = w->paircap * 2 > need ? w->paircap * 2 : need;
-	if (cap < 16)
-		cap = 16;
-	h = win_alloc(w, cap * sizeof(uint64_t));
-	a = win_alloc(w, cap * sizeof(uint16_t));
-	if (h == NULL || a == NULL)
-	{
-		win_free(w, h);
-		win_free(w, a);
-		return SBF_E_NOMEM;
-	}
-	if (w->npairs > 0)
-	{
-		memcpy(h, w->hash, w->npairs * sizeof(uint64_t));
-		memcpy(a, w->age, w->npairs * sizeof(uint16_t));
-	}
-	win_free(w, w->hash);
-	win_free(w, w->age);
-	w->hash = h;
-	w->age = a;
-	w->paircap = (uint32_t) cap;
-	return SBF_OK;
 }
 
 /* Room for need segments. */
@@ -378,7 +343,10 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 	uint32_t	a;
 	uint32_t	i;
 	bool		any = false;
+	SbfStatus	st;
 
+	if ((st = sbf_win_settle(w)) != SBF_OK)
+		return st;
 	for (i = 0; i < w->npairs; i++)
 	{
 		if (w->age[i] >= w->p.buckets)
@@ -388,7 +356,6 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 	for (a = newest_too ? 0 : 1; a < w->p.buckets; a++)
 	{
 		bool		done;
-		SbfStatus	st;
 
 		if (counts[a] == 0)
 			continue;
@@ -407,6 +374,8 @@ sbf_win_compact(SbfWindow *w, bool newest_too)
 SbfStatus
 sbf_win_slide(SbfWindow *w, int64_t b)
 {
+	SbfStatus	st;
+
 	if (!sbf_win_bucket_in_range(b, w->p.width))
 		return SBF_E_PARAM;		/* the validator would refuse it as newest */
 	if (!(w->flags & SBF_WIN_FLAG_STARTED))
@@ -417,6 +386,8 @@ sbf_win_slide(SbfWindow *w, int64_t b)
 	}
 	if (b <= w->newest)
 		return SBF_OK;
+	if ((st = sbf_win_settle(w)) != SBF_OK)
+		return st;
 	shift_ages(w, capped_shift(w, b, w->newest));
 	w->newest = b;
 	return sbf_win_compact(w, false);
@@ -442,6 +413,29 @@ sbf_win_pair_search(const SbfWindow *w, uint64_t h)
 }
 
 /*
+ * Whether segment s probably holds x's hash: its kind's contains, with the
+ * mixes that segments share computed once per hash (windowed bloom
+ * positions, fused segments of seed number 0).
+ */
+static inline bool
+segment_has_mixed(const SbfWinSeg *s, SbfWinMixes *x)
+{
+	uint32_t	q;
+
+	if (s->ops->win_lane != SBF_WIN_LANE_MIX)
+		return sbf_winchunk_other_has(s, x);
+	/* the first two probes without a branch between them (k >= 2 nearly always) */
+	if (s->g.width >= 2 &&
+		!(sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 0), s->g.size)) &
+		  sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 1), s->g.size))))
+		return false;
+	for (q = s->g.width >= 2 ? 2 : 0; q < s->g.width; q++)
+		if (!sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, q), s->g.size)))
+			return false;
+	return true;
+}
+
+/*
  * The newest segment among segs[0..n) that probably holds h, or NULL
  * (any order of the segments).
  */
@@ -449,11 +443,13 @@ static SbfWinSeg *
 newest_holding(SbfWinSeg *segs, uint32_t n, uint64_t h)
 {
 	SbfWinSeg  *best = NULL;
+	SbfWinMixes x;
 	uint32_t	j;
 
+	sbf_win_mixes_start(&x, h);
 	for (j = 0; j < n; j++)
 		if ((best == NULL || segs[j].age < best->age) &&
-			sbf_win_segment_has(&segs[j], h))
+			segment_has_mixed(&segs[j], &x))
 			best = &segs[j];
 	return best;
 }
@@ -484,29 +480,8 @@ sbf_win_holder_holds(SbfWinSeg *s, uint32_t a)
 }
 
 /*
- * Converts the newest bucket's pairs once there are SBF_WIN_OPEN_MAX of them.
- * When they do not fit in what the bucket's budget has left, the next try
- * waits for SBF_WIN_OPEN_MAX more pairs: without that, every further add
- * into a full bucket would count the pairs and build a segment again.
- */
-static SbfStatus
-maybe_close_open(SbfWindow *w)
-{
-	uint32_t	c = 0;
-	uint32_t	i;
-
-	if (w->npairs < SBF_WIN_OPEN_MAX || w->npairs < w->open_retry)
-		return SBF_OK;
-	for (i = 0; i < w->npairs; i++)
-		c += w->age[i] == 0;
-	if (c < SBF_WIN_OPEN_MAX)
-		return SBF_OK;
-	return sbf_win_close_open(w, c, w->npairs, NULL);
-}
-
-/*
- * The conversion of maybe_close_open once it is due: the c pairs of the
- * newest bucket into a segment, or the next try after SBF_WIN_OPEN_MAX more
+ * The conversion of the newest bucket once it is due (sbf_window_live.c):
+ * its c pairs into a segment, or the next try after SBF_WIN_OPEN_MAX more
  * of the npairs pairs.  *done (if not NULL) tells whether it converted.
  */
 SbfStatus
@@ -524,39 +499,6 @@ sbf_win_close_open(SbfWindow *w, uint32_t c, uint32_t npairs, bool *done)
 	if (done != NULL)
 		*done = st == SBF_OK && conv;
 	return st;
-}
-
-/* Adds hash h at bucket b. */
-SbfStatus
-sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
-{
-	SbfStatus	st;
-	uint32_t	pos;
-	uint16_t	a;
-
-	if ((st = sbf_win_slide(w, b)) != SBF_OK)
-		return st;
-	/* b <= newest now; the age in unsigned arithmetic cannot wrap */
-	if (sbf_win_age_of(w->newest, b) >= w->p.buckets)
-		return SBF_OK;			/* older than the window: nothing changes */
-	a = (uint16_t) sbf_win_age_of(w->newest, b);
-	pos = sbf_win_pair_search(w, h);
-	if (pos < w->npairs && w->hash[pos] == h)
-	{
-		if (a < w->age[pos])
-			w->age[pos] = a;
-		return SBF_OK;
-	}
-	if (sbf_win_segments_hold(w, h, a))
-		return SBF_OK;
-	if ((st = sbf_win_reserve_pairs(w, (size_t) w->npairs + 1)) != SBF_OK)
-		return st;
-	memmove(w->hash + pos + 1, w->hash + pos, (w->npairs - pos) * sizeof(uint64_t));
-	memmove(w->age + pos + 1, w->age + pos, (w->npairs - pos) * sizeof(uint16_t));
-	w->hash[pos] = h;
-	w->age[pos] = a;
-	w->npairs++;
-	return a == 0 ? maybe_close_open(w) : SBF_OK;
 }
 
 /* Where a merged pair came from (merge_pairs). */
@@ -729,7 +671,8 @@ sbf_win_union_budget(SbfWindow *w, const SbfWinView *src, double budget, double 
 	if (w->p.width != src->width || w->p.buckets != src->buckets ||
 		(budget == 0.0 && w->p.error_rate != src->error_rate))
 		return SBF_E_INCOMPATIBLE;
-	if ((st = sbf_win_check_pairs(src)) != SBF_OK)
+	if ((st = sbf_win_check_pairs(src)) != SBF_OK ||
+		(st = sbf_win_settle(w)) != SBF_OK)
 		return st;				/* merge_pairs relies on their order */
 	if (budget != 0.0)
 		w->p.error_rate = budget;
