@@ -23,8 +23,10 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 # the same windows from both builds
-digests=$(grep -o 'bytes [0-9a-f]*' "$work/all" | sort | uniq -c | wc -l)
-[ "$digests" -eq 2 ] && echo "same bytes in both builds: yes" || echo "same bytes in both builds: NO"
+# (each build's digests, by line, the same list: the rounds repeat the same windows)
+bdig=$(grep '^base' "$work/all" | grep -o '^base [a-z_]*\|bytes [0-9a-f]*' | paste -d' ' - - | sort -u | sed 's/^base //')
+ndig=$(grep '^new' "$work/all" | grep -o '^new [a-z_]*\|bytes [0-9a-f]*' | paste -d' ' - - | sort -u | sed 's/^new //')
+[ -n "$bdig" ] && [ "$bdig" = "$ndig" ] && echo "same bytes in both builds: yes" || echo "same bytes in both builds: NO"
 # per round new / base of each time, and their medians
 awk 'function med(s,   x, k, i, j, t) { k = split(s, x, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t } return x[int((k + 1) / 2)] }
 	$2 == "add_many:" { r[$1] = r[$1] " " $6; t[$1] = t[$1] " " $(NF - 3) }
@@ -33,6 +35,6 @@ awk 'function med(s,   x, k, i, j, t) { k = split(s, x, " "); for (i = 1; i <= k
 		split(r["base"], rb, " "); split(r["new"], rn, " "); split(t["base"], tb, " "); split(t["new"], tn, " ")
 		split(s["base"], sb, " "); split(s["new"], sn, " ")
 		for (i = 1; i in rb; i++) { one = one " " rn[i] / rb[i]; ten = ten " " tn[i] / tb[i]; sgl = sgl " " sn[i] / sb[i] }
-		printf "new / base, median of the rounds: add_many of n %.2f, 10 x n/10 %.2f, single adds (unchanged path) %.2f\n", med(one), med(ten), med(sgl)
+		printf "new / base, median of the rounds: add_many of n %.2f, 10 x n/10 %.2f, single adds %.2f\n", med(one), med(ten), med(sgl)
 		printf "add_many n / (10 x n/10), medians: base %.2f, new %.2f\n", med(r["base"]) / med(t["base"]), med(r["new"]) / med(t["new"])
 	}' "$work/all"

@@ -331,6 +331,7 @@ struct SbfWinLive
 	uint32_t   *slot;			/* index + 1 into h; 0: empty */
 	uint32_t	mask;			/* table size - 1 (size = 2 cap) */
 	uint32_t	c;				/* pairs of age 0, sorted and waiting */
+	int32_t		same_age;		/* the age of every waiting pair, -1: they differ */
 };
 
 /* The table slot where h is or would go (L->cap > 0). */

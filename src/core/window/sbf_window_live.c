@@ -73,7 +73,11 @@ sbf_win_live_step(SbfWindow *w, uint64_t x, uint16_t a, SbfWinSeg *const *holder
 		uint32_t	s = L->slot[sbf_win_live_find(L, x)];
 
 		if (s != 0)
+		{
 			age = &L->age[s - 1];
+			if (a < *age)
+				L->same_age = -1;	/* a waiting pair's age lowered */
+		}
 	}
 	if (age != NULL)
 	{

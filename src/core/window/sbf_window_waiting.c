@@ -111,6 +111,10 @@ sbf_win_live_push(SbfWindow *w, uint64_t x, uint16_t a)
 
 	if (L->n == L->cap && (st = live_grow(w->a, L)) != SBF_OK)
 		return st;
+	if (L->n == 0)
+		L->same_age = a;
+	else if (L->same_age != a)
+		L->same_age = -1;
 	L->h[L->n] = x;
 	L->age[L->n] = a;
 	L->slot[sbf_win_live_find(L, x)] = ++L->n;
@@ -162,7 +166,9 @@ sbf_win_live_merge(SbfWindow *w, SbfWinLive *L)
 		else
 		{
 			w->hash[--k] = run[--j];
-			w->age[k] = L->age[L->slot[sbf_win_live_find(L, run[j])] - 1];
+			/* a batch's pairs share one age: no look-up (a random access each) */
+			w->age[k] = L->same_age >= 0 ? (uint16_t) L->same_age :
+				L->age[L->slot[sbf_win_live_find(L, run[j])] - 1];
 		}
 	}
 	w->npairs += L->n;
