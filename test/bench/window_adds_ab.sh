@@ -31,10 +31,13 @@ ndig=$(grep '^new' "$work/all" | grep -o '^new [a-z_]*\|bytes [0-9a-f]*' | paste
 awk 'function med(s,   x, k, i, j, t) { k = split(s, x, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t } return x[int((k + 1) / 2)] }
 	$2 == "add_many:" { r[$1] = r[$1] " " $6; t[$1] = t[$1] " " $(NF - 3) }
 	$2 == "single" { s[$1] = s[$1] " " $7 }
+	$2 == "stored:" { c1[$1] = c1[$1] " " $10; c2[$1] = c2[$1] " " $(NF - 1) }
 	END {
 		split(r["base"], rb, " "); split(r["new"], rn, " "); split(t["base"], tb, " "); split(t["new"], tn, " ")
 		split(s["base"], sb, " "); split(s["new"], sn, " ")
 		for (i = 1; i in rb; i++) { one = one " " rn[i] / rb[i]; ten = ten " " tn[i] / tb[i]; sgl = sgl " " sn[i] / sb[i] }
 		printf "new / base, median of the rounds: add_many of n %.2f, 10 x n/10 %.2f, single adds %.2f\n", med(one), med(ten), med(sgl)
 		printf "add_many n / (10 x n/10), medians: base %.2f, new %.2f\n", med(r["base"]) / med(t["base"]), med(r["new"]) / med(t["new"])
+		if ("new" in c1)
+			printf "one add to a stored window, new / base of the medians: 150 pairs %.2f, 5000 pairs %.2f\n", med(c1["new"]) / med(c1["base"]), med(c2["new"]) / med(c2["base"])
 	}' "$work/all"

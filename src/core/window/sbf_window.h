@@ -247,6 +247,8 @@ typedef struct SbfWindow
 	 * merges them first (sbf_win_settle).
 	 */
 	struct SbfWinLive *live;
+	/* single adds inserted in place so far (the first few: sbf_window_live.c) */
+	uint32_t	direct_adds;
 	const SbfAllocator *a;
 } SbfWindow;
 

@@ -23,6 +23,9 @@
  */
 #include "sbf_window_int.h"
 
+/* Single adds to a window that insert in place before the side buffer starts */
+#define LIVE_DIRECT_ADDS	64
+
 /*
  * A conversion of the newest bucket after a new pair of age 0, when one is
  * due (SBF_WIN_OPEN_MAX pairs of age 0, and not before w->open_retry pairs
@@ -101,10 +104,47 @@ sbf_win_live_step(SbfWindow *w, uint64_t x, uint16_t a, SbfWinSeg *const *holder
 	return live_close_open(w, L, tried);
 }
 
+/*
+ * One hash x at age a inserted into the sorted pairs in place, as 1.3 did
+ * every add: the pairs after it move, and a conversion is tried by counting
+ * the newest bucket's pairs.  For the first few single adds to a window
+ * (LIVE_DIRECT_ADDS): one add to a stored value (sbf_add(window, element,
+ * at)) costs less this way than starting and merging the side buffer.  The
+ * same steps as sbf_win_live_step's, so the same bytes.
+ */
+static SbfStatus
+direct_step(SbfWindow *w, uint64_t x, uint16_t a)
+{
+	uint32_t	pos = sbf_win_pair_search(w, x);
+	uint32_t	c;
+	SbfStatus	st;
+
+	if (pos < w->npairs && w->hash[pos] == x)
+	{
+		if (a < w->age[pos])
+			w->age[pos] = a;
+		return SBF_OK;
+	}
+	if (sbf_win_segments_hold(w, x, a))
+		return SBF_OK;
+	if ((st = sbf_win_reserve_pairs(w, (size_t) w->npairs + 1)) != SBF_OK)
+		return st;
+	memmove(w->hash + pos + 1, w->hash + pos, (w->npairs - pos) * sizeof(uint64_t));
+	memmove(w->age + pos + 1, w->age + pos, (w->npairs - pos) * sizeof(uint16_t));
+	w->hash[pos] = x;
+	w->age[pos] = a;
+	w->npairs++;
+	if (a != 0 || w->npairs < SBF_WIN_OPEN_MAX || w->npairs < w->open_retry)
+		return SBF_OK;
+	c = sbf_win_newest_pairs(w);
+	return c < SBF_WIN_OPEN_MAX ? SBF_OK : sbf_win_close_open(w, c, w->npairs, NULL);
+}
+
 /* Adds hash h at bucket b. */
 SbfStatus
 sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
 {
+	uint16_t	a;
 	bool		tried;
 	SbfStatus	st;
 
@@ -113,8 +153,13 @@ sbf_win_add(SbfWindow *w, int64_t b, uint64_t h)
 	/* b <= newest now; the age in unsigned arithmetic cannot wrap */
 	if (sbf_win_age_of(w->newest, b) >= w->p.buckets)
 		return SBF_OK;			/* older than the window: nothing changes */
+	a = (uint16_t) sbf_win_age_of(w->newest, b);
+	if (w->live == NULL && w->direct_adds < LIVE_DIRECT_ADDS)
+	{
+		w->direct_adds++;
+		return direct_step(w, h, a);
+	}
 	if ((st = sbf_win_live_start(w)) != SBF_OK)
 		return st;
-	return sbf_win_live_step(w, h, (uint16_t) sbf_win_age_of(w->newest, b), NULL,
-							 &tried);
+	return sbf_win_live_step(w, h, a, NULL, &tried);
 }
