@@ -420,16 +420,21 @@ sbf_win_pair_search(const SbfWindow *w, uint64_t h)
 static inline bool
 segment_has_mixed(const SbfWinSeg *s, SbfWinMixes *x)
 {
-	uint32_t	q;
+	uint32_t	q = 0;
 
 	if (s->ops->win_lane != SBF_WIN_LANE_MIX)
 		return sbf_winchunk_other_has(s, x);
 	/* the first two probes without a branch between them (k >= 2 nearly always) */
-	if (s->g.width >= 2 &&
-		!(sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 0), s->g.size)) &
-		  sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 1), s->g.size))))
-		return false;
-	for (q = s->g.width >= 2 ? 2 : 0; q < s->g.width; q++)
+	if (s->g.width >= 2)
+	{
+		unsigned	b0 = sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 0), s->g.size));
+		unsigned	b1 = sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 1), s->g.size));
+
+		if ((b0 & b1) == 0)
+			return false;
+		q = 2;
+	}
+	for (; q < s->g.width; q++)
 		if (!sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, q), s->g.size)))
 			return false;
 	return true;
