@@ -24,14 +24,14 @@ for round in $(seq "$ROUNDS"); do
 done
 # the same windows from both builds
 # (each build's digests, by line, the same list: the rounds repeat the same windows)
-bdig=$(grep '^base' "$work/all" | grep -o '^base [a-z_]*\|bytes [0-9a-f]*' | paste -d' ' - - | sort -u | sed 's/^base //')
-ndig=$(grep '^new' "$work/all" | grep -o '^new [a-z_]*\|bytes [0-9a-f]*' | paste -d' ' - - | sort -u | sed 's/^new //')
+bdig=$(grep '^base.*bytes' "$work/all" | grep -o '^base [a-z_]*\|bytes [0-9a-f]*' | paste -d' ' - - | sort -u | sed 's/^base //')
+ndig=$(grep '^new.*bytes' "$work/all" | grep -o '^new [a-z_]*\|bytes [0-9a-f]*' | paste -d' ' - - | sort -u | sed 's/^new //')
 [ -n "$bdig" ] && [ "$bdig" = "$ndig" ] && echo "same bytes in both builds: yes" || echo "same bytes in both builds: NO"
 # per round new / base of each time, and their medians
 awk 'function med(s,   x, k, i, j, t) { k = split(s, x, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t } return x[int((k + 1) / 2)] }
 	$2 == "add_many:" { r[$1] = r[$1] " " $6; t[$1] = t[$1] " " $(NF - 3) }
 	$2 == "single" { s[$1] = s[$1] " " $7 }
-	$2 == "stored:" { c1[$1] = c1[$1] " " $10; c2[$1] = c2[$1] " " $(NF - 1) }
+	$2 == "stored:" { c1[$1] = c1[$1] " " $11; c2[$1] = c2[$1] " " $(NF - 1) }
 	END {
 		split(r["base"], rb, " "); split(r["new"], rn, " "); split(t["base"], tb, " "); split(t["new"], tn, " ")
 		split(s["base"], sb, " "); split(s["new"], sn, " ")
