@@ -400,11 +400,21 @@ sbf_ef_has(const SbfEfReader *r, uint64_t x)
 	return false;
 }
 
+/*
+ * The low bits are read as a stream, a word at a time (the writer's order):
+ * each element takes the next L bits of the word loaded last, and loads
+ * the next word (8 bytes, or what is left) only when they run out.
+ */
 void
 sbf_ef_decode_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t *out)
 {
 	uint64_t	hb = hi_bytes(s);
+	const uint8_t *lo = buf + hb;
 	uint64_t	lb = (s->lobits + 7) / 8;
+	uint64_t	mask = low_mask(s->L);
+	uint64_t	acc = 0;		/* low bits loaded and not taken yet */
+	int			nacc = 0;
+	uint64_t	at = 0;			/* the next low byte to load */
 	uint64_t	i = 0;
 	uint64_t	w;
 
@@ -416,8 +426,28 @@ sbf_ef_decode_bytes(const SbfEfShape *s, const uint8_t *buf, uint64_t *out)
 		while (word != 0 && i < s->n)
 		{
 			uint64_t	p = w * 8 + (uint64_t) sbf_ctz64(word);
+			uint64_t	v = acc;
 
-			out[i] = (p - i) << s->L | get_bits(buf + hb, lb, i * (uint64_t) s->L, s->L);
+			if (nacc >= s->L)
+			{
+				/* L <= 62: the shift is defined */
+				acc >>= s->L;
+				nacc -= s->L;
+			}
+			else
+			{
+				/* the stream holds n * L bits: a word with what is missing is there */
+				int			got = lb - at >= 8 ? 64 : (int) (lb - at) * 8;
+				uint64_t	next = got == 64 ? sbf_load_le(lo + at, 8) :
+					sbf_load_le(lo + at, (size_t) got / 8);
+				int			need = s->L - nacc;
+
+				v |= next << nacc;
+				at += (uint64_t) got / 8;
+				acc = next >> need;
+				nacc = got - need;
+			}
+			out[i] = (p - i) << s->L | (v & mask);
 			i++;
 			word &= word - 1;
 		}
