@@ -201,12 +201,50 @@ out_of_memory(void)
 	CHECK(failed == (uint32_t) k && total > 10);
 }
 
+/*
+ * An encoding that fails to allocate (while it merges the waiting pairs, or
+ * after) leaves the window as it was: encoded again, it has the bytes of
+ * the same window never refused.
+ */
+static void
+encode_again_after_nomem(void)
+{
+	SbfWinParams p = {DAY, 30, 0.01};
+	SbfWindow	ref;
+	uint64_t	want;
+	long		k;
+
+	sbf_win_init(&ref, &p, &g_alloc);
+	adds(&ref, 7, 5, 100, 1, 6000);
+	want = digest(&ref);
+	sbf_win_free(&ref);
+	for (k = 0; k < 12; k++)
+	{
+		SbfWindow	w;
+		SbfFilter	f;
+		SbfStatus	st;
+
+		memset(&f, 0, sizeof(f));
+		sbf_win_init(&w, &p, &g_alloc);
+		adds(&w, 7, 5, 100, 1, 6000);
+		g_fail_after = k;
+		st = sbf_win_encode(&w, &f, 0);
+		g_fail_after = -1;
+		CHECK(st == SBF_OK || st == SBF_E_NOMEM);
+		if (f.base != NULL)
+			sbf_filter_free(&f);
+		CHECK(digest(&w) == want);
+		sbf_win_free(&w);
+	}
+}
+
 int
 main(void)
 {
 	RUN(one_by_one);
 	RUN(reads_between_adds);
 	RUN(out_of_memory);
+	RUN(encode_again_after_nomem);
 	RUN(no_leaks);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

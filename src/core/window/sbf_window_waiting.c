@@ -187,8 +187,9 @@ sbf_win_settle(SbfWindow *w)
 
 	if (L == NULL)
 		return SBF_OK;
-	st = sbf_win_live_merge(w, L);
-	sbf_win_live_free(w);
+	/* a failed merge changed nothing: the pairs keep waiting */
+	if ((st = sbf_win_live_merge(w, L)) == SBF_OK)
+		sbf_win_live_free(w);
 	return st;
 }
 
