@@ -23,15 +23,6 @@
 
 #define RUNS	5
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* ns a fingerprint of decoding n distinct b-bit fingerprints from bytes. */
 static void
 decode(uint64_t n, int b, uint64_t reps)
@@ -64,9 +55,8 @@ decode(uint64_t n, int b, uint64_t reps)
 			sbf_ef_decode_bytes(&s, buf, out);
 		t[r] = (bench_cpu_now() - t0) * 1e9 / (double) (reps * m);
 	}
-	qsort(t, RUNS, sizeof(double), cmp_double);
 	printf("decode: n %llu b %d L %d %.2f ns a fingerprint (digest %016llx)\n",
-		   (unsigned long long) m, b, s.L, t[RUNS / 2],
+		   (unsigned long long) m, b, s.L, bench_median(t, RUNS),
 		   (unsigned long long) bench_digest((const uint8_t *) out, m * sizeof(uint64_t)));
 	free(buf);
 	free(fp);
@@ -115,9 +105,8 @@ add(uint64_t n, uint64_t calls)
 		}
 		t[r] = (bench_cpu_now() - t0) * 1e9 / (double) calls;
 	}
-	qsort(t, RUNS, sizeof(double), cmp_double);
 	printf("add: n %llu (%zu bytes) %.0f ns an add (%llu of %llu kept compact-sized)\n",
-		   (unsigned long long) n, f.len, t[RUNS / 2], (unsigned long long) in_place,
+		   (unsigned long long) n, f.len, bench_median(t, RUNS), (unsigned long long) in_place,
 		   (unsigned long long) calls);
 	sbf_filter_free(&f);
 	free(h);
