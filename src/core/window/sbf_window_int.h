@@ -365,7 +365,7 @@ extern SbfStatus sbf_win_live_merge(SbfWindow *w, SbfWinLive *L);
 extern SbfStatus sbf_win_live_step(SbfWindow *w, uint64_t x, uint16_t a,
 								   SbfWinSeg *const *holder, bool *tried);
 
-/* Helpers of the live adds (sbf_window_live.c, sbf_window_batch.c) in sbf_window_write.c. */
+/* Helpers of the live adds (sbf_window_live.c, _batch.c) in sbf_window_write.c. */
 extern uint32_t sbf_win_pair_search(const SbfWindow *w, uint64_t h);
 extern bool sbf_win_segments_hold(SbfWindow *w, uint64_t h, uint32_t a);
 extern bool sbf_win_holder_holds(SbfWinSeg *s, uint32_t a);

@@ -29,8 +29,9 @@
 /*
  * A conversion of the newest bucket after a new pair of age 0, when one is
  * due (SBF_WIN_OPEN_MAX pairs of age 0, and not before w->open_retry pairs
- * in all); the waiting pairs are merged first when the try would read them.  *tried tells whether a conversion was
- * tried (the segments may have changed).
+ * in all); the waiting pairs are merged first when the try would read them.
+ * *tried tells whether a conversion was tried (the segments may have
+ * changed).
  */
 static SbfStatus
 live_close_open(SbfWindow *w, SbfWinLive *L, bool *tried)

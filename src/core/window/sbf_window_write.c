@@ -427,8 +427,9 @@ segment_has_mixed(const SbfWinSeg *s, SbfWinMixes *x)
 	/* the first two probes without a branch between them (k >= 2 nearly always) */
 	if (s->g.width >= 2)
 	{
-		unsigned	b0 = sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 0), s->g.size));
-		unsigned	b1 = sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 1), s->g.size));
+		uint64_t	m = s->g.size;
+		unsigned	b0 = sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 0), m));
+		unsigned	b1 = sbf_bit_test(s->bits, sbf_win_mulhi(sbf_winchunk_mix(x, 1), m));
 
 		if ((b0 & b1) == 0)
 			return false;
