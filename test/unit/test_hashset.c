@@ -233,6 +233,81 @@ hs_roundtrip(SbfHashSet *s, bool with_rate, uint64_t *n, size_t *bytes)
 }
 
 /*
+ * Hash i of n of sort pattern pat: 0 uniform, 1 repeats, 2 one bucket, 3 the
+ * extremes, 4 a first bucket of the first pass as full as the sort copies
+ * (n / 64 + 256 hashes under 2^54, sbf_hash_sort.c's copy_room), the rest
+ * uniform.
+ */
+static uint64_t
+sort_input(int pat, uint64_t i, uint64_t n)
+{
+	switch (pat)
+	{
+		case 4:
+			return i < n / 64 + 256 ? key(25, i) >> 10 : key(25, i) | UINT64_C(1) << 63;
+		case 0:
+			return key(21, i);
+		case 1:
+			return key(22, i % 97);
+		case 2:
+			return i * 7 % 1001;	/* every hash in the first bucket */
+		default:
+			return i % 3 == 0 ? 0 : i % 3 == 1 ? UINT64_MAX : key(23, i);
+	}
+}
+
+/*
+ * sbf_hash_sort_unique (one pass and two) and its span form give the sorted
+ * distinct hashes of any input: every size around the passes' limits,
+ * uniform hashes, repeats, a single bucket (its qsort), the extremes 0 and
+ * UINT64_MAX, the fullest bucket the second pass copies (in the counters'
+ * room: the allocation is exactly what the sort asks for), and slices [lo,
+ * lo + 2^span) of the hash space.  The counters
+ * it asks for never shrink as n grows (callers size them for the largest).
+ */
+static void
+hash_sort_unique(void)
+{
+	static const uint64_t sizes[] = {1, 2, 32, 33, 100, 1023, 1024, 1025, 2047, 2048,
+	5000, 70000, 300000};
+	uint64_t	n;
+	size_t		si;
+	int			pat;
+
+	for (n = 1; n < 5000; n++)
+		CHECK(sbf_hash_sort_count_size(n + 1) >= sbf_hash_sort_count_size(n));
+	for (n = 4096; 2 * n <= UINT32_MAX; n = n * 3 / 2)
+		CHECK(sbf_hash_sort_count_size(n + 1) >= sbf_hash_sort_count_size(n) &&
+			  sbf_hash_sort_count_size(2 * n) >= sbf_hash_sort_count_size(n + 1));
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (pat = 0; pat < 6; pat++)
+		{
+			uint64_t	m = sizes[si];
+			uint64_t   *in = malloc(m * sizeof(uint64_t));
+			uint64_t   *out = malloc(m * sizeof(uint64_t));
+			uint32_t   *count = malloc((sbf_hash_sort_count_size(m) | 1) * sizeof(uint32_t));
+			/* pattern 5: uniform within [lo, lo + 2^40) */
+			uint64_t	lo = UINT64_C(0x123456) << 40;
+			uint64_t	nref;
+			uint64_t   *ref;
+			uint64_t	i;
+
+			for (i = 0; i < m; i++)
+				in[i] = pat < 5 ? sort_input(pat, i, m) : lo + (key(24, i) >> 24);
+			ref = ref_sort_unique(in, m, &nref);
+			if (pat < 5)
+				CHECK(sbf_hash_sort_unique(in, m, out, count) == nref);
+			else
+				CHECK(sbf_hash_sort_unique_span(in, m, out, count, lo, 40) == nref);
+			CHECK(memcmp(out, ref, nref * sizeof(uint64_t)) == 0);
+			free(ref);
+			free(count);
+			free(out);
+			free(in);
+		}
+}
+
+/*
  * sbf_hash_merge_unique gives what sbf_hash_sort_unique gives for the
  * concatenation of 1 to SBF_HASH_MERGE_MAX_K ascending pieces: empty pieces,
  * repeats within a piece and across pieces, the extreme hashes 0 and
@@ -1002,6 +1077,7 @@ hashset_nomem(void)
 int
 main(void)
 {
+	RUN(hash_sort_unique);
 	RUN(hash_merge_unique);
 	RUN(hashset_engine);
 	RUN(hashset_union);
