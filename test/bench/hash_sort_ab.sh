@@ -14,12 +14,7 @@ ROUNDS=${ROUNDS:-3}
 # shellcheck source=core_ab_lib.sh
 . test/bench/core_ab_lib.sh
 core_ab_build "$base" test/bench/hash_sort_ab.c -Itest/bench
-echo "# $ROUNDS rounds; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for round in $(seq "$ROUNDS"); do
-	for v in base new; do
-		nice "$work/$v/run" | sed "s/^/$v /" | tee -a "$work/all"
-	done
-done
+core_ab_rounds
 b=$(grep '^base sort' "$work/all" | grep -o 'n [0-9]* distinct [0-9]*\|digest [0-9a-f]*' | paste -d' ' - - | sort -u)
 n=$(grep '^new sort' "$work/all" | grep -o 'n [0-9]* distinct [0-9]*\|digest [0-9a-f]*' | paste -d' ' - - | sort -u)
 [ -n "$b" ] && [ "$b" = "$n" ] && echo "same sorted hashes in both builds: yes" || echo "same sorted hashes in both builds: NO"

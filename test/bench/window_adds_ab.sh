@@ -16,12 +16,8 @@ ROUNDS=${ROUNDS:-3}
 # shellcheck source=core_ab_lib.sh
 . test/bench/core_ab_lib.sh
 core_ab_build "$base" test/bench/window_adds_bench.c -Itest/bench
-echo "# n $n, single adds $ns, $ROUNDS rounds; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for round in $(seq "$ROUNDS"); do
-	for v in base new; do
-		nice "$work/$v/run" "$n" "$ns" | sed "s/^/$v /" | tee -a "$work/all"
-	done
-done
+echo "# n $n, single adds $ns"
+core_ab_rounds "$n" "$ns"
 # the same windows from both builds
 # (each build's digests, by line, the same list: the rounds repeat the same windows)
 bdig=$(grep '^base.*bytes' "$work/all" | grep -o '^base [a-z_]*\|bytes [0-9a-f]*' | paste -d' ' - - | sort -u | sed 's/^base //')
