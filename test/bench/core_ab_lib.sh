@@ -1,10 +1,10 @@
 # Shared by the benchmarks that compare two builds of the core in one run
 # (core_driver_ab.sh, grown_small_ab.sh, the *_ab.sh beside them); sourced,
-# run from the repository's
-# top.  core_ab_build BASE PROGRAM.c [cc flags...] compiles PROGRAM.c (-O2)
-# against commit BASE's src/core (any folder layout) and against the working
-# tree's, into $work/base/run and $work/new/run ($work: a temporary
-# directory, removed on exit), and prints the header line naming both.
+# run from the repository's top.  core_ab_build BASE PROGRAM.c [cc flags...]
+# compiles PROGRAM.c (-O2) against commit BASE's src/core (any folder layout)
+# and against the working tree's, into $work/base/run and $work/new/run
+# ($work: a temporary directory, removed on exit), and prints the header
+# line naming both.
 core_ab_build() {
 	local base=$1 prog=$2 v incs srcs
 	shift 2
