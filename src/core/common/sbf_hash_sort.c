@@ -129,13 +129,28 @@ sbf_hash_sort_unique(const uint64_t *src, uint64_t n, uint64_t *dst, uint32_t *c
 	return sbf_hash_sort_unique_span(src, n, dst, count, 0, 64);
 }
 
-/* Sorts a[0..n): by insertion when small, else by qsort. */
+/* Whether a[0..n) holds one value only (n >= 1). */
+static inline bool
+all_equal(const uint64_t *a, uint64_t n)
+{
+	uint64_t	diff = 0;
+	uint64_t	i;
+
+	for (i = 1; i < n; i++)
+		diff |= a[i] ^ a[0];
+	return diff == 0;
+}
+
+/*
+ * Sorts a[0..n): by insertion when small, else by qsort, unless every hash
+ * is the same (a bucket of one repeated element: nothing to sort).
+ */
 static inline void
 sort_small(uint64_t *a, uint64_t n)
 {
 	if (n <= SBF_HASH_SORT_SMALL)
 		insertion_sort(a, n);
-	else
+	else if (!all_equal(a, n))
 		qsort(a, n, sizeof(uint64_t), cmp_u64);
 }
 
@@ -164,9 +179,9 @@ distribute(const uint64_t *src, uint64_t n, uint64_t *dst, uint32_t *count,
 
 /*
  * Sorts dst[0..n) whose buckets (count[b]: the end of bucket b of nb) are in
- * order: a bucket too large for insertion is sorted by qsort, then one
- * insertion pass moves each hash within its bucket only (no loop a bucket:
- * most buckets hold zero to two hashes).
+ * order: a bucket too large for insertion is sorted first (sort_small), then
+ * one insertion pass moves each hash within its bucket only (no loop a
+ * bucket: most buckets hold zero to two hashes).
  */
 static void
 sort_buckets(uint64_t *dst, uint64_t n, const uint32_t *count, uint32_t nb)
@@ -177,7 +192,7 @@ sort_buckets(uint64_t *dst, uint64_t n, const uint32_t *count, uint32_t nb)
 	for (b = 0; b < nb; b++)
 	{
 		if (count[b] - start > SBF_HASH_SORT_SMALL)
-			qsort(dst + start, count[b] - start, sizeof(uint64_t), cmp_u64);
+			sort_small(dst + start, count[b] - start);
 		start = count[b];
 	}
 	insertion_sort(dst, n);
