@@ -47,7 +47,7 @@ run(uint64_t n, int reps)
 	for (r = 0; r < reps; r++)
 	{
 		SbfHashSet	s;
-		SbfHsScratch sc = {NULL, 0, NULL, &bench_allocator};
+		SbfHsScratch sc = {NULL, 0, NULL, &bench_allocator, 0};
 		SbfFilter	f;
 		double		t0;
 		uint64_t	i;

@@ -101,7 +101,7 @@ static void
 fuzz_hs_engine(const uint8_t *data, size_t size)
 {
 	SbfParams	p = {1000, 0.01, 0.9, 2, 9};
-	SbfHsScratch sc = {NULL, 0, NULL, &fuzz_allocator};
+	SbfHsScratch sc = {NULL, 0, NULL, &fuzz_allocator, 0};
 	SbfHashSet	a;
 	SbfHashSet	b;
 	uint64_t	threshold;

@@ -383,7 +383,7 @@ hashset_engine(void)
 				uint64_t   *in = hs_input(pat, n);
 				uint64_t	nref;
 				uint64_t   *ref = ref_sort_unique(in, n, &nref);
-				SbfHsScratch sc = {NULL, 0, NULL, &g_alloc};
+				SbfHsScratch sc = {NULL, 0, NULL, &g_alloc, 0};
 				SbfHashSet	s;
 				SbfFilter	built;
 				uint64_t	i;

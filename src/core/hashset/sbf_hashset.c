@@ -92,6 +92,7 @@ sbf_hs_scratch_free(SbfHsScratch *sc)
 	sc->tmp = NULL;
 	sc->count = NULL;
 	sc->tmpcap = 0;
+	sc->countcap = 0;
 }
 
 /*
@@ -308,11 +309,18 @@ hs_merge(SbfHashSet *s, uint64_t *run, uint64_t r)
 static SbfStatus
 hs_scratch_reserve(SbfHsScratch *sc, uint64_t n)
 {
-	if (sc->count == NULL)
+	size_t		nc = sbf_hash_sort_count_size(n);
+
+	/* the counters a sort of n asks for (as many for any fewer: monotone) */
+	if (sc->countcap < nc)
 	{
-		sc->count = sc->a->alloc(((1 << 16) + 1) * sizeof(uint32_t), sc->a->ctx);
-		if (sc->count == NULL)
+		uint32_t   *count = sc->a->alloc(nc * sizeof(uint32_t), sc->a->ctx);
+
+		if (count == NULL)
 			return SBF_E_NOMEM;
+		sbf_free(sc->a, sc->count);
+		sc->count = count;
+		sc->countcap = nc;
 	}
 	if (sc->tmpcap < n)
 	{
@@ -335,7 +343,7 @@ hs_scratch_reserve(SbfHsScratch *sc, uint64_t n)
 SbfStatus
 sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 {
-	SbfHsScratch local = {NULL, 0, NULL, &s->alloc};
+	SbfHsScratch local = {NULL, 0, NULL, &s->alloc, 0};
 	uint32_t	pending;
 	uint64_t	r;
 	uint64_t   *run;

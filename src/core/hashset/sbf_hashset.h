@@ -116,8 +116,9 @@ typedef struct SbfHsScratch
 {
 	uint64_t   *tmp;
 	uint64_t	tmpcap;			/* entries of tmp */
-	uint32_t   *count;			/* 2^16 + 1 bucket counters */
+	uint32_t   *count;			/* the sort's counters (sbf_hash_sort_count_size) */
 	const SbfAllocator *a;
+	size_t		countcap;		/* entries of count */
 } SbfHsScratch;
 
 extern void sbf_hs_scratch_free(SbfHsScratch *sc);
