@@ -261,9 +261,9 @@ sort_input(int pat, uint64_t i, uint64_t n)
  * distinct hashes of any input: every size around the passes' limits,
  * uniform hashes, repeats, a single bucket (its qsort), the extremes 0 and
  * UINT64_MAX, the fullest bucket the second pass copies (in the counters'
- * room: the allocation is exactly what the sort asks for), and slices [lo,
- * lo + 2^span) of the hash space.  The counters
- * it asks for never shrink as n grows (callers size them for the largest).
+ * room: the allocation is exactly what the sort asks for), and (pattern 5)
+ * a slice [lo, lo + 2^40) of the hash space.  The counters it asks for
+ * never shrink as n grows (callers size them for the largest).
  */
 static void
 hash_sort_unique(void)
@@ -285,8 +285,8 @@ hash_sort_unique(void)
 			uint64_t	m = sizes[si];
 			uint64_t   *in = malloc(m * sizeof(uint64_t));
 			uint64_t   *out = malloc(m * sizeof(uint64_t));
+			/* exactly the counters asked for (at least one to allocate) */
 			uint32_t   *count = malloc((sbf_hash_sort_count_size(m) | 1) * sizeof(uint32_t));
-			/* pattern 5: uniform within [lo, lo + 2^40) */
 			uint64_t	lo = UINT64_C(0x123456) << 40;
 			uint64_t	nref;
 			uint64_t   *ref;
