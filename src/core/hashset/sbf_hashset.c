@@ -353,26 +353,19 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 		return SBF_OK;
 	if (s->nbuf <= SBF_HS_SMALL_SORT)
 		run = s->buf;			/* sorted in place */
-	else if (sc != NULL)
-	{
-		status = hs_scratch_reserve(sc, s->bufcap);
-		if (status != SBF_OK)
-			return status;
-		run = sc->tmp;
-	}
 	else
 	{
-		/* one sort: scratch of exactly its size */
-		sc = &local;
-		local.tmp = s->alloc.alloc(s->nbuf * sizeof(uint64_t), s->alloc.ctx);
-		local.count = s->alloc.alloc(sbf_hash_sort_count_size(s->nbuf) * sizeof(uint32_t),
-									 s->alloc.ctx);
-		if (local.tmp == NULL || local.count == NULL)
+		/* a kept scratch sized for the buffer; else one of exactly this sort's size */
+		status = sc != NULL ? hs_scratch_reserve(sc, s->bufcap) :
+			hs_scratch_reserve(&local, s->nbuf);
+		if (sc == NULL)
+			sc = &local;
+		if (status != SBF_OK)
 		{
 			sbf_hs_scratch_free(&local);
-			return SBF_E_NOMEM;
+			return status;
 		}
-		run = local.tmp;
+		run = sc->tmp;
 	}
 	pending = s->nbuf;
 	r = sbf_hash_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
