@@ -226,12 +226,59 @@ spill_array(SbfSpill *sp, SbfHsObject *o)
 	hs->setcap = 0;
 }
 
-/* Adds h to a state whose buffer is full: spills the array first if due. */
+/* Writes a sorted buffer of a spilled state as a run of its own. */
+static void
+spill_emit_run(void *arg, const uint64 *h, uint64 n)
+{
+	spill_append_run((SbfSpill *) arg, h, n);
+}
+
+/*
+ * Empties the full buffer of a state that has spilled: sorted once, it is
+ * a run of its own when at least half of it is distinct (merging it into
+ * the array first only copied it there, one and a half moves a hash for a
+ * table of distinct values); else it is merged into the array, spilled
+ * first if the merge could take it past spill_at.  The buffer is then the
+ * largest power of two within spill_at, so runs hold at least spill_at / 4
+ * hashes, and the buffer, the sort's copy and the array hold at most
+ * spill_at hashes each (work_mem at 24 bytes a hash).
+ */
+static SbfStatus
+spill_flush_spilled(FunctionCallInfo fcinfo, SbfHsObject *o)
+{
+	SbfHashSet *hs = &o->hs;
+	uint64		cap = (uint64) 1 << pg_leftmost_one_pos64(o->spill_at);
+	uint64		min_run = Max(hs->bufcap / 2, 1);
+	SbfStatus	st;
+
+	if (hs->nset + min_run > o->spill_at)
+		spill_array(o->spill, o);
+	st = sbf_hs_flush_runs(hs, &sbf_hs_call_cache(fcinfo)->scratch, min_run,
+						   spill_emit_run, o->spill);
+	if (st != SBF_OK)
+		return st;
+	return sbf_hs_reserve_buffer(hs, cap);
+}
+
+/*
+ * Adds h to a state whose buffer is full: once it has spilled, through
+ * spill_flush_spilled; before, the array is spilled first if the flush
+ * would take it past spill_at.
+ */
 SbfStatus
 sbf_spill_add_slow(FunctionCallInfo fcinfo, SbfHsObject *o, uint64 h)
 {
 	SbfHashSet *hs = &o->hs;
 
+	if (o->spill != NULL && o->spill_at != 0 && !hs->streaming)
+	{
+		SbfStatus	st = spill_flush_spilled(fcinfo, o);
+
+		if (st != SBF_OK)
+			return st;
+		hs->buf[hs->nbuf++] = h;
+		return SBF_OK;
+	}
 	/* the flush would merge up to nbuf hashes into the array */
 	if (o->spill_at != 0 && !hs->streaming && hs->nset + hs->nbuf > o->spill_at)
 		spill_array(spill_get(fcinfo, o), o);

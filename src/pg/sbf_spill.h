@@ -10,7 +10,10 @@
  * sbf.spill_threshold when it is set.  When the next flush of the pending
  * buffer would take the group's sorted array past spill_at, the array is
  * written as one sorted run of distinct hashes to the group's BufFile and
- * the array starts empty again.  Runs may share hashes with each other.
+ * the array starts empty again.  From then on the buffer holds up to
+ * spill_at hashes (the largest power of two within it), and a full buffer
+ * that is at least half distinct is sorted and written as a run of its own,
+ * without passing through the array.  Runs may share hashes with each other.
  *
  * What PostgreSQL provides does the file handling: BufFileCreateTemp under
  * the current resource owner, so the files go away on error, cancellation

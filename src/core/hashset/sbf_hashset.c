@@ -160,16 +160,12 @@ hs_start_stream(SbfHashSet *s, SbfHsIter *it, uint64_t n)
 }
 
 /*
- * Gives a set whose buffer is empty a buffer for about a quarter as many
- * hashes as its array holds (a power of two, 8..SBF_HS_MAX_BUF), or for
- * adds / 8 up to SBF_HS_ROWS_BUF when the set saw many adds but few
- * distinct hashes.  Buffers only grow.
+ * Gives a set whose buffer is empty a buffer of at least want hashes (a
+ * power of two, 8..SBF_HS_MAX_BUF); buffers only grow.
  */
-SbfStatus
-sbf_hs_size_buffer(SbfHashSet *s)
+static SbfStatus
+hs_grow_buffer(SbfHashSet *s, uint64_t want)
 {
-	uint64_t	want = SBF_HS_MAX(s->nset >> SBF_HS_BUF_SHIFT,
-								  SBF_HS_MIN(s->nrows / 8, SBF_HS_ROWS_BUF));
 	uint64_t	cap;
 	uint64_t   *buf;
 
@@ -189,6 +185,27 @@ sbf_hs_size_buffer(SbfHashSet *s)
 	s->buf = buf;
 	s->bufcap = (uint32_t) cap;
 	return SBF_OK;
+}
+
+/*
+ * Gives a set whose buffer is empty a buffer for about a quarter as many
+ * hashes as its array holds (a power of two, 8..SBF_HS_MAX_BUF), or for
+ * adds / 8 up to SBF_HS_ROWS_BUF when the set saw many adds but few
+ * distinct hashes.  Buffers only grow.
+ */
+SbfStatus
+sbf_hs_size_buffer(SbfHashSet *s)
+{
+	return hs_grow_buffer(s, SBF_HS_MAX(s->nset >> SBF_HS_BUF_SHIFT,
+										SBF_HS_MIN(s->nrows / 8, SBF_HS_ROWS_BUF)));
+}
+
+SbfStatus
+sbf_hs_reserve_buffer(SbfHashSet *s, uint64_t cap)
+{
+	if (s->nbuf != 0 || s->streaming)
+		return SBF_E_PARAM;
+	return hs_grow_buffer(s, cap);
 }
 
 /*
@@ -343,6 +360,13 @@ hs_scratch_reserve(SbfHsScratch *sc, uint64_t n)
 SbfStatus
 sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 {
+	return sbf_hs_flush_runs(s, sc, 0, NULL, NULL);
+}
+
+SbfStatus
+sbf_hs_flush_runs(SbfHashSet *s, SbfHsScratch *sc, uint64_t min_run,
+				  SbfHsRunFn emit, void *arg)
+{
 	SbfHsScratch local = {NULL, 0, NULL, &s->alloc, 0};
 	uint32_t	pending;
 	uint64_t	r;
@@ -369,7 +393,13 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 	}
 	pending = s->nbuf;
 	r = sbf_hash_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
-	status = hs_merge(s, run, r);
+	if (emit != NULL && r >= min_run && r > 0)
+	{
+		emit(arg, run, r);
+		status = SBF_OK;
+	}
+	else
+		status = hs_merge(s, run, r);
 	/* on failure the buffer keeps its hashes (sorted in place or not) */
 	if (status == SBF_OK)
 	{

@@ -249,6 +249,25 @@ sbf_hs_add(SbfHashSet *s, uint64_t h, SbfHsScratch *sc)
 extern SbfStatus sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc);
 
 /*
+ * sbf_hs_flush for a set whose hashes may also live elsewhere (a spilling
+ * aggregate state's runs): when the buffer holds at least min_run distinct
+ * hashes they are handed to emit, sorted, instead of being merged into the
+ * array (a set of distinct values would only copy them there before they
+ * go out); fewer are merged as sbf_hs_flush merges them.  emit may not
+ * return (an error): then the buffer keeps its hashes.  The set's hashes
+ * are then the array, the buffer and whatever emit kept.
+ */
+typedef void (*SbfHsRunFn) (void *arg, const uint64_t *h, uint64_t n);
+extern SbfStatus sbf_hs_flush_runs(SbfHashSet *s, SbfHsScratch *sc, uint64_t min_run,
+								   SbfHsRunFn emit, void *arg);
+
+/*
+ * Gives a set whose buffer is empty (and that does not stream) a buffer of
+ * at least cap hashes (a power of two, at most 2^20); buffers only grow.
+ */
+extern SbfStatus sbf_hs_reserve_buffer(SbfHashSet *s, uint64_t cap);
+
+/*
  * dst := dst UNION src (src is only read).  A streaming side takes the other
  * side's hashes as ordinary adds; two streaming sides are united as filters
  * (sbf_union).
