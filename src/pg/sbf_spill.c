@@ -228,7 +228,7 @@ spill_array(SbfSpill *sp, SbfHsObject *o)
 
 /* Writes a sorted buffer of a spilled state as a run of its own. */
 static void
-spill_emit_run(void *arg, const uint64 *h, uint64 n)
+spill_emit_run(void *arg, const uint64 *h, size_t n)
 {
 	spill_append_run((SbfSpill *) arg, h, n);
 }

@@ -434,97 +434,6 @@ hashset_engine(void)
 			}
 }
 
-/* Runs emitted by sbf_hs_flush_runs, concatenated (each checked ascending). */
-typedef struct RunSink
-{
-	uint64_t   *h;
-	uint64_t	n;
-	uint64_t	runs;
-	bool		sorted;
-} RunSink;
-
-static void
-run_sink(void *arg, const uint64_t *h, uint64_t n)
-{
-	RunSink    *rs = (RunSink *) arg;
-	uint64_t	i;
-
-	for (i = 1; i < n; i++)
-		rs->sorted = rs->sorted && h[i - 1] < h[i];
-	memcpy(rs->h + rs->n, h, n * sizeof(uint64_t));
-	rs->n += n;
-	rs->runs++;
-}
-
-/*
- * sbf_hs_flush_runs, as a spilled aggregate state drives it: a full buffer
- * whose distinct hashes reach min_run goes to the sink sorted, a smaller
- * one into the array; the runs and the array together hold the input's
- * set (no hash lost, none emitted twice by one run).  Distinct input is
- * mostly runs; a short cycle of repeats never makes one.
- * sbf_hs_reserve_buffer grows only an empty buffer of a set that does not
- * stream, to a power of two.
- */
-static void
-hashset_flush_runs(void)
-{
-	static const uint64_t sizes[] = {100, 5000, 70000};
-	int			pat;
-	size_t		si;
-
-	for (pat = 0; pat < 4; pat++)
-		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-		{
-			uint64_t	n = sizes[si];
-			uint64_t   *in = hs_input(pat, n);
-			uint64_t	nref;
-			uint64_t   *ref = ref_sort_unique(in, n, &nref);
-			SbfHsScratch sc = {NULL, 0, NULL, &g_alloc, 0};
-			RunSink		rs = {malloc((n + 1) * sizeof(uint64_t)), 0, 0, true};
-			SbfHashSet	s;
-			uint64_t	i;
-			uint64_t	nall;
-			uint64_t   *all;
-			uint64_t   *got;
-
-			sbf_hs_init(&s, &g_alloc, NULL, 0);
-			CHECK_ST(sbf_hs_reserve_buffer(&s, 1000), SBF_OK);
-			CHECK(s.bufcap == 1024);
-			for (i = 0; i < n; i++)
-			{
-				if (s.nbuf == s.bufcap)
-				{
-					CHECK_ST(sbf_hs_reserve_buffer(&s, 2048), SBF_E_PARAM);
-					CHECK_ST(sbf_hs_flush_runs(&s, &sc, s.bufcap / 2, run_sink, &rs), SBF_OK);
-					CHECK(s.nbuf == 0);
-					CHECK_ST(sbf_hs_reserve_buffer(&s, 2048), SBF_OK);
-				}
-				s.buf[s.nbuf++] = in[i];
-			}
-			CHECK_ST(sbf_hs_flush(&s, &sc), SBF_OK);
-			CHECK(rs.sorted);
-			if (pat == 0 && n > 2048)
-				CHECK(rs.runs > 0 && s.nset < n / 2);
-			/* a cycle of n / 10 + 1 <= 501 hashes: under half of any buffer */
-			if (pat == 1 && n <= 5000)
-				CHECK(rs.runs == 0 && s.nset == nref);
-			/* the runs and the array: the input's set */
-			all = malloc((rs.n + s.nset + 1) * sizeof(uint64_t));
-			memcpy(all, rs.h, rs.n * sizeof(uint64_t));
-			if (s.nset > 0)
-				memcpy(all + rs.n, s.set, s.nset * sizeof(uint64_t));
-			got = ref_sort_unique(all, rs.n + s.nset, &nall);
-			CHECK(nall == nref && memcmp(got, ref, nref * sizeof(uint64_t)) == 0);
-			free(got);
-			free(all);
-			free(rs.h);
-			sbf_hs_free(&s);
-			sbf_hs_scratch_free(&sc);
-			free(in);
-			free(ref);
-		}
-}
-
 /*
  * Unions: two halves of an input, split any way, unite to the set of the
  * whole (both orders), also when one or both sides streamed.
@@ -667,6 +576,95 @@ hs_chunk_copy(void *arg, const uint64_t *h, size_t n)
 	c->n += n;
 	if (n > c->max_chunk)
 		c->max_chunk = n;
+}
+
+/* Runs emitted by sbf_hs_flush_runs: copied, counted, each checked ascending. */
+typedef struct RunSink
+{
+	ChunkCopy	c;
+	uint64_t	runs;
+	bool		sorted;
+} RunSink;
+
+static void
+run_sink(void *arg, const uint64_t *h, size_t n)
+{
+	RunSink    *rs = (RunSink *) arg;
+	size_t		i;
+
+	for (i = 1; i < n; i++)
+		rs->sorted = rs->sorted && h[i - 1] < h[i];
+	rs->runs++;
+	hs_chunk_copy(&rs->c, h, n);
+}
+
+/*
+ * sbf_hs_flush_runs, as a spilled aggregate state drives it: a full buffer
+ * whose distinct hashes reach min_run goes to the sink sorted, a smaller
+ * one into the array; the runs and the array together hold the input's
+ * set (no hash lost, none emitted twice by one run).  Distinct input is
+ * mostly runs; a short cycle of repeats never makes one.
+ * sbf_hs_reserve_buffer grows only an empty buffer of a set that does not
+ * stream, to a power of two.
+ */
+static void
+hashset_flush_runs(void)
+{
+	static const uint64_t sizes[] = {100, 5000, 70000};
+	int			pat;
+	size_t		si;
+
+	for (pat = 0; pat < 4; pat++)
+		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		{
+			uint64_t	n = sizes[si];
+			uint64_t   *in = hs_input(pat, n);
+			uint64_t	nref;
+			uint64_t   *ref = ref_sort_unique(in, n, &nref);
+			SbfHsScratch sc = {NULL, 0, NULL, &g_alloc, 0};
+			RunSink		rs = {{malloc((n + 1) * sizeof(uint64_t)), 0, 0}, 0, true};
+			SbfHashSet	s;
+			uint64_t	i;
+			uint64_t	nall;
+			uint64_t   *all;
+			uint64_t   *got;
+
+			sbf_hs_init(&s, &g_alloc, NULL, 0);
+			CHECK_ST(sbf_hs_reserve_buffer(&s, 1000), SBF_OK);
+			CHECK(s.bufcap == 1024);
+			for (i = 0; i < n; i++)
+			{
+				if (s.nbuf == s.bufcap)
+				{
+					CHECK_ST(sbf_hs_reserve_buffer(&s, 2048), SBF_E_PARAM);
+					CHECK_ST(sbf_hs_flush_runs(&s, &sc, s.bufcap / 2, run_sink, &rs), SBF_OK);
+					CHECK(s.nbuf == 0);
+					CHECK_ST(sbf_hs_reserve_buffer(&s, 2048), SBF_OK);
+				}
+				s.buf[s.nbuf++] = in[i];
+			}
+			CHECK_ST(sbf_hs_flush(&s, &sc), SBF_OK);
+			CHECK(rs.sorted);
+			if (pat == 0 && n > 2048)
+				CHECK(rs.runs > 0 && s.nset < n / 2);
+			/* a cycle of n / 10 + 1 <= 501 hashes: under half of any buffer */
+			if (pat == 1 && n <= 5000)
+				CHECK(rs.runs == 0 && s.nset == nref);
+			/* the runs and the array: the input's set */
+			all = malloc((rs.c.n + s.nset + 1) * sizeof(uint64_t));
+			memcpy(all, rs.c.a, rs.c.n * sizeof(uint64_t));
+			if (s.nset > 0)
+				memcpy(all + rs.c.n, s.set, s.nset * sizeof(uint64_t));
+			got = ref_sort_unique(all, rs.c.n + s.nset, &nall);
+			CHECK(nall == nref && memcmp(got, ref, nref * sizeof(uint64_t)) == 0);
+			free(got);
+			free(all);
+			free(rs.c.a);
+			sbf_hs_free(&s);
+			sbf_hs_scratch_free(&sc);
+			free(in);
+			free(ref);
+		}
 }
 
 /*

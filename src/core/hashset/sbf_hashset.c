@@ -365,7 +365,7 @@ sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc)
 
 SbfStatus
 sbf_hs_flush_runs(SbfHashSet *s, SbfHsScratch *sc, uint64_t min_run,
-				  SbfHsRunFn emit, void *arg)
+				  SbfHsChunkFn emit, void *arg)
 {
 	SbfHsScratch local = {NULL, 0, NULL, &s->alloc, 0};
 	uint32_t	pending;
@@ -395,7 +395,7 @@ sbf_hs_flush_runs(SbfHashSet *s, SbfHsScratch *sc, uint64_t min_run,
 	r = sbf_hash_sort_unique(s->buf, pending, run, sc != NULL ? sc->count : NULL);
 	if (emit != NULL && r >= min_run && r > 0)
 	{
-		emit(arg, run, r);
+		emit(arg, run, (size_t) r);
 		status = SBF_OK;
 	}
 	else

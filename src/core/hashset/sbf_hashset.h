@@ -257,9 +257,8 @@ extern SbfStatus sbf_hs_flush(SbfHashSet *s, SbfHsScratch *sc);
  * return (an error): then the buffer keeps its hashes.  The set's hashes
  * are then the array, the buffer and whatever emit kept.
  */
-typedef void (*SbfHsRunFn) (void *arg, const uint64_t *h, uint64_t n);
 extern SbfStatus sbf_hs_flush_runs(SbfHashSet *s, SbfHsScratch *sc, uint64_t min_run,
-								   SbfHsRunFn emit, void *arg);
+								   SbfHsChunkFn emit, void *arg);
 
 /*
  * Gives a set whose buffer is empty (and that does not stream) a buffer of
