@@ -49,6 +49,19 @@ SELECT md5(sbf_agg(id ORDER BY id)::bytea) = :'mem_ids' AS ascending,
 	   md5(sbf_agg(id ORDER BY md5(object))::bytea) = :'mem_ids' AS shuffled
 FROM spill_rows;
 
+-- one group whose full buffers are first distinct (once the group has
+-- spilled, each is written as a run of its own), then hold each element
+-- three times in a row (merged into the array first), then distinct again:
+-- the bytes of the build in memory
+SET sbf.spill_threshold = 0;
+SELECT md5(sbf_agg(x)::bytea) AS mem_mixed
+FROM (SELECT generate_series(100001, 120000) AS x UNION ALL SELECT i / 3 FROM generate_series(0, 59999) i
+	  UNION ALL SELECT generate_series(200001, 220000)) s \gset
+SET sbf.spill_threshold = 1000;
+SELECT md5(sbf_agg(x)::bytea) = :'mem_mixed' AS mixed_buffers_same
+FROM (SELECT generate_series(100001, 120000) AS x UNION ALL SELECT i / 3 FROM generate_series(0, 59999) i
+	  UNION ALL SELECT generate_series(200001, 220000)) s;
+
 -- sized for the real distinct count: the filter's count and bits are those
 -- of the in-memory build, and sbf_build of the spilled set gives the same bytes
 SELECT (sbf_info(sbf_agg(id))->'segments'->0->>'capacity')::bigint AS capacity,
