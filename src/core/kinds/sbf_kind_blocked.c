@@ -472,39 +472,26 @@ count_or_mark(const SbfKindGeom *g, const uint8_t *data, const uint64_t *h,
 
 SBF_KIND_COUNT_AND_MARK(sbf_blocked, count_or_mark)
 
-/*
- * Sets h's probes; true when one of them was clear.  probe_next's sequence,
- * a word at a time: each word's (up to) seven probes are shifted out of a
- * copy of it, without probe_next's test for the next word before each.
- */
+/* Sets h's probes; true when one of them was clear. */
 bool
 sbf_blocked_insert(const SbfKindGeom *g, uint8_t *data, uint64_t h)
 {
 	uint8_t    *line = data + sbf_win_mulhi(h, g->size) * SBF_BLOCKED_LINE_BYTES;
 	uint64_t	w = sbf_mix64(h);
-	uint32_t	left = g->width;	/* read once: the stores below may alias g */
-	uint32_t	changed = 0;
+	uint32_t	k = g->width;	/* read once: the stores below may alias g */
+	uint8_t		changed = 0;
+	uint32_t	shift = 0;
+	uint32_t	j;
 
-	for (;;)
+	for (j = 0; j < k; j++)
 	{
-		uint32_t	m = left < PROBES_A_WORD ? left : PROBES_A_WORD;
-		uint64_t	bits = w;
-		uint32_t	j;
+		uint32_t	b = probe_next(&w, &shift);
+		uint8_t		mask = (uint8_t) (1u << (b & 7));
 
-		for (j = 0; j < m; j++, bits >>= 9)
-		{
-			uint32_t	b = (uint32_t) bits & LINE_MASK;
-			uint32_t	mask = 1u << (b & 7);
-			uint32_t	old = line[b >> 3];
-
-			changed |= ~old & mask;
-			line[b >> 3] = (uint8_t) (old | mask);
-		}
-		left -= m;
-		if (left == 0)
-			return changed != 0;
-		w = sbf_mix64(w + GOLDEN);
+		changed |= (uint8_t) (~line[b >> 3] & mask);
+		line[b >> 3] |= mask;
 	}
+	return changed != 0;
 }
 
 /*
