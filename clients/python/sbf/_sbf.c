@@ -156,11 +156,9 @@ max_age_of(FilterObject *f, PyObject *since, int64_t *max_age)
 {
 	int64_t		us;
 
+	*max_age = f->all_age;		/* also a plain filter's, which has no buckets */
 	if (since == NULL || since == Py_None)
-	{
-		*max_age = f->all_age;
 		return 0;
-	}
 	if (sbf_py_unix_us(since, &us) != 0)
 		return -1;
 	if (f->window)

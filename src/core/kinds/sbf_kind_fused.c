@@ -602,6 +602,8 @@ fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
 			FuseScratch *s, const SbfAllocator *a)
 {
 	uint64_t	nbytes = area_bytes(slots, g->width);
+	/* 3 or 4 (the geometry's check): the slots mixed_positions wrote */
+	uint32_t	arity = g->arity == 4 ? 4 : 3;
 	size_t		i;
 	uint32_t	j;
 
@@ -618,7 +620,7 @@ fuse_assign(const SbfKindGeom *g, uint8_t *data, size_t n, uint64_t slots,
 			PREFETCH_R(&s->hx[s->q[i - ASSIGN_AHEAD]]);
 		mixed_positions(g, s->hx[p], &fp);
 		v = fp.fp;
-		for (j = 0; j < g->arity; j++)
+		for (j = 0; j < arity; j++)
 			if (j != pj)
 				v ^= s->hx[fp.p[j]];
 		s->hx[p] = v;
