@@ -2,13 +2,15 @@
 # Peak resident memory (VmHWM) of the backend that runs sbf_agg over one
 # group of N distinct bigints in a table, serially and with two parallel
 # workers (Partial Aggregate under Gather: the leader combines the three
-# partial states), and where the leader's time goes in the parallel plan
-# (perf, when installed).  Also checks that both plans give the same bytes.
+# partial states); the time of both plans against count(*)'s; and where
+# the leader's page faults come from in the parallel plan (perf, when
+# installed).  Also checks that both plans give the same bytes.
 # Never a pass/fail test.
 #   PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config bash test/bench/par_memory.sh [N ...]
 #   (default N: 10000000 40000000; work_mem 4MB; the tree must be installed
 #   there; runs in a throwaway cluster, test/pg_tmp.sh)
 #   OUT   file name under test/bench/results/ (default par_memory.txt)
+#   REPS  timed runs of each query for the time table (default 3; medians)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ "${1:-}" != --body ]; then
@@ -27,6 +29,10 @@ SER="SET jit = off; SET work_mem = '4MB'; SET max_parallel_workers_per_gather = 
 PAR="SET jit = off; SET work_mem = '4MB'; SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0"
 HWM="SELECT (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s*(\d+)'))[1]::bigint / 1024"
 Q="SELECT md5(sbf_agg(x)::bytea) FROM par"
+# ms of query $2 after settings $1, in a new session
+ms() { psql -qXAt -c "$1" -c '\timing on' -c "$2" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'; }
+med() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+declare -A T
 psql -qX -c "CREATE EXTENSION sbf" >/dev/null
 printf '| %11s | %12s | %12s | %14s | %13s | %10s |\n' distinct "count(*) MB" "serial MB" "parallel MB" "extra B/elem" "same bytes"
 printf '|%s|\n' "-------------|--------------|--------------|----------------|---------------|------------"
@@ -41,6 +47,22 @@ for n in "$@"; do
 	printf '| %11s | %12s | %12s | %14s | %13s | %10s |\n' "$n" "$c" "$s" "$p" \
 		"$(awk -v a="$p" -v b="$s" -v n="$n" 'BEGIN {printf "%.1f", (a - b) * 1048576 / n}')" \
 		"$([ "$ds" = "$dp" ] && echo yes || echo NO)"
+	# the query times, serial and parallel, each query in turn REPS times
+	cs=() cp=() ss=() sp=()
+	for ((r = 0; r < ${REPS:-3}; r++)); do
+		cs+=("$(ms "$SER" "SELECT count(*) FROM par")") cp+=("$(ms "$PAR" "SELECT count(*) FROM par")")
+		ss+=("$(ms "$SER" "$Q")") sp+=("$(ms "$PAR" "$Q")")
+	done
+	T[$n]="$(med "${cs[@]}") $(med "${cp[@]}") $(med "${ss[@]}") $(med "${sp[@]}")"
+done
+echo
+echo "query times (ms, medians of ${REPS:-3}; each run: count serial, parallel, sbf_agg serial, parallel):"
+printf '| %11s | %10s | %10s | %10s | %10s | %13s | %13s |\n' distinct "count ser" "count par" "sbf ser" "sbf par" "count par/ser" "sbf par/ser"
+printf '|%s|\n' "-------------|------------|------------|------------|------------|---------------|--------------"
+for n in "$@"; do
+	read -r a b c d <<<"${T[$n]}"
+	printf '| %11s | %10.0f | %10.0f | %10.0f | %10.0f | %13s | %13s |\n' "$n" "$a" "$b" "$c" "$d" \
+		"$(awk -v x="$b" -v y="$a" 'BEGIN {printf "%.2f", x / y}')" "$(awk -v x="$d" -v y="$c" 'BEGIN {printf "%.2f", x / y}')"
 done
 echo
 echo "(MB: the backend's VmHWM after the query, in a new session each; parallel: the leader's)"
